@@ -1,0 +1,1 @@
+"""Requirement catalogue and scenarios (data)."""

@@ -1,0 +1,101 @@
+"""A2A 1.0.1 protocol facts, in one place (../shared/specs/a2a-1.0.md)."""
+
+from __future__ import annotations
+
+PROTOCOL_VERSION = "1.0"
+VERSION_HEADER = "A2A-Version"
+EXTENSIONS_HEADER = "A2A-Extensions"
+CARD_PATH = "/.well-known/agent-card.json"
+SSE_MEDIA_TYPE = "text/event-stream"
+JSON_MEDIA_TYPE = "application/json"
+
+SCRIPT_KEY = "urn:streamcert:script"  # DESIGN §6
+PROGRESS_EXT = "https://docs.nylorun.com/a2a/progress/v1"
+INTERACTIONS_EXT = "https://docs.nylorun.com/a2a/interactions/v1"
+
+# Methods (§5.3)
+SEND_MESSAGE = "SendMessage"
+SEND_STREAMING_MESSAGE = "SendStreamingMessage"
+GET_TASK = "GetTask"
+LIST_TASKS = "ListTasks"
+CANCEL_TASK = "CancelTask"
+SUBSCRIBE_TO_TASK = "SubscribeToTask"
+METHODS = (
+    SEND_MESSAGE, SEND_STREAMING_MESSAGE, GET_TASK, LIST_TASKS, CANCEL_TASK, SUBSCRIBE_TO_TASK,
+    "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+)
+STREAMING_METHODS = (SEND_STREAMING_MESSAGE, SUBSCRIBE_TO_TASK)
+
+# Task states
+SUBMITTED = "TASK_STATE_SUBMITTED"
+WORKING = "TASK_STATE_WORKING"
+COMPLETED = "TASK_STATE_COMPLETED"
+FAILED = "TASK_STATE_FAILED"
+CANCELED = "TASK_STATE_CANCELED"
+REJECTED = "TASK_STATE_REJECTED"
+INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
+AUTH_REQUIRED = "TASK_STATE_AUTH_REQUIRED"
+TERMINAL_STATES = frozenset({COMPLETED, FAILED, CANCELED, REJECTED})
+INTERRUPTED_STATES = frozenset({INPUT_REQUIRED, AUTH_REQUIRED})
+TASK_STATES = frozenset({SUBMITTED, WORKING}) | TERMINAL_STATES | INTERRUPTED_STATES
+
+ROLE_USER = "ROLE_USER"
+ROLE_AGENT = "ROLE_AGENT"
+ROLES = frozenset({ROLE_USER, ROLE_AGENT})
+
+# StreamResponse: exactly one of these
+STREAM_RESULT_KINDS = ("task", "message", "statusUpdate", "artifactUpdate")
+# Part: exactly one content field
+PART_CONTENT_FIELDS = ("text", "raw", "url", "data")
+
+PROTOCOL_BINDINGS = ("JSONRPC", "GRPC", "HTTP+JSON")
+
+# JSON-RPC error codes
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+TASK_NOT_FOUND = -32001
+TASK_NOT_CANCELABLE = -32002
+PUSH_NOT_SUPPORTED = -32003
+UNSUPPORTED_OPERATION = -32004
+CONTENT_TYPE_NOT_SUPPORTED = -32005
+INVALID_AGENT_RESPONSE = -32006
+EXTENDED_CARD_NOT_CONFIGURED = -32007
+EXTENSION_SUPPORT_REQUIRED = -32008
+VERSION_NOT_SUPPORTED = -32009
+ERROR_NAMES = {
+    PARSE_ERROR: "JSONParseError",
+    INVALID_REQUEST: "InvalidRequestError",
+    METHOD_NOT_FOUND: "MethodNotFoundError",
+    INVALID_PARAMS: "InvalidParamsError",
+    INTERNAL_ERROR: "InternalError",
+    TASK_NOT_FOUND: "TaskNotFoundError",
+    TASK_NOT_CANCELABLE: "TaskNotCancelableError",
+    PUSH_NOT_SUPPORTED: "PushNotificationNotSupportedError",
+    UNSUPPORTED_OPERATION: "UnsupportedOperationError",
+    CONTENT_TYPE_NOT_SUPPORTED: "ContentTypeNotSupportedError",
+    INVALID_AGENT_RESPONSE: "InvalidAgentResponseError",
+    EXTENDED_CARD_NOT_CONFIGURED: "ExtendedAgentCardNotConfiguredError",
+    EXTENSION_SUPPORT_REQUIRED: "ExtensionSupportRequiredError",
+    VERSION_NOT_SUPPORTED: "VersionNotSupportedError",
+}
+ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+ERROR_DOMAIN = "a2a-protocol.org"
+
+LIST_PAGE_SIZE_DEFAULT = 50
+LIST_PAGE_SIZE_MAX = 100
+
+
+def error_name(code: int) -> str:
+    return ERROR_NAMES.get(code, f"error {code}")
+
+
+def is_terminal(state: str | None) -> bool:
+    return state in TERMINAL_STATES
+
+
+def is_interrupted(state: str | None) -> bool:
+    return state in INTERRUPTED_STATES

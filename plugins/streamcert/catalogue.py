@@ -1,0 +1,127 @@
+"""The requirement catalogue and the scenarios, read from cases/ (shipped inside the wheel)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+# Requirement-ID prefix → (family shown in the report, `--profile` name). DESIGN §2 and §5.
+PREFIXES: dict[str, tuple[str, str]] = {
+    "WIRE-": ("wire", "a2a"),
+    "A2A-CARD-": ("a2a-card", "a2a"),
+    "A2A-STREAM-": ("a2a-stream", "a2a"),
+    "A2A-TASK-": ("a2a-task", "a2a"),
+    "A2A-ERR-": ("a2a-err", "a2a"),
+    "A2A-INT-": ("a2a-int", "interactions"),
+    "IX-": ("interactions", "interactions"),
+    "IDEM-": ("idempotency", "interactions"),
+    "PLAN-": ("plans", "plans"),
+    "ACP-PLAN-": ("acp-plans", "acp"),
+    "PROG-": ("progress", "progress"),
+    "LINE-": ("line", "line"),
+    "CLIENT-": ("client", "client"),
+}
+PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client")
+LEVELS = ("MUST", "SHOULD", "MAY")
+
+
+def family_of(req_id: str) -> tuple[str, str]:
+    # Longest prefix first: "ACP-PLAN-" must not be read as "PLAN-".
+    for prefix in sorted(PREFIXES, key=len, reverse=True):
+        if req_id.startswith(prefix):
+            return PREFIXES[prefix]
+    raise KeyError(f"requirement id {req_id!r} has no known prefix")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str
+    title: str
+    source: str
+    family: str
+    profile: str
+    readings: tuple[str, ...] = ()
+    note: str = ""
+    tolerance: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"id": self.id, "profile": self.family, "level": self.level, "title": self.title,
+               "source": self.source}
+        if self.readings:
+            out["readings"] = list(self.readings)
+        if self.note:
+            out["note"] = self.note
+        if self.tolerance:
+            out["tolerance"] = dict(self.tolerance)
+        return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    profile: str
+    title: str
+    requirements: tuple[str, ...]
+    script: dict[str, Any] | None
+    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+def _cases_dir():
+    return resources.files("streamcert.cases")
+
+
+@lru_cache(maxsize=1)
+def load_catalogue() -> dict[str, Requirement]:
+    reqs: dict[str, Requirement] = {}
+    folder = _cases_dir() / "catalogue"
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".json"):
+            continue
+        doc = json.loads(entry.read_text("utf-8"))
+        for raw in doc["requirements"]:
+            family, profile = family_of(raw["id"])
+            if raw["id"] in reqs:
+                raise ValueError(f"requirement {raw['id']} is listed twice in the catalogue")
+            if raw["level"] not in LEVELS:
+                raise ValueError(f"requirement {raw['id']} has level {raw['level']!r}")
+            reqs[raw["id"]] = Requirement(
+                id=raw["id"], level=raw["level"], title=raw["title"], source=raw["source"],
+                family=family, profile=profile, readings=tuple(raw.get("readings", ())),
+                note=raw.get("note", ""), tolerance=dict(raw.get("tolerance", {})),
+            )
+    return reqs
+
+
+def catalogue_version() -> str:
+    versions = set()
+    folder = _cases_dir() / "catalogue"
+    for entry in folder.iterdir():
+        if entry.name.endswith(".json"):
+            versions.add(json.loads(entry.read_text("utf-8")).get("catalogue_version", "0"))
+    return max(versions) if versions else "0"
+
+
+@lru_cache(maxsize=None)
+def load_scenario(scenario_id: str) -> Scenario:
+    path = _cases_dir() / "scenarios" / f"{scenario_id}.json"
+    raw = json.loads(path.read_text("utf-8"))
+    known = load_catalogue()
+    for rid in raw["requirements"]:
+        if rid not in known:
+            raise ValueError(f"scenario {scenario_id} names {rid}, which is not in the catalogue")
+    return Scenario(id=raw["id"], profile=raw["profile"], title=raw.get("title", ""),
+                    requirements=tuple(raw["requirements"]), script=raw.get("script"), data=raw)
+
+
+def scenario_ids() -> list[str]:
+    folder = _cases_dir() / "scenarios"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def tolerance(req_id: str, key: str, default: float) -> float:
+    req = load_catalogue().get(req_id)
+    return float(req.tolerance.get(key, default)) if req else default

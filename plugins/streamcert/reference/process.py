@@ -1,0 +1,55 @@
+"""The embedded reference as a child process (`streamcert serve`), so its timing never competes
+with the suite's own process for the interpreter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+
+class ReferenceProcess:
+    def __init__(self, fault: str | None = None, extra_args: tuple[str, ...] = (), start_timeout: float = 20.0) -> None:
+        self.fault = fault
+        self.extra_args = extra_args
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen[str] | None = None
+        self.url: str | None = None
+
+    def start(self) -> str:
+        cmd = [sys.executable, "-m", "streamcert", "serve", "--port", "0", *self.extra_args]
+        if self.fault:
+            cmd += ["--fault", self.fault]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line: list[str] = []
+        reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(self.start_timeout)
+        url = line[0].strip() if line else ""
+        if not url.startswith("http://127.0.0.1:"):
+            err = ""
+            self.stop()
+            if self.proc is not None and self.proc.stderr is not None:
+                err = self.proc.stderr.read()[-2000:]
+            raise RuntimeError(f"the embedded reference did not start (first line {url!r}): {err}")
+        # Drain its output so a chatty server never blocks on a full pipe.
+        for stream in (self.proc.stdout, self.proc.stderr):
+            threading.Thread(target=stream.read, daemon=True).start()
+        self.url = url
+        return url
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def __enter__(self) -> "ReferenceProcess":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""The conformance test modules (run with `pytest --pyargs streamcert.suite`)."""

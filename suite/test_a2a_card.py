@@ -1,0 +1,5 @@
+"""A2A-CARD-: the agent card."""
+
+
+def test_card(streamcert):
+    streamcert.check("card")

@@ -1,0 +1,10 @@
+"""A2A-ERR-: refused operations and their error codes."""
+
+
+def test_errors(streamcert):
+    streamcert.check("errors")
+
+
+def test_no_streaming(streamcert):
+    """An agent whose card declares streaming: false refuses both streaming methods with -32004."""
+    streamcert.check("no-streaming")
