@@ -132,7 +132,7 @@ class SSEParser:
     def _dispatch(self, t: float, out: list[Event]) -> None:
         self._block_lines = []
         self._last_event_id = self._last_event_id_buffer
-        if not any(self._data):
+        if not self._data:
             # A block with no data field dispatches nothing (its event type is forgotten).
             self._event_type = ""
             return

@@ -1,0 +1,255 @@
+"""From per-test findings to the compatibility report (DESIGN §3 outcomes, §4 report).
+
+The pytest plugin feeds an `Aggregator` on the controller (one `add` per test report), then calls
+`build_report`, which walks the whole catalogue in order and gives every requirement a status:
+
+- a requirement of a profile that is not selected, or below the selected level, is SKIPPED (even if a
+  test happened to judge it: the user deselected it);
+- a selected requirement with no finding is NOT_TESTED;
+- otherwise the worst outcome of its findings (`outcomes.worst`), with the message and evidence of
+  the findings that have that outcome.
+
+Verdict (§3): only selected MUST requirements decide it. FAIL when one is FAIL or ERROR (unless the
+baseline expects it) or when the baseline has a stale entry; otherwise INCOMPLETE when one is
+NOT_TESTED (or when nothing at all was selected: an empty run certifies nothing); otherwise PASS.
+
+A SHOULD (or MAY) requirement that FAILs keeps the status FAIL in the report — that is what the
+rule decided, and the report must not hide it — but it does not change the verdict: §3 makes only
+MUST requirements count. Users who want SHOULD failures to break CI read the summary counts.
+
+Baseline (`--baseline FILE`) — the JSON object given to `build_report(baseline=...)`, either
+
+    {"expected_failures": ["A2A-STREAM-004", "WIRE-007"]}
+
+or a previous `compatibility.json` as written by this module, from which the ids whose status is
+FAIL or ERROR are taken. A listed requirement whose status is FAIL or ERROR is an expected failure:
+its status stays, the entry gets `"baseline": "expected"`, and it does not make the verdict FAIL.
+A listed requirement that is now judged and not a failure (PASS, NON_STRICT, WARNING) is a stale
+baseline entry: the report lists it in `"stale_baseline"` and the verdict is FAIL, so the baseline
+gets updated. A listed requirement that was not judged (NOT_TESTED, UNSUPPORTED, SKIPPED) is
+neither. Listed ids that are not in the catalogue are reported in `"baseline_unknown"` (no verdict
+effect: the failure they meant to excuse, if any, still counts).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..catalogue import LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
+from ..outcomes import Finding, Outcome, worst
+
+# Bounds on what one requirement carries into the report, however many tests judged it.
+MAX_MESSAGES = 3
+MAX_EVIDENCE = 10
+
+JUDGED_NON_FAILURES = (Outcome.PASS, Outcome.NON_STRICT, Outcome.WARNING)
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    """Everything the tests said about one requirement, reduced to its worst outcome."""
+
+    req_id: str
+    outcome: Outcome
+    tests: tuple[str, ...]  # every test that produced a finding for it, sorted
+    finding_count: int
+    message: str  # the distinct messages of the worst findings, at most MAX_MESSAGES
+    evidence: tuple[dict[str, Any], ...]  # evidence of the worst findings, at most MAX_EVIDENCE
+    evidence_omitted: int = 0
+    measured: dict[str, Any] = field(default_factory=dict)  # of the first worst finding
+    reading: str | None = None  # of the first worst finding
+
+
+class Aggregator:
+    """Collects findings per requirement on the pytest controller."""
+
+    def __init__(self) -> None:
+        self._by_requirement: dict[str, list[tuple[str, Finding]]] = {}
+
+    def add(self, nodeid: str, findings: Iterable[Finding | dict[str, Any]]) -> None:
+        """Record one test report's findings (a `Finding` or its `to_json()` form, as sent by xdist)."""
+        for item in findings:
+            finding = item if isinstance(item, Finding) else Finding.from_json(item)
+            self._by_requirement.setdefault(finding.req_id, []).append((nodeid, finding))
+
+    def results(self) -> dict[str, RequirementResult]:
+        return {req_id: _reduce(req_id, pairs) for req_id, pairs in self._by_requirement.items()}
+
+
+def _reduce(req_id: str, pairs: list[tuple[str, Finding]]) -> RequirementResult:
+    # Sort by test id (stable) so that the report does not depend on xdist's arrival order.
+    ordered = sorted(pairs, key=lambda pair: pair[0])
+    worst_outcome = worst(finding.outcome for _, finding in ordered)
+    decisive = [(nodeid, f) for nodeid, f in ordered if f.outcome == worst_outcome]
+    evidence = [{**item, "test": item.get("test", nodeid)} for nodeid, f in decisive for item in f.evidence]
+    first = decisive[0][1]
+    return RequirementResult(
+        req_id=req_id,
+        outcome=worst_outcome,
+        tests=tuple(dict.fromkeys(nodeid for nodeid, _ in ordered)),
+        finding_count=len(ordered),
+        message=_bounded_messages([f.message for _, f in decisive]),
+        evidence=tuple(evidence[:MAX_EVIDENCE]),
+        evidence_omitted=max(0, len(evidence) - MAX_EVIDENCE),
+        measured=dict(first.measured),
+        reading=first.reading,
+    )
+
+
+def _bounded_messages(messages: list[str]) -> str:
+    distinct = [m for m in dict.fromkeys(messages) if m]
+    kept = distinct[:MAX_MESSAGES]
+    if len(distinct) > MAX_MESSAGES:
+        kept.append(f"(and {len(distinct) - MAX_MESSAGES} more)")
+    return "\n".join(kept)
+
+
+# -- baseline -----------------------------------------------------------------------------------------
+
+
+def expected_failures_of(baseline: Any) -> set[str]:
+    """The requirement ids a baseline document expects to fail (see the module docstring)."""
+    listed = baseline.get("expected_failures") if isinstance(baseline, Mapping) else None
+    if isinstance(listed, list) and all(isinstance(req_id, str) for req_id in listed):
+        return set(listed)
+    previous_entries = baseline.get("requirements") if isinstance(baseline, Mapping) else None
+    if listed is None and isinstance(previous_entries, list):
+        return {entry["id"] for entry in previous_entries
+                if entry.get("status") in (Outcome.FAIL.value, Outcome.ERROR.value)}
+    raise ValueError('baseline: expected {"expected_failures": ["ID", ...]} or a compatibility.json')
+
+
+def load_baseline(path: str | Path) -> dict[str, Any]:
+    """Read and check a baseline file; the result is what `build_report(baseline=...)` takes."""
+    document = json.loads(Path(path).read_text("utf-8"))
+    expected_failures_of(document)  # raises on a malformed file, before the run starts
+    return document
+
+
+# -- the report ---------------------------------------------------------------------------------------
+
+
+def _level_rank(level: str) -> int:
+    return LEVELS.index(level.upper())
+
+
+def _entry(req: Requirement, result: RequirementResult | None, *, profile_selected: bool,
+           level_selected: bool, selected_level: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": req.id, "profile": req.family, "level": req.level, "status": "",
+                             "title": req.title, "source": req.source, "message": "", "tests": [],
+                             "evidence": []}
+    if not profile_selected:
+        entry["status"] = Outcome.SKIPPED.value
+        entry["message"] = f"profile {req.profile!r} not selected"
+    elif not level_selected:
+        entry["status"] = Outcome.SKIPPED.value
+        entry["message"] = f"{req.level} is below the selected level {selected_level.upper()}"
+    elif result is None:
+        entry["status"] = Outcome.NOT_TESTED.value
+        entry["message"] = "no test produced a finding"
+    else:
+        entry["status"] = result.outcome.value
+        entry["message"] = result.message
+        entry["tests"] = list(result.tests)
+        entry["evidence"] = list(result.evidence)
+        entry["findings"] = result.finding_count
+        if result.evidence_omitted:
+            entry["evidence_omitted"] = result.evidence_omitted
+        if result.measured:
+            entry["measured"] = result.measured
+        if result.reading:
+            entry["reading"] = result.reading
+        if result.outcome is Outcome.UNSUPPORTED:
+            entry["unsupported_reason"] = result.message
+    if req.readings:
+        entry["readings"] = list(req.readings)
+    if req.note:
+        entry["note"] = req.note
+    return entry
+
+
+def count_by_level(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """{level: {outcome: count}} with every level and every outcome present (zeros included)."""
+    summary = {level: {outcome.value: 0 for outcome in Outcome} for level in LEVELS}
+    for entry in entries:
+        summary[entry["level"]][entry["status"]] += 1
+    return summary
+
+
+def decide_verdict(entries: list[dict[str, Any]], stale_baseline: list[str]) -> str:
+    selected_musts = [e for e in entries if e["level"] == "MUST" and e["status"] != Outcome.SKIPPED.value]
+    unexpected_failure = any(Outcome(e["status"]).is_failure and e.get("baseline") != "expected"
+                             for e in selected_musts)
+    if unexpected_failure or stale_baseline:
+        return "FAIL"
+    if not selected_musts or any(e["status"] == Outcome.NOT_TESTED.value for e in selected_musts):
+        return "INCOMPLETE"
+    return "PASS"
+
+
+def _apply_baseline(entries: list[dict[str, Any]], expected: set[str]) -> tuple[list[str], list[str]]:
+    """Mark expected failures in place; return (stale ids, unknown ids), in catalogue order."""
+    stale: list[str] = []
+    for entry in entries:
+        if entry["id"] not in expected:
+            continue
+        status = Outcome(entry["status"])
+        if status.is_failure:
+            entry["baseline"] = "expected"
+        elif status in JUDGED_NON_FAILURES:
+            entry["baseline"] = "stale"
+            stale.append(entry["id"])
+    known = {entry["id"] for entry in entries}
+    return stale, sorted(expected - known)
+
+
+def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, target: dict[str, Any],
+                 started: str, finished: str, baseline: Mapping[str, Any] | None = None,
+                 catalogue: Mapping[str, Requirement] | None = None) -> dict[str, Any]:
+    """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs)."""
+    unknown_profiles = set(selected_profiles) - set(PROFILES)
+    if unknown_profiles:
+        raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown_profiles))}")
+    if level.upper() not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (must, should or may)")
+    requirements = load_catalogue() if catalogue is None else catalogue
+    results = agg.results()
+
+    entries = [
+        _entry(req, results.get(req.id), profile_selected=req.profile in selected_profiles,
+               level_selected=_level_rank(req.level) <= _level_rank(level), selected_level=level)
+        for req in requirements.values()
+    ]
+    stale_baseline: list[str] = []
+    baseline_unknown: list[str] = []
+    if baseline is not None:
+        stale_baseline, baseline_unknown = _apply_baseline(entries, expected_failures_of(baseline))
+
+    report: dict[str, Any] = {
+        "tool": {"name": "streamcert", "version": __version__},
+        "catalogue": {"version": catalogue_version()},
+        "target": dict(target),
+        "started": started,
+        "finished": finished,
+        "verdict": decide_verdict(entries, stale_baseline),
+        "summary": count_by_level(entries),
+        "requirements": entries,
+        "selection": {"profiles": [p for p in PROFILES if p in selected_profiles], "level": level.lower()},
+    }
+    if baseline is not None:
+        report["stale_baseline"] = stale_baseline
+        report["expected_failures"] = [e["id"] for e in entries if e.get("baseline") == "expected"]
+        if baseline_unknown:
+            report["baseline_unknown"] = baseline_unknown
+    # Findings on ids the catalogue does not know are a harness bug: show them, never drop them.
+    unknown_findings = [{"id": r.req_id, "status": r.outcome.value, "tests": list(r.tests),
+                         "message": r.message}
+                        for r in results.values() if r.req_id not in requirements]
+    if unknown_findings:
+        report["unknown_findings"] = sorted(unknown_findings, key=lambda item: item["id"])
+    return report

@@ -1,0 +1,53 @@
+"""The few lines printed on the console at the end of a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..outcomes import Outcome
+
+WHY_LIMIT = 160
+
+
+def one_line_why(message: str) -> str:
+    line = message.splitlines()[0].strip() if message.strip() else "(no message)"
+    return line if len(line) <= WHY_LIMIT else line[: WHY_LIMIT - 1] + "…"
+
+
+def level_counts_line(level: str, counts: dict[str, int]) -> str:
+    nonzero = [f"{count} {outcome}" for outcome, count in counts.items() if count]
+    return f"  {level:<7}" + (", ".join(nonzero) if nonzero else "none")
+
+
+def requirement_line(entry: dict[str, Any]) -> str:
+    why = one_line_why(entry["message"])
+    if entry["status"] == Outcome.ERROR.value:
+        why = f"ERROR: {why}"
+    if entry.get("baseline") == "expected":
+        why += " [expected by baseline]"
+    return f"  {entry['id']}  {entry['title']} — {why}"
+
+
+def terminal_summary(report: dict[str, Any]) -> list[str]:
+    entries = report["requirements"]
+    lines = [f"streamcert verdict: {report['verdict']}"]
+    lines += [level_counts_line(level, counts) for level, counts in report["summary"].items()]
+
+    failures = [e for e in entries if Outcome(e["status"]).is_failure]
+    if failures:
+        lines.append(f"FAIL/ERROR ({len(failures)}):")
+        lines += [requirement_line(e) for e in failures]
+    if report.get("stale_baseline"):
+        lines.append("stale baseline entries (now passing): " + ", ".join(report["stale_baseline"]))
+    warnings = [e for e in entries if e["status"] == Outcome.WARNING.value]
+    if warnings:
+        lines.append(f"WARNING ({len(warnings)}):")
+        lines += [requirement_line(e) for e in warnings]
+    if report.get("unknown_findings"):
+        ids = ", ".join(item["id"] for item in report["unknown_findings"])
+        lines.append(f"findings on ids not in the catalogue (harness bug): {ids}")
+
+    not_tested = sum(e["status"] == Outcome.NOT_TESTED.value for e in entries)
+    unsupported = sum(e["status"] == Outcome.UNSUPPORTED.value for e in entries)
+    lines.append(f"NOT_TESTED: {not_tested}  UNSUPPORTED: {unsupported}")
+    return lines
