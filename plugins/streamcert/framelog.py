@@ -30,8 +30,12 @@ class Chunk:
     t: float
     data: bytes
 
-    def to_json(self) -> dict[str, Any]:
-        return {"t": round(self.t, 6), "b64": base64.b64encode(self.data).decode("ascii")}
+    def to_json(self, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
+        data = self.data
+        for s in secrets:  # an echoed credential must not survive inside the raw bytes either
+            if s:
+                data = data.replace(s.encode("utf-8"), SCRUBBED.encode("ascii"))
+        return {"t": round(self.t, 6), "b64": base64.b64encode(data).decode("ascii")}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Chunk":
@@ -161,7 +165,7 @@ class Exchange:
         return self.body[:n].decode("utf-8", "replace")
 
     # -- cassette form -----------------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
         return {
             "label": self.label,
             "method": self.method,
@@ -176,7 +180,7 @@ class Exchange:
             "t_end": None if self.t_end is None else round(self.t_end, 6),
             "end": self.end,
             "error": self.error,
-            "chunks": [c.to_json() for c in self.chunks],
+            "chunks": [c.to_json(secrets) for c in self.chunks],
             "events": [e.to_json() for e in self.events],
             "discarded": self.discarded,
             "notes": self.notes,
@@ -242,7 +246,7 @@ class FrameLog:
             "started": self.started,
             "script": self.script,
             "notes": self.notes,
-            "exchanges": [ex.to_json() for ex in self.exchanges],
+            "exchanges": [ex.to_json(secrets) for ex in self.exchanges],
         }
         return scrub(data, secrets)
 

@@ -179,7 +179,12 @@ class Streamcert:
 
     def judge(self, log: FrameLog, scenario_id: str | None = None) -> list[Finding]:
         scenario = load_scenario(scenario_id or log.scenario)
-        findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
+        try:
+            findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
+        except Exception as exc:  # noqa: BLE001  (shown as ERROR on every requirement, never a pass)
+            why = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            findings = [Finding(r, Outcome.ERROR, f"harness fault while judging {scenario.id}: {why}")
+                        for r in scenario.requirements]
         return self._finish(findings)
 
     def _record(self, log: FrameLog, target: Target) -> None:

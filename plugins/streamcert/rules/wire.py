@@ -155,6 +155,8 @@ def extensions_echoed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
     caps = card.get("capabilities") if isinstance(card, dict) else None
     declared = {e.get("uri") for e in (caps or {}).get("extensions") or [] if isinstance(e, dict)} \
         if isinstance(caps, dict) else set()
+    if isinstance(card, dict) and not declared:
+        return [outcome("WIRE-007", Outcome.UNSUPPORTED, "the card declares no extension, so none can be activated")]
     out = []
     for ex in _answered(log):
         asked = [u.strip() for u in ex.request_headers.get(a2a.EXTENSIONS_HEADER, "").split(",") if u.strip()]
