@@ -47,6 +47,7 @@ def _now() -> str:
 # -- diff ------------------------------------------------------------------------------------------------
 
 UUIDISH = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+ORIGIN = re.compile(r"^(https?://)[^/]+")  # host and port differ between runs of a local server
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 # Values that differ on every run by design: compared by their shape, not their value.
 VOLATILE_KEYS = {"id", "taskId", "contextId", "messageId", "nextPageToken", "timestamp"}
@@ -64,6 +65,8 @@ def shape_of(value: Any, key: str | None = None) -> Any:
             return f"<timestamp {'Z' if value.endswith('Z') else 'offset'} {ms} fraction digits>"
         if UUIDISH.match(value):
             return "<uuid>"
+        if ORIGIN.match(value):
+            return ORIGIN.sub(r"\1<host>", value)
         if key in VOLATILE_KEYS:
             return "<string>" if value else "<empty string>"
     return value

@@ -73,6 +73,11 @@ def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None)
     ctx = ctx or RuleContext()
     wanted = list(dict.fromkeys(req_ids))
     findings: list[Finding] = []
+    # A target whose card could not be fetched at all gave no answer: every requirement is ERROR
+    # (not UNSUPPORTED: nothing about its features is known).
+    unreachable = log.notes.get("unreachable")
+    if unreachable:
+        return [Finding(rid, Outcome.ERROR, f"the target did not answer: {unreachable}") for rid in wanted]
     # A driver that found the target without the feature a requirement needs says so in the log;
     # those requirements are UNSUPPORTED with its reason, and their rules do not run.
     unsupported = log.notes.get("unsupported", {})

@@ -383,6 +383,8 @@ def names_and_shapes(log: FrameLog, ctx: RuleContext) -> list[Finding]:
             state = _state(kind, body)
             if kind in ("task", "statusUpdate") and state not in a2a.TASK_STATES:
                 problems.append(f"state {state!r} is not a TASK_STATE_* name")
+            if isinstance(body, dict) and "kind" in body:
+                problems.append(f"the {kind} has a 0.3 'kind' field ({body['kind']!r})")
             for where, obj in _messages_parts(body, kind):
                 problems += shape_problems(obj, where)
             if problems:

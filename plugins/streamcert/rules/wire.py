@@ -34,8 +34,11 @@ def stream_content_type(log: FrameLog, ctx: RuleContext) -> list[Finding]:
     for ex in _answered(log):
         if ex.label not in EXPECTED_STREAMS or not ex.notes.get("streaming"):
             continue
+        value, _ = ex.json() if not ex.is_sse else (None, None)
         if ex.status == 200 and ex.is_sse:
             out.append(ok("WIRE-001", f"{ex.label}: HTTP 200, {ex.content_type}"))
+        elif ex.media_type == a2a.JSON_MEDIA_TYPE and isinstance(value, dict) and "error" in value:
+            continue  # a refusal before the stream starts may come as application/json (A2A §9)
         else:
             out.append(fail("WIRE-001",
                             f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status} with Content-Type "

@@ -25,11 +25,12 @@ from typing import Any
 
 from .. import a2a
 from ..catalogue import Scenario
-from ..framelog import Event, FrameLog
+from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..wire.jsonrpc import A2AClient
 from . import Target, driver
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
+UNREACHABLE = "unreachable"  # log.notes key: why the card could not be fetched at all (every requirement ERROR)
 
 
 def user_message(text: str, *, script: dict[str, Any] | None = None, task_id: str | None = None,
@@ -77,11 +78,18 @@ def unsupported(log: FrameLog, req_ids: list[str], reason: str) -> None:
     log.notes.setdefault(UNSUPPORTED, {}).update({rid: reason for rid in req_ids})
 
 
+def note_unreachable(log: FrameLog, card_ex: Exchange) -> None:
+    """A card GET that got no HTTP answer: the target is unreachable, not lacking a feature."""
+    if card_ex.end == END_ERROR or card_ex.status is None:
+        log.notes[UNREACHABLE] = f"GET {card_ex.url}: {card_ex.error or 'no answer'}"
+
+
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
     client = A2AClient(url or target.a2a_url or "", log, stream_limit=target.stream_limit,
                        timeout=target.timeout, headers=target.headers)
     await client.__aenter__()
     card_ex = await client.get_card()
+    note_unreachable(log, card_ex)
     card, _ = card_ex.json()
     client.use_card(card)
     return client, card
@@ -257,6 +265,7 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
                        headers=target.headers)
     async with client:
         card_ex = await client.get_card(label="card_nostream")
+        note_unreachable(log, card_ex)
         card, _ = card_ex.json()
         client.use_card(card)
         if streaming_declared(card):

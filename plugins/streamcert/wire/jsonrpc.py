@@ -15,8 +15,7 @@ from typing import Any, Awaitable, Callable
 import httpx
 
 from .. import a2a
-from ..framelog import (END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Event, Exchange,
-                        FrameLog)
+from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Event, Exchange, FrameLog
 from .capture import CHUNKS, T_HEADERS, CaptureTransport, Clock
 from .sse import SSEParser
 
@@ -115,7 +114,7 @@ class A2AClient:
             None if json_body is None else json.dumps(json_body).encode("utf-8"))
         ex = self.log.add(Exchange(
             label=label, method=http_method, url=url, rpc_method=rpc_method,
-            request_headers=dict(headers),
+            request_headers={**self.extra_headers, **headers},  # credentials are scrubbed on save
             request_body=json_body if raw_body is None else raw_body.decode("utf-8", "replace"),
             t_sent=self.clock(), notes={"streaming": streaming} if streaming else {},
         ))

@@ -1,0 +1,123 @@
+"""The reference server's Starlette app: agent cards, JSON-RPC dispatch, and which response to write."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import re
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from .. import a2a
+from . import rpc
+from .agents import AGENTS, JSONRPC_PATH, AgentSpec
+from .card import build_card
+from .methods import Agent, Stream
+from .options import Options
+from .streams import drain, sse_body
+
+_VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is tolerated and ignored
+
+
+def create_app(fault: str | None = None, deterministic: bool = False, keepalive: float | None = None,
+               agents: tuple[AgentSpec, ...] = AGENTS) -> Starlette:
+    """The ASGI app hosting `agents`. `fault` names one FAULTS variant (None: the correct server)."""
+    options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive)
+    runners: set[asyncio.Task] = set()
+    hosted = {spec.name: Agent(spec, options, runners) for spec in agents}
+    routes = []
+    for agent in hosted.values():
+        routes.append(Route(agent.spec.prefix + a2a.CARD_PATH, _card_endpoint(agent), methods=["GET"]))
+        routes.append(Route(agent.spec.prefix + JSONRPC_PATH, _rpc_endpoint(agent), methods=["POST"]))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette):
+        yield
+        for runner in list(runners):  # players still running when the server stops
+            runner.cancel()
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.options = options
+    app.state.agents = hosted
+    return app
+
+
+def _card_endpoint(agent: Agent):
+    async def card(request: Request) -> Response:
+        if agent.options.has("card-404"):
+            return PlainTextResponse("Not Found", status_code=404)
+        if agent.options.has("card-not-json"):
+            return HTMLResponse("<html><body><h1>streamcert reference agent</h1></body></html>")
+        base = f"{request.url.scheme}://{request.url.netloc}"
+        return Response(rpc.dumps(build_card(agent.spec, base, agent.options)), media_type=a2a.JSON_MEDIA_TYPE)
+    return card
+
+
+def _activated(request: Request, agent: Agent) -> list[str]:
+    """The extensions the request activates that this agent's card declares, in request order."""
+    asked = [uri.strip() for uri in request.headers.get(a2a.EXTENSIONS_HEADER, "").split(",")]
+    return list(dict.fromkeys(uri for uri in asked if uri in agent.spec.extension_uris))
+
+
+def _check_version(request: Request, options: Options) -> None:
+    # A missing or empty header reads as 0.3 (A2A §3.6), which this server does not speak.
+    version = request.headers.get(a2a.VERSION_HEADER, "").strip() or "0.3"
+    if not _VERSION_OK.fullmatch(version) and not options.has("version-ignored"):
+        raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
+                           f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
+
+
+def _rpc_endpoint(agent: Agent):
+    options = agent.options
+
+    async def endpoint(request: Request) -> Response:
+        headers = _echo_headers(_activated(request, agent), options)
+        rpc_id = None
+        try:
+            doc = rpc.decode(await request.body())
+            rpc_id = rpc.request_id(doc)
+            method, params = rpc.read_request(doc)
+            _check_version(request, options)
+            handler = agent.handlers.get(method)
+            if handler is None:
+                raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"Method {method!r} is not supported")
+            outcome = await handler(params)
+        except rpc.RpcError as error:
+            return _error_response(rpc.response(rpc_id, options, error=error), options, headers)
+        if isinstance(outcome, Stream):
+            return await _stream_response(outcome, rpc_id, agent, headers)
+        return _json(rpc.response(rpc_id, options, result=outcome), headers)
+
+    return endpoint
+
+
+def _echo_headers(activated: list[str], options: Options) -> dict[str, str]:
+    if not activated or options.has("no-extension-echo"):
+        return {}
+    return {a2a.EXTENSIONS_HEADER: ",".join(activated)}
+
+
+def _json(body: dict[str, Any], headers: dict[str, str]) -> Response:
+    return Response(rpc.dumps(body), media_type=a2a.JSON_MEDIA_TYPE, headers=headers)
+
+
+def _error_response(body: dict[str, Any], options: Options, headers: dict[str, str]) -> Response:
+    if options.has("html-error"):
+        page = f"<html><body><h1>Error</h1><p>{html.escape(body['error']['message'])}</p></body></html>"
+        return HTMLResponse(page, status_code=500, headers=headers)
+    return _json(body, headers)
+
+
+async def _stream_response(stream: Stream, rpc_id: Any, agent: Agent, headers: dict[str, str]) -> Response:
+    options = agent.options
+    if options.has("no-stream"):
+        await drain(stream, agent.store, options)
+        return _json(rpc.response(rpc_id, options, result={"task": stream.record.snapshot()}), headers)
+    # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
+    headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
+    return StreamingResponse(sse_body(stream, rpc_id, agent.store, options), headers=headers)

@@ -1,0 +1,173 @@
+"""The A2A methods of one hosted agent. A streaming method returns a Stream; app.py writes it as SSE."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .. import a2a
+from . import params as p
+from .agents import AgentSpec
+from .listing import list_tasks
+from .options import Options
+from .player import Run, play
+from .rpc import RpcError, invalid_params
+from .shapes import status, status_update
+from .store import TaskRecord, TaskStore
+
+
+@dataclass
+class Stream:
+    """What a streaming method answers: an optional first frame, then the task's live events."""
+
+    record: TaskRecord
+    queue: asyncio.Queue | None
+    first: dict[str, Any] | None
+    origin: str = a2a.SEND_STREAMING_MESSAGE  # or SUBSCRIBE_TO_TASK
+
+
+def _settled(state: str) -> bool:
+    # Blocking SendMessage returns at a terminal or an interrupted state.
+    return a2a.is_terminal(state) or a2a.is_interrupted(state)
+
+
+class Agent:
+    def __init__(self, spec: AgentSpec, options: Options, runners: set[asyncio.Task]) -> None:
+        self.spec, self.options, self.runners = spec, options, runners
+        self.store = TaskStore(options)
+        self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
+            a2a.SEND_MESSAGE: self.send_message,
+            a2a.SEND_STREAMING_MESSAGE: self.send_streaming_message,
+            a2a.GET_TASK: self.get_task,
+            a2a.LIST_TASKS: self.list_tasks,
+            a2a.CANCEL_TASK: self.cancel_task,
+            a2a.SUBSCRIBE_TO_TASK: self.subscribe_to_task,
+        }
+
+    # -- receiving a message ------------------------------------------------------------------------
+
+    def _accept(self, params: dict[str, Any]) -> tuple[TaskRecord, dict[str, Any], bool]:
+        """(task, message, is_new): a new task for a message without taskId, else the named task."""
+        message = p.message(params)
+        if message.get("taskId"):
+            return self._follow_up(message), message, False
+        clock = self.options.clock
+        minted = "" if self.options.has("client-ids") else None
+        task_id = minted if minted is not None else clock.new_id()
+        context_id = message.get("contextId") or (minted if minted is not None else clock.new_id())
+        record = self.store.create(task_id, context_id, status(a2a.SUBMITTED, clock.stamp(clock.now())))
+        record.history.append(self._history_copy(message, record))
+        return record, message, True
+
+    def _follow_up(self, message: dict[str, Any]) -> TaskRecord:
+        record = self._task(message["taskId"])
+        if a2a.is_terminal(record.state):
+            raise RpcError(a2a.UNSUPPORTED_OPERATION,
+                           f"Task {record.id} is in terminal state {record.state}", case="send-terminal")
+        given = message.get("contextId")
+        # Our choice for a taskId of another context: InvalidParams (-32602), the request contradicts itself.
+        if given and given != record.context_id and not self.options.has("cross-context-accepted"):
+            raise invalid_params(f"Task {record.id} belongs to context {record.context_id}, not {given}")
+        copy_ = self._history_copy(message, record)
+        record.history.append(copy_)
+        record.inbox.put_nowait(copy_)
+        return record
+
+    def _history_copy(self, message: dict[str, Any], record: TaskRecord) -> dict[str, Any]:
+        copy_ = copy.deepcopy(message)
+        if self.options.has("history-ids-missing"):
+            copy_.pop("taskId", None)
+            copy_.pop("contextId", None)
+            return copy_
+        return {"messageId": copy_.pop("messageId"), "contextId": record.context_id, "taskId": record.id,
+                **{k: v for k, v in copy_.items() if k not in ("taskId", "contextId")}}
+
+    def _start(self, record: TaskRecord, message: dict[str, Any]) -> None:
+        runner = asyncio.get_running_loop().create_task(play(record, self.store, self.options, message))
+        record.runner = runner
+        self.runners.add(runner)
+        runner.add_done_callback(self.runners.discard)
+
+    def _task(self, task_id: str) -> TaskRecord:
+        record = self.store.get(task_id)
+        if record is None:
+            raise RpcError(a2a.TASK_NOT_FOUND, f"No task with id {task_id!r}")
+        return record
+
+    def _require_streaming(self) -> None:
+        refused = not self.spec.streaming and not self.options.has("streaming-not-refused")
+        if refused or self.options.has("stream-refused"):
+            raise RpcError(a2a.UNSUPPORTED_OPERATION, "This agent does not stream (capabilities.streaming is false)",
+                           case="streaming-off")
+
+    # -- methods ------------------------------------------------------------------------------------
+
+    async def send_message(self, params: dict[str, Any]) -> dict[str, Any]:
+        config = p.configuration(params)
+        history_length = p.history_length(config)
+        immediately = p.optional_bool(config, "returnImmediately") or config.get("blocking") is False
+        record, message, new = self._accept(params)
+        queue = self.store.subscribe(record)
+        try:
+            if new:
+                self._start(record, message)
+            while not immediately and not _settled(record.state):
+                await queue.get()
+        finally:
+            self.store.unsubscribe(record, queue)
+        return {"task": record.snapshot(history_length)}
+
+    async def send_streaming_message(self, params: dict[str, Any]) -> Stream:
+        self._require_streaming()
+        record, message, new = self._accept(params)
+        first = {"task": record.snapshot()}
+        queue = self.store.subscribe(record)  # before the player starts, so no event is missed
+        if new:
+            self._start(record, message)
+        return Stream(record, queue, first)
+
+    async def get_task(self, params: dict[str, Any]) -> dict[str, Any]:
+        record = self._task(p.task_id(params))
+        history_length = p.history_length(params)
+        if self.options.has("history-length-ignored"):
+            history_length = None
+        task = record.snapshot(history_length)
+        if self.options.has("stale-task") and a2a.is_terminal(record.state):
+            task["status"]["state"] = a2a.WORKING
+        if self.options.has("wrong-status-message"):
+            first = next((m for m in record.history if m.get("role") == a2a.ROLE_AGENT), None)
+            if first is not None:
+                task["status"]["message"] = copy.deepcopy(first)
+        return task
+
+    async def list_tasks(self, params: dict[str, Any]) -> dict[str, Any]:
+        return list_tasks(self.store, params, self.options)
+
+    async def cancel_task(self, params: dict[str, Any]) -> dict[str, Any]:
+        record = self._task(p.task_id(params))
+        if a2a.is_terminal(record.state):
+            raise RpcError(a2a.TASK_NOT_CANCELABLE, f"Task {record.id} is already {record.state}")
+        if not self.options.has("cancel-ignored"):
+            if record.runner is not None:
+                record.runner.cancel()
+            Run(record, self.store, self.options).status(a2a.CANCELED)
+        return record.snapshot()
+
+    async def subscribe_to_task(self, params: dict[str, Any]) -> Stream:
+        self._require_streaming()
+        record = self._task(p.task_id(params))
+        if a2a.is_terminal(record.state):
+            if self.options.has("subscribe-terminal-streams"):
+                return Stream(record, None, {"task": record.snapshot()}, a2a.SUBSCRIBE_TO_TASK)
+            raise RpcError(a2a.UNSUPPORTED_OPERATION, f"Task {record.id} is already {record.state}",
+                           case="subscribe-terminal")
+        first = None if self.options.has("subscribe-no-task") else {"task": record.snapshot()}
+        queue = self.store.subscribe(record)
+        if self.options.has("second-stream-diverges"):
+            # A fresh copy of the current state (new timestamp, no message): the task stream never carried it.
+            fresh = status(record.state, self.options.clock.stamp(self.options.clock.now()))
+            queue.put_nowait(status_update(record.id, record.context_id, fresh))
+        return Stream(record, queue, first, a2a.SUBSCRIBE_TO_TASK)

@@ -1,0 +1,31 @@
+"""The settings one reference server runs with, shared by every agent it hosts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .clock import Clock
+from .faults import check_fault
+
+# How long the `no-close` fault holds a stream open after the terminal status. The suite's
+# tolerance is 2 s; a client that leaves earlier ends the hold.
+NO_CLOSE_HOLD_S = 30.0
+
+
+@dataclass
+class Options:
+    fault: str | None = None
+    deterministic: bool = False
+    keepalive: float | None = None  # seconds between `: ping` comments; None: none
+    clock: Clock = field(init=False)
+
+    def __post_init__(self) -> None:
+        check_fault(self.fault)
+        self.clock = Clock(self.deterministic, style=_timestamp_style(self.fault))
+
+    def has(self, name: str) -> bool:
+        return self.fault == name
+
+
+def _timestamp_style(fault: str | None) -> str:
+    return {"offset-timestamps": "offset", "second-timestamps": "seconds"}.get(fault or "", "ms")

@@ -1,0 +1,91 @@
+"""Reading and checking method params; every failure is InvalidParams (-32602) with a plain reason."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .. import a2a
+from .clock import parse_timestamp
+from .rpc import invalid_params
+
+
+def _optional(params: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = params.get(key)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
+        raise invalid_params(f"{key} must be {what}")
+    return value
+
+
+def optional_str(params: dict[str, Any], key: str) -> str | None:
+    return _optional(params, key, str, "a string")
+
+
+def optional_bool(params: dict[str, Any], key: str) -> bool:
+    return bool(_optional(params, key, bool, "true or false"))
+
+
+def optional_int(params: dict[str, Any], key: str, low: int, high: int | None = None) -> int | None:
+    value = _optional(params, key, int, "an integer")
+    if value is not None and (value < low or (high is not None and value > high)):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise invalid_params(f"{key} must be {bounds}, got {value}")
+    return value
+
+
+def history_length(params: dict[str, Any]) -> int | None:
+    return optional_int(params, "historyLength", 0)
+
+
+def optional_time(params: dict[str, Any], key: str) -> datetime | None:
+    text = optional_str(params, key)
+    if text is None:
+        return None
+    try:
+        return parse_timestamp(text)
+    except ValueError:
+        raise invalid_params(f"{key} must be an ISO 8601 timestamp, got {text!r}") from None
+
+
+def task_id(params: dict[str, Any]) -> str:
+    value = params.get("id")
+    if not isinstance(value, str):
+        raise invalid_params("id (the task id) must be a string")
+    return value
+
+
+def configuration(params: dict[str, Any]) -> dict[str, Any]:
+    config = params.get("configuration") or {}
+    if not isinstance(config, dict):
+        raise invalid_params("configuration must be an object")
+    return config
+
+
+def message(params: dict[str, Any]) -> dict[str, Any]:
+    msg = params.get("message")
+    if not isinstance(msg, dict):
+        raise invalid_params("message must be an object")
+    if not isinstance(msg.get("messageId"), str) or not msg["messageId"]:
+        raise invalid_params("message.messageId must be a non-empty string")
+    if msg.get("role") not in a2a.ROLES:
+        raise invalid_params(f"message.role must be one of {', '.join(sorted(a2a.ROLES))}")
+    parts = msg.get("parts")
+    if not isinstance(parts, list) or not parts:
+        raise invalid_params("message.parts must be a non-empty list")
+    for index, part in enumerate(parts):
+        _check_part(part, index)
+    for key in ("taskId", "contextId"):
+        optional_str(msg, key)
+    if msg.get("metadata") is not None and not isinstance(msg["metadata"], dict):
+        raise invalid_params("message.metadata must be an object")
+    return msg
+
+
+def _check_part(part: Any, index: int) -> None:
+    if not isinstance(part, dict):
+        raise invalid_params(f"message.parts[{index}] must be an object")
+    content = [key for key in a2a.PART_CONTENT_FIELDS if key in part]
+    if len(content) != 1:
+        raise invalid_params(f"message.parts[{index}] must hold exactly one of text, raw, url, data")
+    if content[0] != "data" and not isinstance(part[content[0]], str):
+        raise invalid_params(f"message.parts[{index}].{content[0]} must be a string")

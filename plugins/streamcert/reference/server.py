@@ -1,0 +1,127 @@
+"""Running the reference server: in a background thread (ReferenceServer) or in the foreground (serve)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Self, TextIO
+
+import uvicorn
+
+from .agents import AGENTS, AgentSpec
+from .app import create_app
+
+HOST = "127.0.0.1"  # loopback only, always
+START_TIMEOUT_S = 10.0
+
+
+def _bind(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    sock.listen(128)  # listening before the URL is announced: early clients wait in the backlog
+    return sock
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises SIGINT/SIGTERM after its graceful shutdown, so `serve` would die of the
+        # signal; here a signal asks for the same shutdown and `serve` then returns normally.
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _server(app, graceful_s: int = 1) -> uvicorn.Server:
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=graceful_s)
+    return _Server(config)
+
+
+class ReferenceServer:
+    """The reference agent on 127.0.0.1 in a background thread.
+
+        with ReferenceServer(fault="status-first") as server:
+            httpx.get(server.url + "/.well-known/agent-card.json")
+    """
+
+    def __init__(self, fault: str | None = None, deterministic: bool = False,
+                 keepalive: float | None = None, port: int = 0,
+                 agents: tuple[AgentSpec, ...] = AGENTS) -> None:
+        self.app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, agents=agents)
+        self.fault = fault
+        self._port = port
+        self._sock: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        if not self._port:
+            raise RuntimeError("the reference server has not been started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """The A2A base URL of the default agent: the card is at url + /.well-known/agent-card.json."""
+        return f"http://{HOST}:{self.port}"
+
+    def agent_url(self, name: str) -> str:
+        """The base URL of a hosted agent by name ("" or "no-streaming", …)."""
+        return self.url + (f"/agents/{name}" if name else "")
+
+    def start(self) -> Self:
+        self._sock = _bind(self._port)
+        self._port = self._sock.getsockname()[1]
+        self._server = _server(self.app)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]},
+                                        name=f"streamcert-reference-{self._port}", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the reference server did not start")
+            time.sleep(0.005)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=START_TIMEOUT_S)
+        if self._sock is not None:
+            self._sock.close()
+        self._server = self._thread = self._sock = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(port: int = 0, fault: str | None = None, deterministic: bool = False,
+          keepalive: float | None = None, out: TextIO | None = None) -> int:
+    """Serve in the foreground until SIGINT/SIGTERM. The first line printed is the A2A base URL."""
+    app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive)
+    sock = _bind(port)
+    stream = out or sys.stdout
+    print(f"http://{HOST}:{sock.getsockname()[1]}", file=stream, flush=True)
+    try:
+        _server(app).run(sockets=[sock])  # uvicorn handles SIGINT and SIGTERM in the main thread
+    finally:
+        sock.close()
+    return 0

@@ -1,0 +1,174 @@
+"""Hand-made frame logs for rule tests: small builders, no network.
+
+Exchanges
+    unary(label, result=…)            a JSON-RPC answer {"jsonrpc","id","result"} as application/json
+    unary(label, error=…)             … or {"error": …}; `body=` sends any JSON value or raw bytes instead
+    rpc_error(code, message, data)    a JSON-RPC error object (data omitted when None)
+    error_info(reason)                the google.rpc.ErrorInfo detail A2A SHOULD put in error.data
+    sse(label, items)                 a text/event-stream answer: each item a result dict (wrapped in an
+                                      envelope), a dict with "jsonrpc" (sent as it is), or a str (raw data)
+    broken(label, why)                a transport failure (end "error", no status)
+    frame_log(*exchanges, …)          a FrameLog holding them, in order
+
+A2A objects
+    text_msg(text, role)              a Message with one text part
+    task(id, ctx, state, …)           a Task; task_result(…) the same wrapped as {"task": …} (SendMessage)
+    status(state, text, ts)           a TaskStatus
+    status_update(tid, ctx, state, text, ts)        a {"statusUpdate": …} stream result
+    artifact_update(tid, ctx, aid, text=… | data=…, append, last, name)   a {"artifactUpdate": …} result
+    stream_task(…)                    a {"task": …} stream result (frame 1)
+
+Every builder takes keyword overrides where a test needs to break something; anything not given gets
+a fixed, valid value, so a test only states what it is about.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+from streamcert.framelog import END_CLOSED, END_ERROR, Chunk, Event, Exchange, FrameLog
+
+RPC_URL = "http://127.0.0.1:41241/a2a/jsonrpc"
+TASK_ID = "task-1"
+CONTEXT_ID = "ctx-1"
+
+
+# -- exchanges -------------------------------------------------------------------------------------
+
+def rpc_error(code: int, message: str = "refused", data: Any = None) -> dict[str, Any]:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return err
+
+
+def error_info(reason: str = "TASK_NOT_FOUND", domain: str = "a2a-protocol.org") -> list[dict[str, Any]]:
+    return [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": domain}]
+
+
+def unary(label: str, result: Any = None, *, error: dict[str, Any] | None = None, body: Any = None,
+          rpc_method: str | None = None, params: Any = None, rpc_id: int = 1, status: int = 200,
+          content_type: str = "application/json", t: float = 0.0) -> Exchange:
+    """A unary JSON-RPC exchange. `body` (bytes or any JSON value) replaces the envelope."""
+    if body is None:
+        body = {"jsonrpc": "2.0", "id": rpc_id, **({"error": error} if error is not None else {"result": result})}
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+    return Exchange(
+        label=label, method="POST", url=RPC_URL, rpc_method=rpc_method,
+        request_body={"jsonrpc": "2.0", "id": rpc_id, "method": rpc_method or "GetTask", "params": params or {}},
+        status=status, response_headers={"content-type": content_type},
+        t_sent=t, t_headers=t + 0.01, t_end=t + 0.02, end=END_CLOSED,
+        chunks=[Chunk(t + 0.02, raw)] if raw else [],
+    )
+
+
+def sse(label: str, items: list[Any], *, rpc_method: str = "SendStreamingMessage", params: Any = None,
+        rpc_id: int = 1, end: str = END_CLOSED, t: float = 0.0, dt: float = 0.01) -> Exchange:
+    """A stream: one SSE event per item, `dt` seconds apart, then `end`."""
+    events, chunks = [], []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            data = item
+        elif isinstance(item, dict) and "jsonrpc" in item:
+            data = json.dumps(item)
+        else:
+            data = json.dumps({"jsonrpc": "2.0", "id": rpc_id, "result": item})
+        at = t + 0.01 + dt * (i + 1)
+        events.append(Event(index=i, t=at, data=data))
+        chunks.append(Chunk(at, f"data: {data}\n\n".encode("utf-8")))
+    return Exchange(
+        label=label, method="POST", url=RPC_URL, rpc_method=rpc_method,
+        request_body={"jsonrpc": "2.0", "id": rpc_id, "method": rpc_method, "params": params or {}},
+        status=200, response_headers={"content-type": "text/event-stream"},
+        t_sent=t, t_headers=t + 0.01, t_end=t + 0.01 + dt * (len(items) + 1), end=end,
+        chunks=chunks, events=events, notes={"streaming": True},
+    )
+
+
+def broken(label: str, why: str = "ConnectError: connection refused", rpc_method: str | None = None) -> Exchange:
+    return Exchange(label=label, method="POST", url=RPC_URL, rpc_method=rpc_method, end=END_ERROR, error=why)
+
+
+def frame_log(*exchanges: Exchange, scenario: str = "test", script: dict | None = None,
+              notes: dict | None = None) -> FrameLog:
+    return FrameLog(scenario=scenario, exchanges=list(exchanges), script=script, notes=dict(notes or {}))
+
+
+# -- A2A objects ---------------------------------------------------------------------------------------
+
+def text_msg(text: str, role: str = "ROLE_AGENT", message_id: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A Message with one text part; its messageId is derived from role and text unless given."""
+    mid = message_id or f"m-{zlib.crc32(f'{role}:{text}'.encode()):08x}"
+    return {"messageId": mid, "role": role,
+            "parts": [{"text": text}], **extra}
+
+
+def status(state: str, text: str | None = None, ts: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"state": state}
+    if text is not None:
+        out["message"] = text_msg(text)
+    if ts is not None:
+        out["timestamp"] = ts
+    return out
+
+
+def task(tid: str = TASK_ID, ctx: str = CONTEXT_ID, state: str = "TASK_STATE_SUBMITTED", text: str | None = None,
+         ts: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"id": tid, "contextId": ctx, "status": status(state, text, ts), **extra}
+
+
+def task_result(*args: Any, **kw: Any) -> dict[str, Any]:
+    return {"task": task(*args, **kw)}
+
+
+stream_task = task_result
+
+
+def status_update(state: str, text: str | None = None, *, tid: str = TASK_ID, ctx: str = CONTEXT_ID,
+                  ts: str | None = None) -> dict[str, Any]:
+    return {"statusUpdate": {"taskId": tid, "contextId": ctx, "status": status(state, text, ts)}}
+
+
+def artifact_update(aid: str, *, text: str | None = None, data: Any = None, append: bool = False,
+                    last: bool = False, name: str | None = None, tid: str = TASK_ID,
+                    ctx: str = CONTEXT_ID) -> dict[str, Any]:
+    part: dict[str, Any] = {"text": text} if text is not None else {"data": data, "mediaType": "application/json"}
+    art: dict[str, Any] = {"artifactId": aid, "parts": [part]}
+    if name is not None:
+        art["name"] = name
+    upd: dict[str, Any] = {"taskId": tid, "contextId": ctx, "artifact": art}
+    if append:
+        upd["append"] = True
+    if last:
+        upd["lastChunk"] = True
+    return {"artifactUpdate": upd}
+
+
+# -- the agent card ------------------------------------------------------------------------------------
+
+CARD_URL = "http://127.0.0.1:41241/.well-known/agent-card.json"
+
+
+def agent_card(**overrides: Any) -> dict[str, Any]:
+    """A valid A2A 1.0 AgentCard with one JSONRPC 1.0 interface and one declared extension."""
+    card: dict[str, Any] = {
+        "name": "test agent", "description": "an agent for rule tests", "version": "1.0.0",
+        "supportedInterfaces": [{"url": RPC_URL, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": True, "extensions": [
+            {"uri": "https://example.com/ext/v1", "description": "an extension", "required": False}]},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "skill", "description": "does things", "tags": ["t"]}],
+    }
+    card.update(overrides)
+    return card
+
+
+def card_get(card: Any = None, *, status: int = 200, content_type: str = "application/json",
+             body: bytes | None = None, t: float = 0.0) -> Exchange:
+    """GET of the agent card (label "card"): `card` as JSON, or `body` as raw bytes."""
+    raw = body if body is not None else json.dumps(agent_card() if card is None else card).encode("utf-8")
+    return Exchange(label="card", method="GET", url=CARD_URL, status=status,
+                    response_headers={"content-type": content_type}, t_sent=t, t_headers=t + 0.01,
+                    t_end=t + 0.02, end=END_CLOSED, chunks=[Chunk(t + 0.02, raw)] if raw else [])

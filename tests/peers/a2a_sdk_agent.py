@@ -1,0 +1,198 @@
+"""A real A2A 1.0 peer built on the official ``a2a-sdk`` (1.3.x) server stack.
+
+It plays the streamcert test-agent script (DESIGN §6) with the SDK's own, idiomatic machinery:
+``DefaultRequestHandler`` + ``InMemoryTaskStore`` + an ``AgentExecutor`` that uses ``TaskUpdater``,
+served by the SDK's Starlette routes (``create_agent_card_routes``, ``create_jsonrpc_routes``) under
+uvicorn. Nothing here corrects what the SDK puts on the wire: the point is to run the suite against it
+and see where the SDK departs from the spec.
+
+Run it from a venv holding ``a2a-sdk[http-server]~=1.3.0`` and ``uvicorn`` (not the suite's venv)::
+
+    python tests/peers/a2a_sdk_agent.py [--port 0] [--rpc-path /a2a/jsonrpc]
+
+The first line on stdout is the base URL (``http://127.0.0.1:PORT``); logs go to stderr.
+
+Script steps played: ``status``, ``artifact`` (``chunks`` or ``data``), ``sleep``, ``finish``, ``fail``.
+Any other step fails the task with a message naming it. No script: the task completes with a short
+message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import socket
+import sys
+from typing import Any
+
+import uvicorn
+from a2a.helpers import new_data_part, new_task_from_user_message, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState
+from google.protobuf.json_format import MessageToDict
+from starlette.applications import Starlette
+
+SCRIPT_KEY = "urn:streamcert:script"
+HOST = "127.0.0.1"
+DEFAULT_RPC_PATH = "/a2a/jsonrpc"
+
+
+
+class ScriptError(Exception):
+    """The script cannot be played; the message says why (it becomes the FAILED status text)."""
+
+
+def _read_script(context: RequestContext) -> dict[str, Any] | None:
+    """The script object from the message's metadata, or None when there is none."""
+    message = context.message
+    if message is None or not message.HasField("metadata"):
+        return None
+    metadata = MessageToDict(message.metadata)
+    script = metadata.get(SCRIPT_KEY)
+    if script is None:
+        return None
+    if not isinstance(script, dict):
+        raise ScriptError(f"{SCRIPT_KEY} must be an object")
+    version = script.get("version")
+    # Struct numbers arrive as floats: 1.0 == 1.
+    if version != 1:
+        raise ScriptError(f"unsupported script version: {version!r}")
+    steps = script.get("steps")
+    if not isinstance(steps, list):
+        raise ScriptError("script has no 'steps' list")
+    return script
+
+
+class ScriptedExecutor(AgentExecutor):
+    """Plays the streamcert script with TaskUpdater, one SDK event per step (DESIGN §6)."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        if task is None:
+            # The SDK's documented pattern: the executor publishes the Task first.
+            task = new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+
+        def agent_text(text: str):
+            return updater.new_agent_message([new_text_part(str(text))])
+
+        try:
+            script = _read_script(context)
+        except ScriptError as exc:
+            await updater.failed(agent_text(str(exc)))
+            return
+        if script is None:
+            await updater.complete(agent_text("No streamcert script in the message; nothing to do."))
+            return
+
+        for index, step in enumerate(script["steps"]):
+            kind = next(iter(step), None) if isinstance(step, dict) and len(step) == 1 else None
+            arg = step[kind] if kind is not None else None
+            if kind == "status":
+                await updater.update_status(TaskState.TASK_STATE_WORKING, message=agent_text(arg))
+            elif kind == "artifact" and isinstance(arg, dict) and "chunks" in arg:
+                chunks = list(arg["chunks"])
+                last = len(chunks) - 1
+                for i, chunk in enumerate(chunks):
+                    await updater.add_artifact(
+                        [new_text_part(str(chunk))],
+                        artifact_id=arg.get("artifactId"),
+                        name=arg.get("name") if i == 0 else None,
+                        append=True if i > 0 else None,
+                        last_chunk=True if i == last else None,
+                    )
+            elif kind == "artifact" and isinstance(arg, dict) and "data" in arg:
+                await updater.add_artifact(
+                    [new_data_part(arg["data"], media_type="application/json")],
+                    artifact_id=arg.get("artifactId"),
+                    name=arg.get("name"),
+                    last_chunk=True,
+                )
+            elif kind == "sleep":
+                await asyncio.sleep(float(arg) / 1000.0)
+            elif kind == "finish":
+                await updater.complete(agent_text(arg))
+                return
+            elif kind == "fail":
+                await updater.failed(agent_text(arg))
+                return
+            else:
+                name = kind if kind is not None else repr(step)
+                await updater.failed(
+                    agent_text(f"unknown script step #{index}: {name!r} (not supported by the a2a-sdk peer)")
+                )
+                return
+        # The script ended without finish/fail: the executor returns and the task stays where the
+        # script left it. That is the script's choice, not corrected here.
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id, context.context_id)
+        await updater.cancel(updater.new_agent_message([new_text_part("Canceled on request.")]))
+
+
+def build_card(base_url: str, rpc_path: str) -> AgentCard:
+    return AgentCard(
+        name="streamcert a2a-sdk peer",
+        description="Plays streamcert test-agent scripts on the official a2a-sdk server stack.",
+        version="0.1.0",
+        supported_interfaces=[
+            AgentInterface(url=base_url + rpc_path, protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[
+            AgentSkill(
+                id="streamcert-script",
+                name="Play a streamcert script",
+                description="Performs the urn:streamcert:script steps carried in the message metadata.",
+                tags=["streamcert", "test"],
+            )
+        ],
+    )
+
+
+def build_app(base_url: str, rpc_path: str) -> Starlette:
+    card = build_card(base_url, rpc_path)
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
+    )
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url=rpc_path)
+    return Starlette(routes=routes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = ephemeral)")
+    parser.add_argument("--rpc-path", default=DEFAULT_RPC_PATH, help="JSON-RPC endpoint path")
+    parser.add_argument("--log-level", default="warning", help="uvicorn/SDK log level (to stderr)")
+    args = parser.parse_args(argv)
+
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
+
+    # Bind first so the card can name the real port.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, args.port))
+    port = sock.getsockname()[1]
+    base_url = f"http://{HOST}:{port}"
+
+    app = build_app(base_url, args.rpc_path)
+    config = uvicorn.Config(app, log_level=args.log_level.lower(), access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+
+    print(base_url, flush=True)
+    server.run(sockets=[sock])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""The `streamcert` command end to end (DESIGN §4, §5): each test runs `python -m streamcert …` in a
+subprocess, in its own temporary directory, with a timeout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from streamcert.reference.faults import FAULTS
+
+REPO = Path(__file__).resolve().parents[1]
+LIMIT = ["--stream-limit", "5"]
+RUN_TIMEOUT = 300
+REPORT_KEYS = {"tool", "catalogue", "target", "started", "finished", "verdict", "summary", "requirements"}
+REQ_KEYS = {"id", "profile", "level", "status", "title", "source", "message", "tests", "evidence"}
+SECRET = "s3cr3t-token"
+
+
+def streamcert(*args: str, cwd: Path, timeout: float = RUN_TIMEOUT, exe: list[str] | None = None):
+    return subprocess.run([*(exe or [sys.executable, "-m", "streamcert"]), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def report(folder: Path) -> dict:
+    return json.loads((folder / "compatibility.json").read_text("utf-8"))
+
+
+def statuses(rep: dict) -> dict[str, str]:
+    return {r["id"]: r["status"] for r in rep["requirements"]}
+
+
+def no_traceback(proc) -> None:
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory):
+    """One plain run against the embedded reference, with cassettes recorded."""
+    cwd = tmp_path_factory.mktemp("ref")
+    proc = streamcert("run", "--report", "rep", "--record", "cass", *LIMIT, cwd=cwd)
+    return cwd, proc
+
+
+def test_run_against_the_reference(reference_run):
+    cwd, proc = reference_run
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    no_traceback(proc)
+    rep = report(cwd / "rep")
+    assert REPORT_KEYS <= set(rep), set(rep)
+    assert rep["verdict"] == "PASS"
+    assert rep["tool"]["name"] == "streamcert" and rep["tool"]["version"]
+    assert set(rep["target"]) >= {"a2a", "acp", "progress", "client"}
+    assert rep["target"]["a2a"].startswith("http://127.0.0.1:")
+    assert rep["started"].endswith("Z") and rep["finished"].endswith("Z") and rep["started"] <= rep["finished"]
+    assert set(rep["summary"]) >= {"MUST", "SHOULD", "MAY"} and rep["summary"]["MUST"].get("PASS", 0) > 0
+    assert rep["requirements"] and all(REQ_KEYS <= set(r) for r in rep["requirements"])
+    st = statuses(rep)
+    assert st["A2A-STREAM-001"] == "PASS" and st["A2A-STREAM-014"] == "PASS"
+    for name in ("report.md", "report.html", "junit.xml"):
+        assert (cwd / "rep" / name).stat().st_size > 0, name
+    assert "streamcert verdict: PASS" in proc.stdout
+    assert (cwd / "cass" / "stream-basic.json").is_file()
+
+
+def test_fault_drop_chunk_fails_stream_014(tmp_path):
+    proc = streamcert("run", "--fault", "drop-chunk", "--report", "rep", *LIMIT, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    no_traceback(proc)
+    rep = report(tmp_path / "rep")
+    assert rep["verdict"] == "FAIL"
+    entry = next(r for r in rep["requirements"] if r["id"] == "A2A-STREAM-014")
+    assert entry["status"] == "FAIL" and "test-log" in entry["message"], entry
+    assert "streamcert verdict: FAIL" in proc.stdout
+
+
+def test_pytest_options_after_double_dash_give_the_same_report(tmp_path, reference_run):
+    proc = streamcert("run", "--report", "rep", *LIMIT, "--", "-n", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "bringing up nodes" in proc.stdout, proc.stdout[:2000]  # xdist really ran
+    rep = report(tmp_path / "rep")
+    ref = report(reference_run[0] / "rep")
+    assert rep["verdict"] == ref["verdict"] == "PASS"
+    assert statuses(rep) == statuses(ref)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_url_is_error_and_quick(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}"
+    started = time.monotonic()
+    proc = streamcert("run", "--url", url, "--report", "rep", *LIMIT, cwd=tmp_path, timeout=120)
+    assert time.monotonic() - started < 60
+    assert proc.returncode != 0
+    no_traceback(proc)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("streamcert:")]
+    assert len(lines) == 1 and "cannot reach" in lines[0] and url in lines[0], proc.stderr
+    rep = report(tmp_path / "rep")
+    assert rep["verdict"] == "FAIL"
+    st = statuses(rep)
+    a2a = {k: v for k, v in st.items() if k.startswith(("WIRE-", "A2A-"))}
+    assert a2a and set(a2a.values()) == {"ERROR"}, {k: v for k, v in a2a.items() if v != "ERROR"}
+
+
+@pytest.mark.parametrize("args, names", [
+    (["run", "--url", "notaurl"], "notaurl"),
+    (["run", "--profile", "nope"], "nope"),
+    (["run", "--stream-limit", "-1"], "-1"),
+    (["run", "--fault", "nope"], "nope"),
+    (["run", "--header", "no-colon"], "no-colon"),
+    (["frobnicate"], "frobnicate"),
+    (["serve", "--fault", "nope"], "nope"),
+])
+def test_bad_input_is_a_usage_error(tmp_path, args, names):
+    proc = streamcert(*args, cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    no_traceback(proc)
+    assert "usage:" in proc.stderr and names in proc.stderr, proc.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_check_and_diff_missing_file(tmp_path):
+    for args in (["check", "missing.json"], ["diff", "missing.json", "missing.json"]):
+        proc = streamcert(*args, cwd=tmp_path, timeout=60)
+        assert proc.returncode == 2 and "missing.json" in proc.stderr, proc.stderr
+        no_traceback(proc)
+
+
+def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_run):
+    ref_dir = reference_run[0]
+    cassettes = sorted(str(p) for p in (ref_dir / "cass").glob("*.json"))
+    assert len(cassettes) >= 5
+    proc = streamcert("check", *cassettes, "--report", "offline", cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    no_traceback(proc)
+    live, offline = statuses(report(ref_dir / "rep")), statuses(report(tmp_path / "offline"))
+    judged = {k: v for k, v in offline.items() if v not in ("NOT_TESTED", "SKIPPED")}
+    assert len(judged) >= 40, judged
+    assert {k: live[k] for k in judged} == judged
+
+
+def test_diff(tmp_path, reference_run):
+    basic = reference_run[0] / "cass" / "stream-basic.json"
+    same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
+    assert same.returncode == 0 and same.stdout == "", same.stdout + same.stderr
+    proc = streamcert("run", "--fault", "wrong-final-text", "--report", "rep", "--record", "cass", *LIMIT,
+                      cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    changed = streamcert("diff", str(basic), str(tmp_path / "cass" / "stream-basic.json"), cwd=tmp_path, timeout=60)
+    assert changed.returncode == 1, changed.stdout + changed.stderr
+    no_traceback(changed)
+    stream_lines = [ln for ln in changed.stdout.splitlines() if ln.startswith("stream:")]
+    assert any("'1 failed, 11 passed'" in ln and "(and then some)" in ln for ln in stream_lines), changed.stdout
+
+
+def test_serve_lists_every_fault(tmp_path):
+    proc = streamcert("serve", "--list-faults", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    listed = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
+    assert listed == set(FAULTS)
+    for name, fault in FAULTS.items():
+        line = next(ln for ln in proc.stdout.splitlines() if ln.split()[0] == name)
+        assert all(rid in line for rid in fault.catches), line
+
+
+def test_header_secret_is_scrubbed_everywhere(tmp_path):
+    proc = streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep", "--record", "cass",
+                      *LIMIT, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".json" and p.parent.name == "cass" for p in written)
+    assert {"compatibility.json", "report.md", "report.html", "junit.xml"} <= {p.name for p in written}
+    leaked = [str(p) for p in written if SECRET.encode() in p.read_bytes()]
+    assert not leaked
+    assert SECRET not in proc.stdout and SECRET not in proc.stderr
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_runs(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", ".tox", ".venv", "build", "dist", "reports",
+                                                             "*.egg-info", "__pycache__", ".ruff_cache"))
+    wheels = tmp_path / "wheels"
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(wheels), "-q"],
+                           cwd=src, capture_output=True, text=True, timeout=600)
+    assert built.returncode == 0, built.stderr[-3000:]
+    (wheel,) = wheels.glob("streamcert-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    inst = subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)], capture_output=True, text=True,
+                          timeout=900)
+    assert inst.returncode == 0, inst.stderr[-3000:]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = streamcert("run", "--report", "rep", *LIMIT, cwd=elsewhere, exe=[str(venv / "bin" / "streamcert")])
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rep = report(elsewhere / "rep")
+    assert rep["verdict"] == "PASS"
+    # the installed copy ran, not the source tree
+    where = subprocess.run([str(py), "-c", "import streamcert; print(streamcert.__file__)"], cwd=elsewhere,
+                           capture_output=True, text=True, timeout=60)
+    assert str(venv) in where.stdout, where.stdout

@@ -1,0 +1,506 @@
+"""A2A-TASK- and A2A-ERR- rules on hand-made frame logs: every rule both ways, plus the edges
+(missing exchange → no finding, transport failure → ERROR)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from logs import (
+    artifact_update,
+    broken,
+    error_info,
+    frame_log,
+    rpc_error,
+    sse,
+    status_update,
+    stream_task,
+    task,
+    task_result,
+    text_msg,
+    unary,
+)
+
+from streamcert.catalogue import load_scenario
+from streamcert.framelog import END_CLIENT_STOP, END_TIME_LIMIT
+from streamcert.outcomes import Outcome
+from streamcert.rules import RuleContext
+from streamcert.rules import errors as err_rules
+from streamcert.rules import task as task_rules
+from streamcert.rules.streamview import StreamView
+
+P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
+SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"
+FAILED, CANCELED = "TASK_STATE_FAILED", "TASK_STATE_CANCELED"
+
+RULES = {}
+for _mod in (task_rules, err_rules):
+    for _fn in vars(_mod).values():
+        for _rid in getattr(_fn, "req_ids", ()):
+            RULES.setdefault(_rid, []).append(_fn)
+TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 13)]
+ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 11)]
+
+
+def judge(rid, log, ctx=None):
+    """The findings the rules of these two modules give for one requirement."""
+    return [f for fn in RULES[rid] for f in fn(log, ctx or RuleContext()) if f.req_id == rid]
+
+
+def one(rid, log, expected, ctx=None):
+    found = judge(rid, log, ctx)
+    assert len(found) == 1, found
+    f = found[0]
+    assert f.outcome == expected, f"{rid}: {f.outcome} {f.message}"
+    assert f.req_id == rid
+    return f
+
+
+def test_every_requirement_has_a_rule():
+    assert set(RULES) == set(TASK_IDS + ERR_IDS)
+
+
+# -- the seed's stream, and the task read back ------------------------------------------------------
+
+USER = text_msg("Run the unit tests", role="ROLE_USER")
+CHUNKS = ["collected 12 items\n", "tests/test_api.py ........\n", "1 failed, 11 passed in 0.42s\n"]
+SUMMARY = {"passed": 11, "failed": 1}
+
+
+def seed_stream(end_state=DONE, end_text="1 failed, 11 passed", **kw):
+    items = [
+        stream_task(state=SUB, ts="2026-10-06T09:00:01.750Z", history=[USER]),
+        status_update(WORK, "Checking out 9f3c2e1"),
+        artifact_update("test-log", text=CHUNKS[0], name="test-log.txt"),
+        artifact_update("test-log", text=CHUNKS[1], append=True),
+        artifact_update("test-log", text=CHUNKS[2], append=True, last=True),
+        artifact_update("summary", data=SUMMARY, name="summary.json", last=True),
+        status_update(end_state, end_text),
+    ]
+    return sse("stream", items, **kw)
+
+
+def read_back(state=DONE, text="1 failed, 11 passed", artifacts=None, history=None, **kw):
+    if artifacts is None:
+        artifacts = [
+            {"artifactId": "test-log", "name": "test-log.txt", "parts": [{"text": "".join(CHUNKS)}]},
+            {"artifactId": "summary", "name": "summary.json",
+             "parts": [{"data": SUMMARY, "mediaType": "application/json"}]},
+        ]
+    if history is None:
+        history = [USER, text_msg("Checking out 9f3c2e1"), text_msg("1 failed, 11 passed")]
+    return task(state=state, text=text, artifacts=artifacts, history=history, **kw)
+
+
+def stream_log(stream=None, get=None, h0=None, h1=None):
+    h = read_back()["history"]
+    return frame_log(
+        seed_stream() if stream is None else stream,
+        unary("get_task", read_back() if get is None else get, rpc_method="GetTask"),
+        unary("get_task_h0", task(state=DONE) if h0 is None else h0, rpc_method="GetTask"),
+        unary("get_task_h1", task(state=DONE, history=h[-1:]) if h1 is None else h1, rpc_method="GetTask"),
+    )
+
+
+def test_streamview_reads_the_seed_stream():
+    view = StreamView.from_exchange(seed_stream())
+    assert view.task["id"] == "task-1" and view.task_id == "task-1" and view.context_id == "ctx-1"
+    assert [s["status"]["state"] for _, s in view.statuses] == [WORK, DONE]
+    assert view.last_state == DONE and view.terminal and view.closed
+    assert view.last_status_message["parts"] == [{"text": "1 failed, 11 passed"}]
+    assert list(view.artifacts) == ["test-log", "summary"]
+    log_art = view.artifacts["test-log"]
+    assert (log_art.text, log_art.name, log_art.chunks, log_art.last_chunk) == ("".join(CHUNKS), "test-log.txt", 3, True)
+    assert view.artifacts["summary"].data == [SUMMARY] and view.artifacts["summary"].text is None
+    assert len(view.items) == len(view.results()) == 7 and not view.errors and not view.others
+
+
+def test_streamview_restart_error_and_junk_frames():
+    ex = sse("s", [artifact_update("a", text="x"), artifact_update("a", text="y"), "not json",
+                   {"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32603)}])
+    view = StreamView.from_exchange(ex)
+    assert view.task is None and view.task_id == "task-1"
+    assert view.artifacts["a"].text == "y" and view.artifacts["a"].restarts == 1
+    assert len(view.errors) == 1 and len(view.others) == 1
+    assert view.last_state is None and StreamView.from_exchange(None).items == []
+
+
+def test_task_001_pass_and_fail():
+    f = one("A2A-TASK-001", stream_log(), P)
+    assert DONE in f.message
+    f = one("A2A-TASK-001", stream_log(get=read_back(state=WORK)), F)
+    assert WORK in f.message and DONE in f.message and "§3.1.3" in f.message and f.evidence
+
+
+def test_task_001_getask_error_is_a_failure_and_cut_stream_cannot_judge():
+    log = stream_log()
+    log.exchanges[1] = unary("get_task", error=rpc_error(-32001, "Task not found"), rpc_method="GetTask")
+    assert "-32001" in one("A2A-TASK-001", log, F).message
+    cut = seed_stream(end_state=WORK, end_text="still", end=END_TIME_LIMIT)
+    assert "cannot judge" in one("A2A-TASK-001", stream_log(stream=cut), E).message
+
+
+def test_task_002_pass_fail_and_the_earlier_message_reading():
+    one("A2A-TASK-002", stream_log(), P)
+    f = one("A2A-TASK-002", stream_log(get=read_back(text="something else")), F)
+    assert "something else" in f.message and "1 failed, 11 passed" in f.message
+    # The last status carries no message: GetTask may drop it or keep the earlier one.
+    quiet = seed_stream(end_text=None)
+    one("A2A-TASK-002", stream_log(stream=quiet, get=read_back(text=None)), P)
+    f = one("A2A-TASK-002", stream_log(stream=quiet, get=read_back(text="Checking out 9f3c2e1")), P)
+    assert "any streamed status" in f.reading
+
+
+def test_task_003_both_readings_pass():
+    f = one("A2A-TASK-003", stream_log(), P)
+    assert f.reading == "text as one joined part"
+    chunked = read_back(artifacts=[
+        {"artifactId": "test-log", "parts": [{"text": c} for c in CHUNKS]},
+        {"artifactId": "summary", "parts": [{"data": SUMMARY}]},
+    ])
+    assert one("A2A-TASK-003", stream_log(get=chunked), P).reading == "text as the list of chunk parts"
+
+
+@pytest.mark.parametrize("artifacts, says", [
+    ([{"artifactId": "test-log", "parts": [{"text": CHUNKS[0]}]},
+      {"artifactId": "summary", "parts": [{"data": SUMMARY}]}], "not the streamed chunks joined"),
+    ([{"artifactId": "test-log", "parts": [{"text": "".join(CHUNKS)}]},
+      {"artifactId": "summary", "parts": [{"data": {"passed": 12}}]}], "data"),
+    ([{"artifactId": "test-log", "parts": [{"text": "".join(CHUNKS)}]}], "'summary'"),
+    ([{"artifactId": "test-log", "parts": [{"text": "".join(CHUNKS)}]},
+      {"artifactId": "summary", "parts": [{"data": SUMMARY}]},
+      {"artifactId": "ghost", "parts": [{"text": "?"}]}], "never sent"),
+])
+def test_task_003_fails(artifacts, says):
+    f = one("A2A-TASK-003", stream_log(get=read_back(artifacts=artifacts)), F)
+    assert says in f.message and f.evidence
+
+
+def test_task_004_pass():
+    f = one("A2A-TASK-004", stream_log(), P)
+    assert "historyLength" in f.message
+
+
+@pytest.mark.parametrize("kw, says", [
+    ({"h0": task(state=DONE, history=[USER])}, "historyLength 0"),
+    ({"h1": task(state=DONE, history=[USER, USER])}, "returned 2 history messages"),
+    ({"h1": task(state=DONE, history=[USER])}, "not the most recent"),
+    ({"get": read_back(history=[text_msg("1 failed, 11 passed")])}, "lacks 1 message"),
+])
+def test_task_004_fails(kw, says):
+    f = one("A2A-TASK-004", stream_log(**kw), F)
+    assert says in f.message and "historyLength" in f.message
+
+
+def test_task_004_empty_history_for_one_is_non_strict():
+    f = one("A2A-TASK-004", stream_log(h1=task(state=DONE)), NS)
+    assert "at most 1" in f.reading
+
+
+# -- ListTasks ---------------------------------------------------------------------------------------
+
+CTX = "ctx-L"
+TS = {"t1": "2026-10-06T09:00:01.000Z", "t2": "2026-10-06T09:00:02.000Z", "t3": "2026-10-06T09:00:03.000Z"}
+STATE = {"t1": DONE, "t2": FAILED, "t3": DONE}
+
+
+def listed(tid, artifacts=False, **kw):
+    extra = {"artifacts": [{"artifactId": f"out-{tid}", "parts": [{"text": f"result {tid}\n"}]}]} if artifacts else {}
+    return {**task(tid, CTX, STATE[tid], ts=TS[tid], **extra), **kw}
+
+
+def page(tids, token="", total=3, size=None, artifacts=False):
+    return {"tasks": [listed(t, artifacts) if isinstance(t, str) else t for t in tids], "nextPageToken": token,
+            "pageSize": size if size is not None else max(len(tids), 1), "totalSize": total}
+
+
+def list_log(**over):
+    base = {
+        "list_context": page(["t3", "t2", "t1"], size=50),
+        "list_artifacts": page(["t3", "t2", "t1"], size=50, artifacts=True),
+        "list_page1": page(["t3", "t2"], token="p2", size=2),
+        "list_page2": page(["t1"], size=2),
+        "list_status": page(["t2"], total=1, size=50),
+    }
+    base.update(over)
+    exs = [unary(f"send_{n}", task_result(tid, CTX, STATE[tid], ts=TS[tid], artifacts=listed(tid, True)["artifacts"]),
+                 rpc_method="SendMessage") for n, tid in enumerate(["t1", "t2", "t3"], start=1)]
+    for label, result in base.items():
+        if result is not None:
+            exs.append(result if not isinstance(result, dict) else unary(label, result, rpc_method="ListTasks"))
+    return frame_log(*exs, scenario="list-tasks", notes={"context_id": CTX})
+
+
+@pytest.mark.parametrize("rid", [f"A2A-TASK-00{n}" for n in range(5, 10)])
+def test_list_rules_pass(rid):
+    one(rid, list_log(), P)
+
+
+def test_task_005_fails():
+    bad = page(["t3", "t2", "t1"])
+    del bad["nextPageToken"]
+    assert "nextPageToken is missing" in one("A2A-TASK-005", list_log(list_context=bad), F).message
+    f = one("A2A-TASK-005", list_log(list_context=page(["t3", "t2"])), F)
+    assert "t1" in f.message and "not listed" in f.message
+    bad = page(["t3", "t2", "t1"])
+    bad["totalSize"] = "3"
+    assert "totalSize is not an integer" in one("A2A-TASK-005", list_log(list_context=bad), F).message
+
+
+def test_task_006_order():
+    f = one("A2A-TASK-006", list_log(list_context=page(["t1", "t2", "t3"])), F)
+    assert "t2" in f.message and "newest first" in f.message
+    no_ts = listed("t2")
+    del no_ts["status"]["timestamp"]
+    f = one("A2A-TASK-006", list_log(list_context=page(["t3", no_ts, "t1"])), NS)
+    assert "t2 (no timestamp)" in f.message and f.reading
+
+
+def test_task_007_artifacts():
+    f = one("A2A-TASK-007", list_log(list_context=page(["t3", "t2", "t1"], artifacts=True)), F)
+    assert "list_context (no includeArtifacts) carries artifacts" in f.message
+    f = one("A2A-TASK-007", list_log(list_artifacts=page(["t3", "t2", "t1"])), F)
+    assert "includeArtifacts: true" in f.message and "out-t1" in f.message
+    empty = page([listed("t3", artifacts=[]), "t2", "t1"])
+    empty["tasks"][0]["artifacts"] = []
+    assert "empty array" in one("A2A-TASK-007", list_log(list_context=empty), P).reading
+
+
+def test_task_007_falls_back_to_the_script_for_expected_artifacts():
+    log = list_log(list_artifacts=page(["t3", "t2", "t1"]))
+    for ex in log.all("send_1") + log.all("send_2") + log.all("send_3"):
+        ex.chunks[0].data = ex.chunks[0].data.replace(b'"artifacts"', b'"notArtifacts"')
+    one("A2A-TASK-007", log, P)  # nothing to expect without the scenario
+    ctx = RuleContext(scenario=load_scenario("list-tasks"))
+    f = one("A2A-TASK-007", log, F, ctx)
+    assert "its script (send_1) produces ['out-1']" in f.message
+
+
+@pytest.mark.parametrize("over, says", [
+    ({"list_page1": page(["t3", "t2", "t1"], token="p2", size=2)}, "returned 3 tasks"),
+    ({"list_page2": page(["t1"], token="p3")}, "not \"\""),
+    ({"list_page2": page(["t2", "t1"])}, "on both pages"),
+    ({"list_page2": page(["t1"], total=5)}, "totalSize 5"),
+    ({"list_page1": page(["t3", "t2"], token=""), "list_page2": None}, "do not fit a page of 2"),
+    ({"list_context": page(["t3", "t2", "t1"], token="more")}, "every task on one page"),
+])
+def test_task_008_fails(over, says):
+    f = one("A2A-TASK-008", list_log(**over), F)
+    assert says in f.message and "pageSize" in f.message
+
+
+def test_task_008_page1_faults_show_without_page2():
+    f = one("A2A-TASK-008", list_log(list_page1=page(["t3", "t2", "t1"], token="p2"), list_page2=None), F)
+    assert "returned 3 tasks" in f.message
+
+
+def test_task_009_fails():
+    stranger = {**listed("t1"), "id": "t9", "contextId": "ctx-other"}
+    f = one("A2A-TASK-009", list_log(list_context=page(["t3", "t2", "t1", stranger])), F)
+    assert "another context" in f.message and "t9" in f.message
+    f = one("A2A-TASK-009", list_log(list_status=page(["t3", "t2"])), F)
+    assert "TASK_STATE_FAILED returned" in f.message and "t3" in f.message
+    f = one("A2A-TASK-009", list_log(list_status=page([])), F)
+    assert "lacks the failed task(s) ['t2']" in f.message
+
+
+# -- CancelTask and SubscribeToTask ------------------------------------------------------------------
+
+def cancel_log(main=None, sub=None, cancel=None, get=None):
+    main = main or sse("stream", [stream_task(state=SUB), status_update(WORK, "Working on a long job"),
+                                  status_update(CANCELED)])
+    sub = sub or sse("subscribe", [stream_task(state=WORK, text="Working on a long job"), status_update(CANCELED)],
+                     rpc_method="SubscribeToTask")
+    exs = [main, sub, cancel or unary("cancel", task(state=CANCELED), rpc_method="CancelTask"),
+           get or unary("get_task", task(state=CANCELED), rpc_method="GetTask")]
+    return frame_log(*exs, scenario="cancel-subscribe")
+
+
+@pytest.mark.parametrize("rid", ["A2A-TASK-010", "A2A-TASK-011", "A2A-TASK-012"])
+def test_cancel_rules_pass(rid):
+    one(rid, cancel_log(), P)
+
+
+def test_task_010_fails():
+    f = one("A2A-TASK-010", cancel_log(cancel=unary("cancel", task(state=WORK))), F)
+    assert "CancelTask returned the task in state 'TASK_STATE_WORKING'" in f.message
+    done = sse("stream", [stream_task(), status_update(WORK), status_update(DONE)])
+    assert "ended at TASK_STATE_COMPLETED" in one("A2A-TASK-010", cancel_log(main=done), F).message
+    open_ = sse("stream", [stream_task(), status_update(WORK), status_update(CANCELED)], end=END_TIME_LIMIT)
+    assert "did not close" in one("A2A-TASK-010", cancel_log(main=open_), F).message
+    refused = unary("cancel", error=rpc_error(-32002, "not cancelable"))
+    assert "-32002" in one("A2A-TASK-010", cancel_log(cancel=refused), F).message
+    assert "GetTask after the cancel" in one("A2A-TASK-010", cancel_log(get=unary("get_task", task(state=DONE))),
+                                             F).message
+
+
+def test_task_011_fails():
+    no_task = sse("subscribe", [status_update(WORK), status_update(CANCELED)])
+    assert "not the Task" in one("A2A-TASK-011", cancel_log(sub=no_task), F).message
+    cut = sse("subscribe", [stream_task(state=WORK), status_update(WORK)], end=END_CLIENT_STOP)
+    f = one("A2A-TASK-011", cancel_log(sub=cut), F)
+    assert "not a terminal status" in f.message and "did not close" in f.message
+
+
+def test_task_012_fails():
+    other = sse("subscribe", [stream_task(state=WORK), status_update(CANCELED, "bye")])
+    f = one("A2A-TASK-012", cancel_log(sub=other), F)
+    assert "differs" in f.message and "bye" in f.message
+    lonely = sse("subscribe", [stream_task(state=WORK)])
+    assert "no event after its Task" in one("A2A-TASK-012", cancel_log(sub=lonely), F).message
+
+
+# -- errors ----------------------------------------------------------------------------------------
+
+ERR_CASES = {  # rid: [(label, code that passes, rpc method)]
+    "A2A-ERR-002": [("get_unknown", -32001, "GetTask"), ("send_unknown", -32001, "SendMessage")],
+    "A2A-ERR-003": [("cancel_terminal", -32002, "CancelTask")],
+    "A2A-ERR-004": [("send_terminal", -32004, "SendMessage")],
+    "A2A-ERR-005": [("subscribe_terminal", -32004, "SubscribeToTask")],
+    "A2A-ERR-006": [("unknown_method", -32601, "tasks/frobnicate"), ("parse_error", -32700, "GetTask")],
+    "A2A-ERR-007": [("invalid_params", -32602, "SendMessage")],
+    "A2A-ERR-008": [("bad_version", -32009, "GetTask")],
+}
+
+
+def refused(label, code, method, data=True):
+    return unary(label, error=rpc_error(code, "no", error_info() if data else None), rpc_method=method)
+
+
+def errors_log(**over):
+    exs = [unary("setup_done", task_result(state=DONE), rpc_method="SendMessage")]
+    for cases in ERR_CASES.values():
+        for label, code, method in cases:
+            exs.append(over.get(label) or refused(label, code, method))
+    exs.append(over.get("cross_context") or refused("cross_context", -32602, "SendMessage"))
+    return frame_log(*exs, scenario="errors")
+
+
+@pytest.mark.parametrize("rid", sorted(ERR_CASES) + ["A2A-ERR-009", "A2A-ERR-010"])
+def test_error_rules_pass(rid):
+    one(rid, errors_log(), P)
+
+
+@pytest.mark.parametrize("rid, label, code, method", [
+    (rid, *case) for rid, cases in ERR_CASES.items() for case in cases])
+def test_error_rules_fail_on_another_code(rid, label, code, method):
+    f = one(rid, errors_log(**{label: refused(label, -32603, method)}), F)
+    assert "-32603 InternalError" in f.message and str(code) in f.message and f.evidence
+
+
+@pytest.mark.parametrize("rid, label, method", [
+    (rid, cases[0][0], cases[0][2]) for rid, cases in ERR_CASES.items()])
+def test_error_rules_fail_when_accepted(rid, label, method):
+    f = one(rid, errors_log(**{label: unary(label, task(state=DONE), rpc_method=method)}), F)
+    assert "was accepted" in f.message
+
+
+def test_err_005_error_on_the_stream_is_accepted_a_stream_is_not():
+    ev = {"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32004, "terminal", error_info())}
+    f = one("A2A-ERR-005", errors_log(subscribe_terminal=sse("subscribe_terminal", [ev])), P)
+    assert f.reading == "error as a single SSE event"
+    assert one("A2A-ERR-005", errors_log(), P).reading == "error as application/json"
+    streamed = sse("subscribe_terminal", [stream_task(state=DONE)])
+    assert "was streamed" in one("A2A-ERR-005", errors_log(subscribe_terminal=streamed), F).message
+    f = one("A2A-ERR-005", errors_log(subscribe_terminal=sse("subscribe_terminal", [ev, stream_task()])), F)
+    assert "followed by 1 more event" in f.message
+
+
+def test_err_006_parse_error_not_json():
+    f = one("A2A-ERR-006", errors_log(parse_error=unary("parse_error", body=b"<html>oops</html>")), F)
+    assert "not JSON" in f.message and "a body that is not JSON" in f.message
+
+
+def test_err_007_invalid_request_is_the_other_reading():
+    f = one("A2A-ERR-007", errors_log(invalid_params=refused("invalid_params", -32600, "SendMessage")), P)
+    assert "-32600" in f.reading
+
+
+def test_err_009_missing_details_is_non_strict():
+    f = one("A2A-ERR-009", errors_log(bad_version=refused("bad_version", -32009, "GetTask", data=False)), NS)
+    assert "bad_version" in f.message and "no error.data" in f.message
+    wrong = unary("get_unknown", error=rpc_error(-32001, "x", error_info(domain="example.com")))
+    assert "example.com" in one("A2A-ERR-009", errors_log(get_unknown=wrong), NS).message
+    assert judge("A2A-ERR-009", frame_log(unary("get_task", task()))) == []
+
+
+def test_err_010_any_error_passes_acceptance_fails():
+    f = one("A2A-ERR-010", errors_log(cross_context=refused("cross_context", -32001, "SendMessage")), P)
+    assert "-32001" in f.reading
+    f = one("A2A-ERR-010", errors_log(cross_context=unary("cross_context", task_result(state=WORK))), F)
+    assert "was accepted" in f.message and "another context" in f.message
+
+
+def nostream_log(stream_ans=None, sub_ans=None, card_streaming=False, setup=True):
+    card = {"name": "x", "capabilities": {"streaming": card_streaming}}
+    exs = [unary("card_nostream", body=card)]
+    if setup:
+        exs.append(unary("setup_nostream", task_result(state=DONE), rpc_method="SendMessage"))
+    exs.append(stream_ans or sse("stream_refused", [{"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32004)}]))
+    sub = sub_ans or unary("subscribe_refused", error=rpc_error(-32004), rpc_method="SubscribeToTask")
+    sub.request_body = {"jsonrpc": "2.0", "id": 2, "method": "SubscribeToTask",
+                        "params": {"id": "task-1" if setup else "random-id"}}
+    exs.append(sub)
+    return frame_log(*exs, scenario="no-streaming")
+
+
+def test_err_001():
+    f = one("A2A-ERR-001", nostream_log(), P)
+    assert "a single SSE event" in f.reading and "application/json" in f.reading
+    streamed = sse("stream_refused", [stream_task(), status_update(DONE)])
+    f = one("A2A-ERR-001", nostream_log(stream_ans=streamed), F)
+    assert "SendStreamingMessage was streamed (2 event(s)" in f.message and "-32004" in f.message
+    not_found = unary("subscribe_refused", error=rpc_error(-32001))
+    assert "-32001" in one("A2A-ERR-001", nostream_log(sub_ans=not_found), F).message
+    f = one("A2A-ERR-001", nostream_log(sub_ans=copy.deepcopy(not_found), setup=False), NS)
+    assert "TaskNotFoundError accepted" in f.reading
+    assert judge("A2A-ERR-001", nostream_log(card_streaming=True)) == []
+
+
+# -- the edges: nothing to judge, and no answer ------------------------------------------------------
+
+@pytest.mark.parametrize("rid", TASK_IDS + ERR_IDS)
+def test_empty_log_gives_no_finding(rid):
+    assert judge(rid, frame_log()) == []
+
+
+BROKEN = {  # rid: (log builder, label to break)
+    "A2A-TASK-001": (stream_log, "get_task"), "A2A-TASK-002": (stream_log, "stream"),
+    "A2A-TASK-003": (stream_log, "get_task"), "A2A-TASK-004": (stream_log, "get_task_h1"),
+    "A2A-TASK-005": (list_log, "list_context"), "A2A-TASK-006": (list_log, "list_context"),
+    "A2A-TASK-007": (list_log, "list_artifacts"), "A2A-TASK-008": (list_log, "list_page2"),
+    "A2A-TASK-009": (list_log, "list_status"), "A2A-TASK-010": (cancel_log, "cancel"),
+    "A2A-TASK-011": (cancel_log, "subscribe"), "A2A-TASK-012": (cancel_log, "stream"),
+    "A2A-ERR-001": (nostream_log, "stream_refused"), "A2A-ERR-002": (errors_log, "send_unknown"),
+    "A2A-ERR-003": (errors_log, "cancel_terminal"), "A2A-ERR-004": (errors_log, "send_terminal"),
+    "A2A-ERR-005": (errors_log, "subscribe_terminal"), "A2A-ERR-006": (errors_log, "parse_error"),
+    "A2A-ERR-007": (errors_log, "invalid_params"), "A2A-ERR-008": (errors_log, "bad_version"),
+    "A2A-ERR-010": (errors_log, "cross_context"),
+}
+
+
+@pytest.mark.parametrize("rid", sorted(BROKEN))
+def test_transport_failure_gives_error(rid):
+    build, label = BROKEN[rid]
+    log = build()
+    i = next(i for i, ex in enumerate(log.exchanges) if ex.label == label)
+    log.exchanges[i] = broken(label, "ReadTimeout: timed out")
+    f = one(rid, log, E)
+    assert "ReadTimeout" in f.message and label in f.message
+
+
+def test_unary_body_cut_at_the_time_limit_is_no_answer():
+    log = stream_log()
+    log.exchanges[1].end, log.exchanges[1].chunks[0].data = END_TIME_LIMIT, b'{"jsonrpc": "2.0", "res'
+    assert "time limit" in one("A2A-TASK-001", log, E).message
+
+
+def test_err_009_ignores_exchanges_without_answer():
+    log = errors_log()
+    log.exchanges.append(broken("late"))
+    one("A2A-ERR-009", log, P)
+
+
+@pytest.mark.parametrize("rid", ["A2A-TASK-001", "A2A-TASK-003", "A2A-TASK-004"])
+def test_missing_readback_gives_no_finding(rid):
+    assert judge(rid, frame_log(seed_stream())) == []
