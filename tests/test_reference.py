@@ -19,8 +19,9 @@ import pytest
 
 from streamcert import a2a
 from streamcert.catalogue import load_catalogue
-from streamcert.reference import FAULTS, ReferenceServer, create_app
-from streamcert.reference.faults import describe_faults
+from streamcert.reference.app import create_app
+from streamcert.reference.faults import FAULTS, describe_faults
+from streamcert.reference.server import ReferenceServer
 
 RPC = "/a2a/jsonrpc"
 NO_STREAMING = "/agents/no-streaming"

@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--progress-url", type=_url, help="a progress stream")
     run.add_argument("--client-cmd", help="a client to certify")
     run.add_argument("--line-cmd", help="a progress-line renderer to certify")
+    run.add_argument("--progress-pointer", default="/progress",
+                     help="JSON pointer to the progress object in each progress-stream event")
+    run.add_argument("--progress-cases", help="another copy of cases/progress.json to judge by")
     run.add_argument("--profile", action="append", choices=PROFILES, default=[],
                      help="profile to certify (repeatable); default: every profile that has a target")
     run.add_argument("--level", choices=("must", "should", "may"), default="may",
@@ -125,7 +128,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for flag, value in (("--sut-url", args.url), ("--sut-nostream-url", args.nostream_url),
                         ("--acp-cmd", args.acp_cmd), ("--progress-url", args.progress_url),
                         ("--client-cmd", args.client_cmd), ("--line-cmd", args.line_cmd),
-                        ("--record", args.record), ("--baseline", args.baseline), ("--sut-fault", args.fault)):
+                        ("--record", args.record), ("--baseline", args.baseline), ("--sut-fault", args.fault),
+                        ("--progress-pointer", args.progress_pointer), ("--progress-cases", args.progress_cases)):
         if value:
             pytest_args += [flag, value]
     for profile in args.profile:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import sys
 import traceback
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +27,10 @@ FINDINGS_KEY = "streamcert_findings"
 ENV_URL = "STREAMCERT_SUT_URL"  # how an embedded reference's URL reaches xdist workers
 ENV_NOSTREAM_URL = "STREAMCERT_SUT_NOSTREAM_URL"
 NOSTREAM_PATH = "/agents/no-streaming"  # the reference's agent without streaming
+PROGRESS_PATH = "/progress"  # the reference's progress stream (POST the script, read SSE)
+# The embedded reference's other targets, by environment so that xdist workers see them too.
+ENV_TARGETS = {"progress_url": "STREAMCERT_PROGRESS_URL", "line_cmd": "STREAMCERT_LINE_CMD",
+               "acp_cmd": "STREAMCERT_ACP_CMD", "client_cmd": "STREAMCERT_CLIENT_CMD"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,6 +54,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--progress-url", default=None, help="a progress stream to judge")
     g.addoption("--client-cmd", default=None, help="a client to certify")
     g.addoption("--line-cmd", default=None, help="a progress-line renderer to certify")
+    g.addoption("--progress-pointer", default="/progress",
+                help="JSON pointer to the progress object in each progress-stream event (default /progress)")
+    g.addoption("--progress-cases", default=None,
+                help="another copy of cases/progress.json (e.g. a project's conformance/progress.json)")
 
 
 # -- configuration and the embedded reference ------------------------------------------------------
@@ -78,13 +88,20 @@ def pytest_configure(config: pytest.Config) -> None:
     if _is_worker(config) or not _runs_suite(config):
         return
     if not config.getoption("sut_url") and not _other_targets(config):
+        from .reference.faults import FAULTS
         from .reference.process import ReferenceProcess
 
-        proc = ReferenceProcess(fault=config.getoption("sut_fault"))
+        fault = config.getoption("sut_fault")
+        broken = FAULTS[fault].target if fault else None  # which embedded program runs the fault
+        proc = ReferenceProcess(fault=fault if broken == "server" else None)
         url = proc.start()
         state.embedded = proc
         os.environ[ENV_URL] = url
         os.environ[ENV_NOSTREAM_URL] = url + NOSTREAM_PATH
+        os.environ[ENV_TARGETS["progress_url"]] = url + PROGRESS_PATH
+        for option, module in (("line_cmd", "line"), ("acp_cmd", "acp")):
+            cmd = f"{shlex.quote(sys.executable)} -m streamcert.reference.{module}"
+            os.environ[ENV_TARGETS[option]] = cmd + (f" --fault {fault}" if broken == module else "")
     state.started = _now()
 
 
@@ -119,8 +136,11 @@ class _State:
         for raw in opt("sut_header"):
             name, _, value = raw.partition(":")
             headers[name.strip()] = value.strip()
+        embedded = not (opt("sut_url") or _other_targets(self.config))
+        others = {o: opt(o) or (os.environ.get(env) if embedded else None) for o, env in ENV_TARGETS.items()}
         return Target(a2a_url=url, nostream_url=nostream, stream_limit=opt("stream_limit"),
-                      timeout=opt("sut_timeout"), headers=headers)
+                      timeout=opt("sut_timeout"), headers=headers, progress_pointer=opt("progress_pointer"),
+                      progress_cases=opt("progress_cases"), **others)
 
     def selected_profiles(self) -> set[str]:
         chosen = set(self.config.getoption("streamcert_profile"))
@@ -138,10 +158,10 @@ class _State:
         return profiles
 
     def target_json(self) -> dict[str, Any]:
-        opt = self.config.getoption
-        return {"a2a": opt("sut_url") or os.environ.get(ENV_URL), "acp": opt("acp_cmd"),
-                "progress": opt("progress_url"), "client": opt("client_cmd"), "line": opt("line_cmd"),
-                "fault": opt("sut_fault")}
+        t = self.target()
+        return {"a2a": t.a2a_url, "acp": t.acp_cmd, "progress": t.progress_url, "client": t.client_cmd,
+                "line": t.line_cmd, "fault": self.config.getoption("sut_fault"),
+                "embedded": not (self.config.getoption("sut_url") or _other_targets(self.config))}
 
 
 _STATE = pytest.StashKey[_State]()
@@ -165,8 +185,8 @@ class Streamcert:
         if scenario.profile not in self.state.selected_profiles():
             pytest.skip(f"profile {scenario.profile} not selected")
         target = self.target
-        if scenario.profile in ("a2a", "interactions", "plans") and not target.a2a_url:
-            pytest.skip("no A2A target (--sut-url)")
+        if not target.has(scenario.profile):
+            pytest.skip(f"no target for profile {scenario.profile}")
         try:
             log = run_scenario(scenario_id, target)
         except Exception as exc:  # a harness fault is reported as ERROR, never as a pass

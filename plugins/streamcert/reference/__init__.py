@@ -1,9 +1,6 @@
 """The embedded reference A2A agent: a real HTTP server on loopback that plays test-agent scripts,
-plus fault variants that each break one rule (faults.FAULTS)."""
+plus fault variants that each break one rule (faults.FAULTS).
 
-from .agents import AGENTS, AgentSpec
-from .app import create_app
-from .faults import FAULTS, Fault, describe_faults
-from .server import ReferenceServer, serve
-
-__all__ = ["AGENTS", "FAULTS", "AgentSpec", "Fault", "ReferenceServer", "create_app", "describe_faults", "serve"]
+Kept free of imports: the CLI and the pytest plugin read the fault table before pytest starts,
+and importing the server here would load Starlette (and anyio) ahead of pytest's own plugins.
+"""

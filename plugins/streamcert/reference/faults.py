@@ -18,6 +18,9 @@ class Fault:
     description: str
     catches: tuple[str, ...]
     also: tuple[str, ...] = ()
+    # Which embedded program the fault breaks: "server" (the reference HTTP server: its A2A agents
+    # and its progress route), "line" (the reference line renderer), "acp" (the reference ACP agent).
+    target: str = "server"
 
 
 def _stream(*nums: int) -> tuple[str, ...]:

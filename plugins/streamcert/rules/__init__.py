@@ -10,6 +10,7 @@ unless another test decides it).
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -21,7 +22,6 @@ from ..outcomes import Finding, Outcome
 RuleFn = Callable[["FrameLog", "RuleContext"], Iterable[Finding]]
 
 _REGISTRY: dict[str, list[RuleFn]] = {}
-_RULE_MODULES = ("wire", "card", "stream", "task", "errors")
 _loaded = False
 
 
@@ -55,10 +55,11 @@ def rule(*req_ids: str) -> Callable[[RuleFn], RuleFn]:
 
 
 def _load() -> None:
+    """Import every module of this package once: each registers the rules it defines."""
     global _loaded
     if not _loaded:
-        for name in _RULE_MODULES:
-            importlib.import_module(f"{__name__}.{name}")
+        for info in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{info.name}")
         _loaded = True
 
 

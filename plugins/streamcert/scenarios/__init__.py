@@ -8,13 +8,14 @@ module lists the labels it writes.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import pkgutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Awaitable, Callable
 
 from ..catalogue import Scenario, load_scenario
 from ..framelog import FrameLog
-from ..wire.capture import Clock
 
 
 @dataclass
@@ -26,6 +27,18 @@ class Target:
     stream_limit: float = 15.0  # seconds a single stream may stay open before it is cut
     timeout: float = 10.0  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output
+    progress_url: str | None = None  # a progress stream: POST the script, read SSE (DESIGN §6)
+    progress_pointer: str = "/progress"  # JSON pointer to the progress object in each event
+    progress_cases: str | None = None  # another copy of cases/progress.json to judge by
+    line_cmd: str | None = None  # a progress-line renderer (DESIGN §7)
+    acp_cmd: str | None = None  # an ACP agent, started as a subprocess
+    client_cmd: str | None = None  # a client to certify (DESIGN §7)
+
+    def has(self, profile: str) -> bool:
+        """Whether this target can be judged on a profile."""
+        return bool({"a2a": self.a2a_url, "interactions": self.a2a_url, "plans": self.a2a_url,
+                     "acp": self.acp_cmd, "progress": self.progress_url, "line": self.line_cmd,
+                     "client": self.client_cmd}.get(profile))
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -45,7 +58,9 @@ def driver(name: str) -> Callable[[Driver], Driver]:
 
 
 def _load() -> None:
-    from . import a2a  # noqa: F401  (registers the A2A drivers)
+    """Import every driver module of this package once: each registers its drivers."""
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
 
 
 def run_scenario(scenario_id: str, target: Target) -> FrameLog:
@@ -61,5 +76,3 @@ def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     return log
 
 
-def new_clock() -> Clock:
-    return Clock()
