@@ -68,6 +68,11 @@ async def rpc(request: Request):
                 n += 1
                 await asyncio.sleep(GAP)
         return StreamingResponse(endless(), media_type="text/event-stream")
+    if method == "Silent":
+        async def silent():  # one event, then nothing at all, never closing
+            yield b'data: {"n": 0}\n\n'
+            await asyncio.sleep(30)
+        return StreamingResponse(silent(), media_type="text/event-stream")
     # Anything else: a plain JSON answer (also to a streaming call).
     return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"),
                          "error": {"code": -32601, "message": "Method not found"}}, status_code=400)
@@ -216,6 +221,16 @@ def test_endless_stream_is_cut_at_the_limit(base_url):
     assert ex.t_end - ex.t_sent >= 0.9 * limit
     assert len(ex.data_events()) >= 2
     assert ex.notes["limit_s"] == limit
+
+
+def test_a_silent_stream_is_cut_at_the_limit_not_by_the_read_timeout(base_url):
+    # The unary timeout (0.2 s) is shorter than the stream limit (0.8 s): a stream that stays open
+    # and silent is a stream the server did not close, not a target that gave no answer.
+    ex = run_client(base_url, lambda c: c.stream("Silent", {}, label="stream", limit=0.8), timeout=0.2)
+    assert ex.end == END_TIME_LIMIT, (ex.end, ex.error)
+    assert ex.error is None
+    assert ex.t_end - ex.t_sent >= 0.75
+    assert [e.data for e in ex.data_events()] == ['{"n": 0}']
 
 
 def test_until_stops_the_stream(base_url):

@@ -136,7 +136,11 @@ class A2AClient:
     async def _exchange(self, ex: Exchange, http_method: str, url: str, headers: dict[str, str],
                         content: bytes | None, until: Until | None, on_event: OnEvent | None) -> None:
         assert self._http is not None
-        request = self._http.build_request(http_method, url, headers=headers, content=content)
+        # A stream may rightly stay silent for a while (a task at work); its only bound is the
+        # per-stream limit, so no read timeout may end it first and be mistaken for "no answer".
+        timeout = httpx.Timeout(self.timeout, read=None) if ex.notes.get("streaming") else None
+        request = self._http.build_request(http_method, url, headers=headers, content=content,
+                                           **({"timeout": timeout} if timeout else {}))
         response = await self._http.send(request, stream=True)
         try:
             ex.status = response.status_code
