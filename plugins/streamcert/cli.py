@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault", help="run this fault variant")
     serve.add_argument("--list-faults", action="store_true", help="list the fault variants and exit")
     serve.add_argument("--deterministic", action="store_true", help="fixed clock and ids: byte-stable streams")
+    serve.add_argument("--d3", choices=("close", "open"), default="close",
+                       help="conflict D3: at an interrupted state streams close (default) or stay open")
     return parser
 
 
@@ -120,7 +122,10 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     report_dir = Path(args.report)
     extra = [a for a in args.pytest_args if a != "--"]
+    # The CLI has imported streamcert before pytest loads it as a plugin, so pytest cannot rewrite
+    # its asserts (the suite asserts nothing with `assert`); that warning is noise for a user.
     pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull,
+                   "-W", "ignore::pytest.PytestAssertRewriteWarning",
                    "--rootdir", str(Path.cwd()), "-q", "-rN",
                    "--junitxml", str(report_dir / "junit.xml"), "--streamcert-report", str(report_dir),
                    "--streamcert-level", args.level, "--stream-limit", str(args.stream_limit),
@@ -199,7 +204,7 @@ def cmd_serve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"unknown fault {args.fault!r}; `streamcert serve --list-faults` lists them")
     if not 0 <= args.port <= 65535:
         parser.error(f"--port {args.port} is not a port number")
-    serve(port=args.port, fault=args.fault, deterministic=args.deterministic)
+    serve(port=args.port, fault=args.fault, deterministic=args.deterministic, d3=args.d3)
     return 0
 
 
