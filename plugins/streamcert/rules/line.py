@@ -1,0 +1,216 @@
+"""LINE-: the line a client draws for a progress object (seed 003 §2–§3), judged case by case.
+
+Reads the log of scenarios/line.py: the cases (log.notes["cases"]), the inputs in the order sent
+(log.notes["inputs"]) and the renderer's output lines (exchange `line`), the n-th line answering the
+n-th input. A case names the requirements it exercises; a line that differs from the case is blamed
+on the part that differs:
+  the text (before the last " · ")       the case's text requirements (LINE-001…006, 010, 012, 013)
+  elapsed missing                        LINE-007 (the line is "{{text}} · {{elapsed}}")
+  elapsed drawn for stopped / failed     LINE-011
+  elapsed drawn with another value       LINE-009 in a ticking case, else LINE-008
+The text-alone outputs are judged by LINE-013, the repeated pass by LINE-014. A line that matches
+one of a case's `readings` passes, and the reading taken is reported.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..framelog import END_ERROR, FrameLog
+from ..outcomes import Finding, Outcome
+from . import RuleContext, fail, ok, outcome, quote, rule
+
+SEPARATOR = " · "
+SOURCE_TEXT = "003_0323612bcd959943.txt · 2. The phases"
+SOURCE_LINE = "003_0323612bcd959943.txt · 3. The line a client draws"
+IDS = tuple(f"LINE-{n:03d}" for n in range(1, 15))
+TIME_IDS = {"LINE-007", "LINE-008", "LINE-009", "LINE-011"}
+EVIDENCE_LIMIT = 12
+
+# The sentence each requirement checks, quoted in its failures.
+SENTENCES = {
+    "LINE-001": (SOURCE_TEXT, "the texts are loop.json progress.texts, word for word"),
+    "LINE-002": (SOURCE_TEXT, "without an optional field the phase's other text (Queued, Writing, Running {{tool}}, …)"),
+    "LINE-003": (SOURCE_TEXT, "the fixed words a field stands for (progress.reason, progress.what, "
+                              "progress.stopped_reason)"),
+    "LINE-004": (SOURCE_TEXT, "percent is floor(done × 100 / total)"),
+    "LINE-005": (SOURCE_TEXT, "numbers are written as integers … in the client's own number format"),
+    "LINE-006": (SOURCE_TEXT, "rate with one decimal (12.5)"),
+    "LINE-007": (SOURCE_LINE, "{{text}} · {{elapsed}} (progress.line) for every phase but stopped and failed"),
+    "LINE-008": (SOURCE_LINE, "elapsed is now − since, written in whole seconds as a ticking clock writes durations "
+                              "(5s, 1m 05s, 1h 02m)"),
+    "LINE-009": (SOURCE_LINE, "kept moving by the client at least once a second while the phase lasts"),
+    "LINE-010": (SOURCE_LINE, "retrying's in is likewise counted down from since (never below 0)"),
+    "LINE-011": (SOURCE_LINE, "stopped and failed … draw their text alone"),
+    "LINE-012": ("003_0323612bcd959943.txt · 1. The object", "a field that is not known is left out (never null, "
+                                                              "never a guess), and the text says less"),
+    "LINE-013": (SOURCE_LINE, "the text alone, without · elapsed, is enough; nothing else is shortened"),
+    "LINE-014": (SOURCE_LINE, "every client draws the same line for the same object"),
+}
+
+
+def split_line(line: str) -> tuple[str, str | None]:
+    """(text, elapsed) of a line; elapsed None when the line has no separator."""
+    if SEPARATOR in line:
+        text, tail = line.rsplit(SEPARATOR, 1)
+        return text, tail
+    return line, None
+
+
+def match(got: str, case: dict[str, Any], key: str) -> tuple[bool, str | None]:
+    """Whether `got` is the case's line (key "line") or text ("text"); the reading's name if one was taken."""
+    if got == case[key]:
+        return True, None
+    for reading in case.get("readings", []):
+        if got == reading[key]:
+            return True, reading["name"]
+    return False, None
+
+
+def blame(case: dict[str, Any], got: str) -> tuple[set[str], set[str], str]:
+    """(the requirements a wrong line breaks, those it can still be credited with, which part differs).
+
+    A requirement is credited only when the part of the line it concerns is as the case says: an
+    unreadable line credits nothing about its elapsed."""
+    listed = set(case["requirements"])
+    want_text, want_tail = split_line(case["line"])
+    got_text, got_tail = split_line(got)
+    readings = case.get("readings", [])
+    text_ok = got_text == want_text or any(split_line(r["line"])[0] == got_text for r in readings)
+    tail_ok = got_tail == want_tail or any(split_line(r["line"])[1] == got_tail for r in readings)
+    broken: set[str] = set()
+    parts = []
+    if not text_ok:
+        broken |= (listed - TIME_IDS) or {"LINE-001"}
+        parts.append("the text")
+    if not tail_ok:
+        if want_tail is None:
+            broken.add("LINE-011")
+            parts.append("elapsed drawn where the text stands alone")
+        elif got_tail is None:
+            broken.add("LINE-007")
+            parts.append("no · elapsed")
+        else:
+            broken.add("LINE-009" if "LINE-009" in listed else "LINE-008")
+            parts.append("elapsed")
+    credited = (listed - TIME_IDS if text_ok else set()) | (listed & TIME_IDS if tail_ok else set())
+    return broken or listed, credited - broken, " and ".join(parts) or "the line"
+
+
+@dataclass
+class Tally:
+    """What one requirement saw over the cases."""
+
+    passed: int = 0
+    readings: set[str] = field(default_factory=set)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _evidence(case: dict[str, Any], sent: str, expected: str, got: str | None, note: str) -> dict[str, Any]:
+    return {"exchange": "line", "case": case["name"], "group": case["group"], "input": quote(sent),
+            "expected": expected, "got": "(no line)" if got is None else quote(got), "note": note}
+
+
+@rule(*IDS)
+def line_cases(log: FrameLog, ctx: RuleContext) -> list[Finding]:
+    wanted = [r for r in (ctx.scenario.requirements if ctx.scenario else IDS) if r in IDS]
+    if log.notes.get("cases_error"):
+        return [outcome(r, Outcome.ERROR, f"the cases could not be used: {log.notes['cases_error']}") for r in wanted]
+    ex = log.get("line")
+    if ex is None or "cases" not in log.notes:
+        return []
+    if ex.end == END_ERROR:
+        return [outcome(r, Outcome.ERROR, f"the renderer did not start ({ex.url}): {ex.error}") for r in wanted]
+    cases = log.notes["cases"]
+    inputs = log.notes["inputs"]
+    sent = list(ex.request_body or [])
+    lines = [ev.data for ev in ex.events]
+    answers: dict[tuple[str, int], str | None] = {}
+    sent_of: dict[tuple[str, int], str] = {}
+    for n, item in enumerate(inputs):
+        answers[(item["case"], item["pass"])] = lines[n] if n < len(lines) else None
+        sent_of[(item["case"], item["pass"])] = sent[n] if n < len(sent) else json.dumps(item)
+    tallies = {r: Tally() for r in IDS}
+    missing_note = _missing_note(ex, len(lines), len(inputs))
+
+    for case in cases:
+        name = case["name"]
+        got = answers.get((name, 1))
+        if got is None:
+            for r in case["requirements"]:
+                tallies[r].failures.append(_evidence(case, sent_of[(name, 1)], case["line"], None, missing_note))
+        else:
+            good, reading = match(got, case, "line")
+            if good:
+                for r in case["requirements"]:
+                    tallies[r].passed += 1
+                    if reading:
+                        tallies[r].readings.add(f"{reading} ({name})")
+            else:
+                broken, credited, part = blame(case, got)
+                for r in credited:
+                    tallies[r].passed += 1
+                for r in broken:
+                    tallies[r].failures.append(_evidence(case, sent_of[(name, 1)], case["line"], got,
+                                                         f"{part} differs"))
+        _judge_text(case, got, answers.get((name, 2)), sent_of[(name, 2)], tallies["LINE-013"], missing_note)
+        _judge_repeat(case, got, answers.get((name, 3)), sent_of[(name, 3)], tallies["LINE-014"], missing_note)
+
+    findings = []
+    for r in wanted:
+        t = tallies[r]
+        source, sentence = SENTENCES[r]
+        if t.failures:
+            shown = "; ".join(f"{e['case']}: expected {e['expected']!r}, got {e['got']!r}" for e in t.failures[:3])
+            more = f" (and {len(t.failures) - 3} more)" if len(t.failures) > 3 else ""
+            findings.append(fail(r, f"{len(t.failures)} case(s) drawn wrong: {shown}{more}. {source}: \"{sentence}\"",
+                                 t.failures[:EVIDENCE_LIMIT], measured={"cases_failed": len(t.failures),
+                                                                        "cases_passed": t.passed}))
+        elif t.passed:
+            findings.append(ok(r, f"{t.passed} case(s) drawn as {log.notes.get('cases_source', 'the cases')} says",
+                               measured={"cases_passed": t.passed},
+                               reading="; ".join(sorted(t.readings)) or None))
+    return findings
+
+
+def _missing_note(ex, have: int, want: int) -> str:
+    why = f"no line for this input: the renderer wrote {have} line(s) for {want} input(s)"
+    if ex.status not in (0, None):
+        why += f", exited with status {ex.status}"
+    elif ex.status is None and ex.end != "closed":
+        why += ", and was cut at the stream limit"
+    if ex.notes.get("stderr"):
+        why += f"; stderr: {quote(ex.notes['stderr'].strip(), 300)}"
+    return why
+
+
+def _judge_text(case, line_got: str | None, got: str | None, sent: str, tally: Tally, missing: str) -> None:
+    """LINE-013: the text alone is the case's text, or, where the line itself was wrong (and blamed
+    there), at least the renderer's own line without its · elapsed."""
+    if got is None:
+        tally.failures.append(_evidence(case, sent, case["text"], None, missing))
+        return
+    good, reading = match(got, case, "text")
+    if good:
+        tally.passed += 1
+        if reading:
+            tally.readings.add(f"{reading} ({case['name']})")
+        return
+    if line_got is not None and not match(line_got, case, "line")[0] and got == split_line(line_got)[0]:
+        tally.passed += 1  # consistent with a line already blamed on its own requirements
+        return
+    tally.failures.append(_evidence(case, sent, case["text"], got, "the text alone differs"))
+
+
+def _judge_repeat(case, first: str | None, again: str | None, sent: str, tally: Tally, missing: str) -> None:
+    """LINE-014: the same object at the same now, sent again later (in another order), draws the same line."""
+    if first is None:
+        return
+    if again is None:
+        tally.failures.append(_evidence(case, sent, first, None, missing))
+    elif again != first:
+        tally.failures.append(_evidence(case, sent, first, again, "the same input drew another line the second time"))
+    else:
+        tally.passed += 1
