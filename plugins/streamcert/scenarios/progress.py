@@ -1,0 +1,31 @@
+"""The driver for progress streams (profile `progress`, seed 003).
+
+It POSTs the scenario's script to the progress URL (`{"urn:streamcert:script": …}`, DESIGN §6) and
+reads the answer as SSE whose events are JSON objects holding a progress object (at the JSON pointer
+`target.progress_pointer`, default `/progress`) and the status text beside it.
+
+Labels written (read by streamcert.rules.progress):
+  progress      the progress stream of one turn, bounded by target.stream_limit
+Log notes: `progress_pointer` (the pointer the rules read with).
+"""
+
+from __future__ import annotations
+
+from .. import a2a
+from ..catalogue import Scenario
+from ..framelog import FrameLog
+from ..wire.jsonrpc import A2AClient
+from . import Target, driver
+
+LABEL = "progress"
+POINTER_NOTE = "progress_pointer"
+
+
+@driver("progress-stream")
+async def progress_stream(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    assert target.progress_url, "the progress profile runs only with a progress URL"
+    log.target = target.progress_url
+    log.notes[POINTER_NOTE] = target.progress_pointer
+    async with A2AClient(target.progress_url, log, stream_limit=target.stream_limit, timeout=target.timeout,
+                         headers=target.headers) as client:
+        await client.post_stream(target.progress_url, {a2a.SCRIPT_KEY: scenario.script}, label=LABEL)
