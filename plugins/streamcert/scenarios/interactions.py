@@ -1,0 +1,232 @@
+"""The driver of the interrupted-state scenarios (profile `interactions`: A2A-INT-, IX-, IDEM-).
+
+One scripted task pauses one or more times (ask, call, connect). At each pause the driver reads the
+task back, opens a second stream on it (SubscribeToTask) before answering, so whichever reading of D3
+the server takes, a stream carries the task on: the first stream if it stays open, the new one if
+it closed at the pause. Then it does what the scenario's `pauses` list says and answers with a
+blocking SendMessage.
+
+Scenario data: `extension` (activate interactions/v1, default true), `prompt`, `sentinel` (a string
+the script puts in a call's args), `pauses`: [{"answer": SPEC, "before": [ACTION…], "after": [ACTION…],
+"concurrent": bool}], `after_end`: ["answer_terminal"]. SPEC: {"value": V} | {"approved": B} (through
+the extension) | {"text": T} | {"data": V} (a plain reply).
+ACTIONs: text_reply, retry_prev, reuse_prev, wrong_id, stale (before an answer); retry (after it).
+
+Labels written (read by streamcert.rules.interactions and .idempotency):
+  card, stream                  the card; SendStreamingMessage carrying the script
+  get_pause_N, list_pause_N     GetTask / ListTasks (by contextId) at pause N (1-based)
+  subscribe_N                   SubscribeToTask opened at pause N, before its answer (and before GetTask)
+  text_reply_N, get_after_text_N      a plain text reply at pause N, then GetTask
+  retry_M, reuse_M              answer M sent again: same messageId and body / same messageId, other body
+  get_after_retry_N             GetTask right after retry_M (M = N-1) at pause N
+  wrong_id_N, stale_N           an answer naming no interaction / the interaction of pause N-1
+  get_checked_N                 GetTask after those refused or repeated answers
+  answer_N, answer_N_twin       the answer to pause N (the twin: the same request at the same moment); a
+                                SendStreamingMessage when both streams had ended (it then carries the task on)
+  get_final, answer_terminal    GetTask after the streams ended; an answer to the ended task
+log.notes: "interactions": {"extension": bool, "sentinel": str|None, "pauses": [{"stream": label,
+"interactionId": id|None}]}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import uuid
+from typing import Any
+
+from .. import a2a
+from ..catalogue import Scenario
+from ..framelog import Event, FrameLog
+from . import Target, driver
+from .a2a import _open, declared_extensions, streaming_declared, unsupported, user_message
+
+URI = a2a.INTERACTIONS_EXT
+EXTENSION_PREFIXES = ("IX-", "IDEM-")
+
+
+def _result(ev: Event) -> dict[str, Any] | None:
+    value = ev.payload
+    result = value.get("result") if isinstance(value, dict) else None
+    return result if isinstance(result, dict) else None
+
+
+def pause_key(status: dict[str, Any]) -> Any:
+    """What tells one pause from another: its status message's id, else its state and timestamp."""
+    message = status.get("message")
+    if isinstance(message, dict) and message.get("messageId"):
+        return message["messageId"]
+    return (status.get("state"), status.get("timestamp"))
+
+
+def interaction_of(status: Any) -> dict[str, Any] | None:
+    message = status.get("message") if isinstance(status, dict) else None
+    meta = message.get("metadata") if isinstance(message, dict) else None
+    value = meta.get(URI) if isinstance(meta, dict) else None
+    return value if isinstance(value, dict) else None
+
+
+class Feed:
+    """Events of every stream the driver has open, in arrival order, tagged with the stream's label."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.first: dict[str, asyncio.Event] = {}
+        self.task: dict[str, Any] | None = None  # the first Task a stream carried: its ids are the task's
+
+    def on_event(self, label: str):
+        def put(ev: Event) -> None:
+            self.first[label].set()
+            self.queue.put_nowait((label, ev))
+        return put
+
+    def start(self, label: str, make) -> None:
+        self.first[label] = asyncio.Event()
+        task = asyncio.create_task(make(self.on_event(label)))
+        task.add_done_callback(lambda _t: (self.first[label].set(), self.queue.put_nowait((label, None))))
+        self.tasks[label] = task
+
+    async def next_pause(self, seen: set) -> tuple[str, dict[str, Any]] | None:
+        """The next interrupted statusUpdate not seen before, on any stream; None when all have ended."""
+        while True:
+            if self.queue.empty() and all(t.done() for t in self.tasks.values()):
+                return None
+            label, ev = await self.queue.get()
+            result = _result(ev) if ev is not None else None
+            if result and isinstance(result.get("task"), dict) and self.task is None:
+                self.task = result["task"]
+            update = result.get("statusUpdate") if result else None
+            status = update.get("status") if isinstance(update, dict) else None
+            if isinstance(status, dict) and a2a.is_interrupted(status.get("state")):
+                key = pause_key(status)
+                if key not in seen:
+                    seen.add(key)
+                    return label, update
+
+    async def finish(self) -> None:
+        if self.tasks:
+            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+
+
+def answer_message(spec: dict[str, Any], task_id: str, context_id: str | None,
+                   interaction_id: str | None) -> dict[str, Any]:
+    """The answer as seed 004 shows it (extension metadata and a data part), or a plain reply."""
+    message: dict[str, Any] = {"messageId": f"answer-{uuid.uuid4()}", "role": a2a.ROLE_USER, "taskId": task_id}
+    if context_id:
+        message["contextId"] = context_id
+    if "text" in spec:
+        message["parts"] = [{"text": spec["text"]}]
+    elif "data" in spec:
+        message["parts"] = [{"data": spec["data"], "mediaType": "application/json"}]
+    else:
+        key = "approved" if "approved" in spec else "value"
+        message["parts"] = [{"data": {key: spec[key]}, "mediaType": "application/json"}]
+        message["extensions"] = [URI]
+        message["metadata"] = {URI: {"interactionId": interaction_id, key: spec[key]}}
+    return message
+
+
+@driver("interactions")
+async def interactions(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    data = scenario.data
+    use_ext = data.get("extension", True)
+    client, card = await _open(target, log)
+    try:
+        if not streaming_declared(card):
+            unsupported(log, list(scenario.requirements), "the card does not declare capabilities.streaming: true")
+            return
+        if URI not in declared_extensions(card):
+            ids = list(scenario.requirements) if use_ext else [
+                r for r in scenario.requirements if r.startswith(EXTENSION_PREFIXES)]
+            unsupported(log, ids, f"the card does not declare the {URI} extension (capabilities.extensions)")
+            if use_ext:
+                return
+        await _play(client, target, scenario, log, [URI] if use_ext else [])
+    finally:
+        await client.__aexit__()
+
+
+async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts: list[str]) -> None:
+    data = scenario.data
+    notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": []}
+    log.notes["interactions"] = notes
+    feed = Feed()
+    first = user_message(data.get("prompt", "Run the scenario"), script=scenario.script)
+    feed.start("stream", lambda cb: client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": first}, label="stream",
+                                                  extensions=exts, on_event=cb))
+    seen: set = set()
+    sent: dict[int, dict[str, Any]] = {}  # answer N's message
+    opened: dict[int, str | None] = {}  # interaction id of pause N
+    task_id = context_id = None
+    for n, pause in enumerate(data.get("pauses", []), start=1):
+        found = await feed.next_pause(seen)
+        if found is None:
+            break
+        label, update = found
+        task_id, context_id = update.get("taskId"), update.get("contextId")
+        if feed.task is not None:  # the Task's own ids, when the stream began with it
+            task_id, context_id = feed.task.get("id") or task_id, feed.task.get("contextId") or context_id
+        interaction = interaction_of(update.get("status")) or {}
+        opened[n] = interaction.get("interactionId") if isinstance(interaction.get("interactionId"), str) else None
+        notes["pauses"].append({"stream": label, "interactionId": opened[n]})
+        sub = f"subscribe_{n}"
+        feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid}, label=sub,
+                                                                       extensions=exts, on_event=cb))
+        await feed.first[sub].wait()
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_pause_{n}", extensions=exts)
+        await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"list_pause_{n}", extensions=exts)
+        await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)
+        message = answer_message(pause["answer"], task_id, context_id, opened[n])
+        sent[n] = message
+        if feed.tasks[sub].done() and feed.tasks[label].done():
+            # Both streams have ended (the subscription was refused or cut at once): the answer goes
+            # as a new streaming message, the other way the close reading of D3 resumes a task.
+            feed.start(f"answer_{n}", lambda cb, m=message, lab=f"answer_{n}": client.stream(
+                a2a.SEND_STREAMING_MESSAGE, {"message": m}, label=lab, extensions=exts, on_event=cb))
+            await feed.first[f"answer_{n}"].wait()
+            continue
+        calls = [client.call(a2a.SEND_MESSAGE, {"message": message}, label=f"answer_{n}", extensions=exts)]
+        if pause.get("concurrent"):
+            calls.append(client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)},
+                                     label=f"answer_{n}_twin", extensions=exts))
+        await asyncio.gather(*calls)
+        if "retry" in pause.get("after", []):
+            await client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)}, label=f"retry_{n}",
+                              extensions=exts)
+    await feed.finish()
+    if task_id is None:
+        return
+    await client.call(a2a.GET_TASK, {"id": task_id}, label="get_final", extensions=exts)
+    if "answer_terminal" in data.get("after_end", []) and sent:
+        last = max(sent)
+        spec = data["pauses"][last - 1]["answer"]
+        await client.call(a2a.SEND_MESSAGE, {"message": answer_message(spec, task_id, context_id, opened.get(last))},
+                          label="answer_terminal", extensions=exts)
+
+
+async def _before(client, actions: list[str], n: int, task_id: str, context_id: str | None,
+                  opened: dict[int, str | None], sent: dict[int, dict[str, Any]], exts: list[str]) -> None:
+    """The requests a scenario makes at pause N before answering it."""
+    def send(message: dict[str, Any], label: str):
+        return client.call(a2a.SEND_MESSAGE, {"message": message}, label=label, extensions=exts)
+
+    for action in actions:
+        if action == "text_reply":
+            await send(answer_message({"text": "Yes, go ahead."}, task_id, context_id, None), f"text_reply_{n}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_text_{n}", extensions=exts)
+        elif action == "retry_prev" and n - 1 in sent:
+            await send(copy.deepcopy(sent[n - 1]), f"retry_{n - 1}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_retry_{n}", extensions=exts)
+        elif action == "reuse_prev" and n - 1 in sent:
+            other = copy.deepcopy(sent[n - 1])
+            other["parts"] = [{"data": {"value": "a different answer"}, "mediaType": "application/json"}]
+            other["metadata"][URI] = {**other["metadata"][URI], "value": "a different answer"}
+            await send(other, f"reuse_{n - 1}")
+        elif action == "wrong_id":
+            await send(answer_message({"value": "to nothing"}, task_id, context_id,
+                                      f"ix-not-an-interaction-{uuid.uuid4()}"), f"wrong_id_{n}")
+        elif action == "stale" and n - 1 in opened:
+            await send(answer_message({"value": "too late"}, task_id, context_id, opened[n - 1]), f"stale_{n}")
+    if actions:
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_checked_{n}", extensions=exts)

@@ -1,0 +1,20 @@
+"""A2A-INT-, IX-, IDEM-: interrupted states, interactions/v1 and idempotent answers (seed 004; D3 of seed 001)."""
+
+import pytest
+
+SCENARIOS = {
+    "ix-question": "A question: INPUT_REQUIRED, answered with a JSON value, the answer retried, then sent after the end",
+    "ix-question-plain": "A question to a client without the extension, answered by plain text",
+    "ix-approval-granted": "Two held calls approved (approved: true, value: true); never the arguments",
+    "ix-approval-denied": "A held call denied: the model sees tool.denied",
+    "ix-approval-text": "A held call answered by text: -32004, the task unchanged; then approved",
+    "ix-connection": "Four connections: {connected: true}, true, approved: true, {connected: false}",
+    "ix-truncation": "request_connection with an over-long app and reason (emoji, combining marks at the cut)",
+    "ix-two-questions": "Two questions in a row: retry, reused messageId, wrong and stale interactionIds",
+    "ix-concurrent": "Two identical answers at the same moment: one effect",
+}
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+def test_interactions(streamcert, scenario):
+    streamcert.check(scenario)
