@@ -8,7 +8,10 @@ Exchanges
     sse(label, items)                 a text/event-stream answer: each item a result dict (wrapped in an
                                       envelope), a dict with "jsonrpc" (sent as it is), or a str (raw data)
     broken(label, why)                a transport failure (end "error", no status)
+    stdio(label, sent, lines)         a program run on stdin/stdout: the lines written and its output lines
     frame_log(*exchanges, …)          a FrameLog holding them, in order
+    progress_sse(items, times=…)      a progress stream (label "progress"): each item a JSON object sent as
+                                      one event (a str: raw data), at the given arrival times
 
 A2A objects
     text_msg(text, role)              a Message with one text part
@@ -172,3 +175,38 @@ def card_get(card: Any = None, *, status: int = 200, content_type: str = "applic
     return Exchange(label="card", method="GET", url=CARD_URL, status=status,
                     response_headers={"content-type": content_type}, t_sent=t, t_headers=t + 0.01,
                     t_end=t + 0.02, end=END_CLOSED, chunks=[Chunk(t + 0.02, raw)] if raw else [])
+
+
+def stdio(label: str, sent: list[str], lines: list[str], *, status: int | None = 0, end: str = END_CLOSED,
+          error: str | None = None, stderr: str = "") -> Exchange:
+    """A program run on stdin/stdout (wire/stdio.py): the lines written to it and its output lines."""
+    ex = Exchange(label=label, method="STDIO", url="renderer", request_body=list(sent), status=status, end=end,
+                  error=error, t_end=0.1)
+    for n, line in enumerate(lines):
+        ex.chunks.append(Chunk(t=0.01 * n, data=line.encode("utf-8") + b"\n"))
+        ex.events.append(Event(index=n, t=0.01 * n, data=line))
+    if stderr:
+        ex.notes["stderr"] = stderr
+    return ex
+
+
+# -- progress streams (seed 003) -------------------------------------------------------------------------
+
+PROGRESS_URL = "http://127.0.0.1:41241/progress"
+
+
+def progress_sse(items: list[Any], *, times: list[float] | None = None, script: dict | None = None,
+                 end: str = END_CLOSED) -> Exchange:
+    """A progress stream: one SSE event per item (a dict as JSON, a str as it is) arriving at `times`
+    (default 50 ms apart), then `end`."""
+    times = times if times is not None else [0.05 * (i + 1) for i in range(len(items))]
+    events, chunks = [], []
+    for i, (item, at) in enumerate(zip(items, times)):
+        data = item if isinstance(item, str) else json.dumps(item)
+        events.append(Event(index=i, t=at, data=data))
+        chunks.append(Chunk(at, f"data: {data}\n\n".encode("utf-8")))
+    last = times[len(items) - 1] if items else 0.0
+    return Exchange(label="progress", method="POST", url=PROGRESS_URL,
+                    request_body={"urn:streamcert:script": script}, status=200,
+                    response_headers={"content-type": "text/event-stream"}, t_sent=0.0, t_headers=0.01,
+                    t_end=last + 0.01, end=end, chunks=chunks, events=events, notes={"streaming": True})

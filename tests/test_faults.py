@@ -24,7 +24,7 @@ from streamcert.scenarios import Target, run_scenario
 # The profiles each embedded program serves.
 PROFILES = {"server": ("a2a", "interactions", "plans", "progress"), "line": ("line",), "acp": ("acp",)}
 # Modes the unbroken reference server must pass in (options of ReferenceServer), e.g. both D3 readings.
-SERVER_MODES: list[dict] = [{}]
+SERVER_MODES: list[dict] = [{}, {"d3": "open"}]  # D3: streams close at a pause (default) / stay open
 STREAM_LIMIT = 4.0  # a fault that never closes a stream is cut here (tolerance for the close is 2 s)
 
 

@@ -115,6 +115,13 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             parser.error(f"--header {header!r} is not 'NAME: VALUE'")
     if args.baseline and not Path(args.baseline).is_file():
         parser.error(f"--baseline {args.baseline}: no such file")
+    if args.progress_cases:
+        from .progress_cases import CasesError, load_cases
+
+        try:
+            load_cases(args.progress_cases)
+        except CasesError as exc:
+            parser.error(f"--progress-cases: {exc}")
     if args.url:
         problem = _preflight(args.url, args.timeout)
         if problem:

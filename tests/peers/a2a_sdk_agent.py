@@ -12,7 +12,12 @@ Run it from a venv holding ``a2a-sdk[http-server]~=1.3.0`` and ``uvicorn`` (not 
 
 The first line on stdout is the base URL (``http://127.0.0.1:PORT``); logs go to stderr.
 
-Script steps played: ``status``, ``artifact`` (``chunks`` or ``data``), ``sleep``, ``finish``, ``fail``.
+Script steps played: ``status``, ``artifact`` (``chunks`` or ``data``), ``sleep``, ``finish``, ``fail``,
+``ask`` and ``say``. ``ask`` uses the SDK's input-required flow: ``TaskUpdater.requires_input`` with
+the question as the status message, then the executor returns; the follow-up message on the same task
+(the SDK calls ``execute`` again with ``context.current_task``) is the answer, and the script goes on
+where it stopped. ``say`` reports the last answer (its text, or its data as JSON). The peer does not
+implement the interactions/v1 extension and its card does not declare it.
 Any other step fails the task with a message naming it. No script: the task completes with a short
 message.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import socket
 import sys
@@ -68,11 +74,32 @@ def _read_script(context: RequestContext) -> dict[str, Any] | None:
     return script
 
 
+def _answer_text(context: RequestContext) -> str:
+    """A follow-up message's answer as the model sees it: its text, or its data as JSON."""
+    for part in context.message.parts if context.message is not None else []:
+        if part.HasField("text"):
+            return part.text
+        if part.HasField("data"):
+            return json.dumps(MessageToDict(part).get("data"), ensure_ascii=False)
+    return ""
+
+
+class _Paused:
+    """Where a task's script stopped at an ``ask``: its steps, the next step's index."""
+
+    def __init__(self, steps: list[Any], index: int) -> None:
+        self.steps, self.index = steps, index
+
+
 class ScriptedExecutor(AgentExecutor):
     """Plays the streamcert script with TaskUpdater, one SDK event per step (DESIGN §6)."""
 
+    def __init__(self) -> None:
+        self._paused: dict[str, _Paused] = {}  # task id → where its script waits for an answer
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task
+        resumed = self._paused.pop(task.id, None) if task is not None else None
         if task is None:
             # The SDK's documented pattern: the executor publishes the Task first.
             task = new_task_from_user_message(context.message)
@@ -82,16 +109,24 @@ class ScriptedExecutor(AgentExecutor):
         def agent_text(text: str):
             return updater.new_agent_message([new_text_part(str(text))])
 
-        try:
-            script = _read_script(context)
-        except ScriptError as exc:
-            await updater.failed(agent_text(str(exc)))
-            return
-        if script is None:
-            await updater.complete(agent_text("No streamcert script in the message; nothing to do."))
-            return
+        last_result = ""
+        if resumed is not None:
+            # The follow-up message answers the question: back to work where the script stopped.
+            last_result = _answer_text(context)
+            await updater.update_status(TaskState.TASK_STATE_WORKING)
+            steps, start = resumed.steps, resumed.index
+        else:
+            try:
+                script = _read_script(context)
+            except ScriptError as exc:
+                await updater.failed(agent_text(str(exc)))
+                return
+            if script is None:
+                await updater.complete(agent_text("No streamcert script in the message; nothing to do."))
+                return
+            steps, start = script["steps"], 0
 
-        for index, step in enumerate(script["steps"]):
+        for index, step in list(enumerate(steps))[start:]:
             kind = next(iter(step), None) if isinstance(step, dict) and len(step) == 1 else None
             arg = step[kind] if kind is not None else None
             if kind == "status":
@@ -116,6 +151,13 @@ class ScriptedExecutor(AgentExecutor):
                 )
             elif kind == "sleep":
                 await asyncio.sleep(float(arg) / 1000.0)
+            elif kind == "ask":
+                self._paused[task.id] = _Paused(steps, index + 1)
+                await updater.requires_input(agent_text(arg))
+                return
+            elif kind == "say":
+                await updater.update_status(TaskState.TASK_STATE_WORKING,
+                                            message=agent_text(str(arg).replace("{{result}}", last_result)))
             elif kind == "finish":
                 await updater.complete(agent_text(arg))
                 return

@@ -24,7 +24,14 @@ class AgentSpec:
     description: str
     streaming: bool = True
     extensions: tuple[tuple[str, str], ...] = DEFAULT_EXTENSIONS  # (uri, description)
-    tools: tuple[str, ...] = ()  # for later agents (e.g. "update_plan"); unused so far
+    tools: tuple[str, ...] = ()  # the agent's own tools; one named "update_plan" shadows the built-in
+    plan: bool = False  # `loop.plan: true` in the agent's manifest (AGENT.md): the built-in update_plan
+
+    @property
+    def has_builtin_plan(self) -> bool:
+        """The seed (progress/v1): the root agent gets update_plan when its manifest turns it on,
+        unless it declares its own tool of that name."""
+        return self.plan and "update_plan" not in self.tools
 
     @property
     def prefix(self) -> str:
@@ -39,6 +46,7 @@ DEFAULT = AgentSpec(
     name="",
     title="streamcert reference agent",
     description="Plays streamcert test-agent scripts (DESIGN §6) over A2A 1.0 JSON-RPC with streaming.",
+    plan=True,
 )
 NO_STREAMING = AgentSpec(
     name="no-streaming",
@@ -47,4 +55,18 @@ NO_STREAMING = AgentSpec(
     streaming=False,
 )
 
-AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING)
+NO_PLAN = AgentSpec(
+    name="no-plan",
+    title="streamcert reference agent (no plan tool)",
+    description="The reference agent without loop.plan: it has no update_plan tool and sends no plan.",
+)
+PLAN_SHADOW = AgentSpec(
+    name="plan-shadow",
+    title="streamcert reference agent (own update_plan)",
+    description="The reference agent with loop.plan on and its own tool named update_plan, which shadows "
+                "the built-in: it answers 'shadowed' and sends no plan.",
+    plan=True,
+    tools=("update_plan",),
+)
+
+AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW)

@@ -14,7 +14,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from .. import a2a
-from . import rpc
+from . import progress, rpc
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
 from .card import build_card
 from .methods import Agent, Stream
@@ -25,15 +25,17 @@ _VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is tole
 
 
 def create_app(fault: str | None = None, deterministic: bool = False, keepalive: float | None = None,
-               agents: tuple[AgentSpec, ...] = AGENTS) -> Starlette:
-    """The ASGI app hosting `agents`. `fault` names one FAULTS variant (None: the correct server)."""
-    options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive)
+               agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close") -> Starlette:
+    """The ASGI app hosting `agents`. `fault` names one FAULTS variant (None: the correct server);
+    `d3` the reading of conflict D3 it takes: streams "close" at an interrupted state, or stay "open"."""
+    options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3)
     runners: set[asyncio.Task] = set()
     hosted = {spec.name: Agent(spec, options, runners) for spec in agents}
     routes = []
     for agent in hosted.values():
         routes.append(Route(agent.spec.prefix + a2a.CARD_PATH, _card_endpoint(agent), methods=["GET"]))
         routes.append(Route(agent.spec.prefix + JSONRPC_PATH, _rpc_endpoint(agent), methods=["POST"]))
+    routes.append(Route(progress.PATH, progress.endpoint(options), methods=["POST"]))  # seed 003
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette):

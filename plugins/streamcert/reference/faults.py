@@ -39,14 +39,188 @@ def _err(*nums: int) -> tuple[str, ...]:
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
 _NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "WIRE-007", "A2A-STREAM-015") + _err(1)
 
+def _line(*nums: int) -> tuple[str, ...]:
+    return tuple(f"LINE-{n:03d}" for n in nums)
+
+
+# The reference line renderer's faults (`python -m streamcert.reference.line --fault NAME`).
+# A case names every requirement it exercises and a wrong text is blamed on each of them
+# (rules/line.py), so a fault in one part of a text is also seen on the other requirements of the
+# cases it breaks: that collateral is listed in `also`.
+LINE_FAULTS = (
+    Fault("texts-paraphrased", "compacting is drawn in the client's own words ('Compacting conversation')",
+          _line(1), target="line"),
+    Fault("absent-guessed", "a missing ahead or rate is drawn as 0 ('Queued: 0 ahead', 'Writing: 0.0 tok/s')",
+          _line(2), _line(1, 12), target="line"),
+    Fault("raw-fixed-words", "fixed words are drawn as the field's value ('Stopped: person', 'Waiting for you: approval')",
+          _line(3), _line(1, 2, 12), target="line"),
+    Fault("percent-rounded", "percent is rounded, not floored (999 of 1000 → 100%)", _line(4), _line(5),
+          target="line"),
+    Fault("integers-as-decimals", "integers are written with one decimal like the rate ('Queued: 2.0 ahead')",
+          _line(5), _line(1, 2, 4, 10, 12), target="line"),
+    Fault("rate-unformatted", "rate is written as it came (12 → '12', 12.34 → '12.34')", _line(6), target="line"),
+    Fault("no-elapsed", "every phase is drawn as its text alone, without · elapsed", _line(7), target="line"),
+    Fault("elapsed-unpadded", "elapsed seconds and minutes are not padded ('1m 5s', '1h 2m')", _line(8),
+          _line(9), target="line"),
+    Fault("frozen-elapsed", "a line drawn once for an object is never redrawn: elapsed stands still", _line(9),
+          target="line"),
+    Fault("countdown-below-zero", "retrying's in goes below 0 ('Retrying in -15 s')", _line(10), target="line"),
+    Fault("stopped-with-elapsed", "stopped and failed are drawn with · elapsed", _line(11), target="line"),
+    Fault("null-drawn", "a null field is drawn ('Queued: null ahead'); no progress draws 'null'", _line(12),
+          target="line"),
+    Fault("text-form-ignored", "the text-alone form still carries · elapsed", _line(13), target="line"),
+    Fault("stateful-since", "the renderer keeps the since of the previous object of the same phase",
+          _line(14), _line(2, 8, 10, 12), target="line"),
+)
+
+def _plan(*nums: int) -> tuple[str, ...]:
+    return tuple(f"PLAN-{n:03d}" for n in nums)
+
+
+# progress/v1 plans (the player's plan step and reference/plans.py).
+PLAN_FAULTS = (
+    Fault("plan-drop-second", "the second plan update of a task is recorded but never sent", _plan(1),
+          _plan(12, 13)),  # a task whose last plan is the dropped one: GetTask/ListTasks show an unsent plan
+    Fault("plan-diff", "after the first, a plan update carries only the new or changed steps (a diff)",
+          _plan(2)),
+    Fault("plan-unknown-state", "a step in state active is sent as in_progress", _plan(3), _plan(2)),
+    Fault("plan-note-null", "a step without a note is sent with note: null", _plan(4)),
+    Fault("plan-21-steps", "a plan keeps 21 steps", _plan(5)),
+    Fault("plan-cut-no-ellipsis", "a long label is cut to 120 characters without the ellipsis", _plan(6)),
+    Fault("plan-cut-splits-surrogate", "labels are cut by UTF-16 units, halving a surrogate pair at the cut "
+          "(the lone half is sent as U+FFFD)", _plan(6), _plan(7)),
+    Fault("plan-cut-121", "a long label keeps 120 characters and adds the ellipsis (121 in all)", _plan(7)),
+    Fault("plan-cut-utf16", "labels are counted and cut in UTF-16 code units (a pair at the cut dropped "
+          "whole)", _plan(7)),
+    Fault("plan-note-no-ellipsis", "a long note is cut to 280 characters without the ellipsis", _plan(8)),
+    Fault("plan-note-cut-281", "a long note keeps 280 characters and adds the ellipsis (281 in all)", _plan(9)),
+    Fault("plan-length-fails", "update_plan fails (a tool error, no plan) when the plan is over a limit",
+          _plan(10), _plan(1)),
+    Fault("plan-wrong-shape-accepted", "update_plan drops the malformed steps and sends the rest as the plan",
+          _plan(11), _plan(1)),
+    Fault("plan-stale-get", "GetTask carries the task's first plan, not the latest", _plan(12)),
+    Fault("plan-list-missing", "ListTasks leaves the plan out of each task's metadata", _plan(13)),
+    Fault("plan-note-leak", "the first step without a note carries the agent's last status text (a tool result)",
+          _plan(14), _plan(2)),
+    Fault("plan-no-timestamp", "plan status updates carry no status.timestamp", _plan(15)),
+    Fault("plan-no-plan-agent-sends", "the agent without loop.plan gets the built-in update_plan anyway",
+          _plan(16)),
+    Fault("plan-shadow-ignored", "the built-in update_plan runs although the agent declares its own",
+          _plan(17)),
+)
+
+def _acp(*nums: int) -> tuple[str, ...]:
+    return tuple(f"ACP-PLAN-{n:03d}" for n in nums)
+
+
+_ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for name, description, catches, also in (
+    ("acp-log-on-stdout", "a log line is written on stdout before the initialize answer", _acp(1), ()),
+    ("acp-two-messages-per-line", "the first session/update and the message after it share one line",
+     _acp(2), ()),
+    ("acp-wrong-session-id", "session/update notifications name another session", _acp(3), ()),
+    ("acp-unstable-without-capability", "v1: plan_update/plan_removed sent although the client did not "
+     "advertise clientCapabilities.plan", _acp(10), ()),
+    ("acp-v2-plan-form", "v2: item plans are sent in the removed v1 `plan` form", _acp(20), ()),
+    ("acp-no-plan-id", "custom (`_`) plan variants are sent without planId", _acp(21),
+     _acp(30, 31)),  # a plan without its id cannot be told reported
+    ("acp-entry-missing-priority", "plan entries are sent without priority", _acp(22), ()),
+    ("acp-unknown-status", "custom statuses lose their `_` (`_blocked` goes out as `blocked`)", _acp(23),
+     _acp(27)),  # the entry's status is not the one the script gave
+    ("acp-unknown-priority", "custom priorities lose their `_` (`_stretch` goes out as `stretch`)",
+     _acp(24), ()),
+    ("acp-custom-type-no-underscore", "custom plan types lose their `_` (`_kanban` goes out as `kanban`)",
+     _acp(25), ()),
+    ("acp-relative-file-uri", "file plans carry the script's relative path as their uri", _acp(26), ()),
+    ("acp-diff-updates", "plan updates carry only the entries that changed (a diff)", _acp(27), ()),
+    ("acp-remove-unknown-plan", "plan_removed names a plan that was never reported", _acp(28), ()),
+    ("acp-plan-not-reported", "the first plan of the script is never sent", _acp(30),
+     _acp(31)),
+    ("acp-first-update-only", "each plan is sent once; its updates are not", _acp(31), ()),
+))
+
+# PROG-: the reference's progress route (reference/progress.py, reference/pacing.py).
+PROGRESS_FAULTS = (
+    Fault("prog-unknown-phase", "the turn opens with a phase of no such name ('preparing')", ("PROG-001",)),
+    Fault("prog-since-seconds", "since is Unix time in seconds, with a fraction", ("PROG-002",)),
+    Fault("prog-field-types", "reading_prompt's done and total are strings", ("PROG-003",)),
+    Fault("prog-null-field", "fields not known are sent as null (done/total, rate, what)", ("PROG-004",)),
+    Fault("prog-guessed-what", "a tool call without a title gets the tool's name as its what", ("PROG-005",)),
+    Fault("prog-what-unshortened", "running_tool's what is the whole command, several lines and long", ("PROG-006",)),
+    Fault("prog-since-reset-on-data", "every data-only change starts a new since", ("PROG-007",)),
+    Fault("prog-since-not-renewed", "a call of the tool already running keeps the since of the call before",
+          ("PROG-008",)),
+    Fault("prog-pacing-off", "every data-only change is sent (40 a second while the prompt is read)", ("PROG-009",)),
+    Fault("prog-data-frozen", "data-only changes are never sent: only the phase's first frame", ("PROG-010",)),
+    Fault("prog-pacing-delays-phase", "a new phase after data-only frames waits 1 s behind their pacing",
+          ("PROG-011",), ("PROG-010",)),  # the held phase leaves the phase before without frames for 1 s
+    Fault("prog-stopped-then-null", "a stopped or failed turn sends null after its last phase", ("PROG-012",)),
+    Fault("prog-ends-with-last-phase", "a finished turn ends on its last phase, without null", ("PROG-013",)),
+    Fault("prog-status-replaced", "the status text is replaced by a text made from the phase", ("PROG-014",)),
+    Fault("prog-phase-mismatch", "a question is announced as waiting_for_person approval", ("PROG-015",)),
+)
+
+def _int(*nums: int) -> tuple[str, ...]:
+    return tuple(f"A2A-INT-{n:03d}" for n in nums)
+
+
+def _ix(*nums: int) -> tuple[str, ...]:
+    return tuple(f"IX-{n:03d}" for n in nums)
+
+
+def _idem(*nums: int) -> tuple[str, ...]:
+    return tuple(f"IDEM-{n:03d}" for n in nums)
+
+
+# Interrupted states and interactions/v1 (reference/interactions.py, pauses.py, methods.py, streams.py).
+IX_FAULTS = (
+    Fault("ask-stays-working", "an ask publishes its question in TASK_STATE_WORKING and waits there",
+          _int(1), _ix(1, 14)),  # no pause at all: nothing else about it can be judged
+    Fault("interrupted-streams-silent", "a stream that has reached an interrupted state, or was opened on a task "
+          "in one, carries nothing more and closes at the end: after the answer no stream shows the task",
+          _int(2)),
+    Fault("resume-submitted", "an answered task announces TASK_STATE_SUBMITTED instead of returning to WORKING",
+          _int(3)),
+    Fault("pause-message-dropped-get", "GetTask of a task in an interrupted state leaves out its status message",
+          _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
+    Fault("answer-terminal-accepted", "an interactions/v1 answer to a task in a terminal state is accepted",
+          _int(5)),
+    Fault("approval-input-required", "an approval pauses in TASK_STATE_INPUT_REQUIRED", _ix(1)),
+    Fault("interaction-no-extensions-list", "the interrupted status message does not list the extension in "
+          "`extensions`", _ix(2)),
+    Fault("approval-detail-missing-tool", "an approval's detail names the server but not the tool", _ix(3)),
+    Fault("approval-detail-args", "an approval's detail carries the held call's arguments", _ix(4)),
+    Fault("get-task-interaction-dropped", "GetTask of a paused task leaves the interaction metadata off its "
+          "status message", _ix(5), _ix(11) + _idem(2)),  # GetTask is how those see the open interaction
+    Fault("approval-not-run", "approved: true is taken as a denial: the model sees tool.denied", _ix(6)),
+    Fault("denial-runs-call", "approved: false runs the held call anyway", _ix(7)),
+    Fault("answer-value-mangled", "a question's answer reaches the model as Python's str(), not as JSON", _ix(8)),
+    Fault("connection-true-not-read", "a connection answered with true or approved: true is read as declined",
+          _ix(9)),
+    Fault("truncate-utf16", "request_connection counts UTF-16 code units and cuts inside a surrogate pair",
+          _ix(10)),
+    Fault("text-approves", "a text reply to a task waiting for an approval approves the call", _ix(11)),
+    Fault("interaction-id-ignored", "an answer is taken for the open interaction whatever interactionId it names",
+          _ix(12), _ix(13)),  # the wrong id answers the last question: the stale answer then meets an ended task
+    Fault("stale-answer-accepted", "an answer naming an interaction already answered is accepted (and ignored)",
+          _ix(13)),
+    Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "
+          "data part", _ix(14), _int(1) + _ix(2)),
+    Fault("retry-refused", "an answer retried with the same messageId and body is refused (-32602)", _idem(1)),
+    Fault("retry-answers-again", "messageIds are not remembered: a retried answer answers whatever is open",
+          _idem(2), _idem(1, 3) + _int(4)),  # (the twin answers the next question before GetTask reads it)
+    Fault("concurrent-double-effect", "the messageId is recorded only once an answer is done: an identical answer "
+          "in flight (up to 0.5 s after the first is done) is taken as a second answer", _idem(3),
+          _idem(1, 2) + _int(4)),  # a quick sequential retry falls inside the same window
+)
+
 _TABLE = (
     # WIRE-
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
-          ("WIRE-002",), _stream(4, 9, 14)),
+          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14)),  # (the broken frame may be the pause)
     Fault("bare-result", "stream events carry the StreamResponse without the JSON-RPC envelope",
-          ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM),
+          ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1) + _ix(1, 14)),
     Fault("wrong-rpc-id", "every JSON-RPC response carries an id other than its request's",
           ("WIRE-003",)),
     Fault("result-and-error", "the second task-stream event carries an error member beside its result",
@@ -54,7 +228,7 @@ _TABLE = (
     Fault("html-error", "JSON-RPC errors come back as an HTML page (text/html, HTTP 500)",
           ("WIRE-005",), _err(*range(1, 11))),
     Fault("bad-utf8", "one byte of the second task-stream event is not UTF-8",
-          ("WIRE-006",), ("WIRE-002",) + _stream(14)),
+          ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4) + _ix(2, 14)),  # (the pause's text)
     Fault("unterminated-last-block", "the terminal event is sent without its blank line (lost by clients)",
           ("WIRE-006",), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12)),
     Fault("no-extension-echo", "activated extensions are not echoed in an A2A-Extensions response header",
@@ -73,7 +247,8 @@ _TABLE = (
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
           _stream(1), _stream(2, 3, 4)),
     Fault("client-ids", "the task id and context id are not minted: empty strings",
-          _stream(2), _stream(3, 4, 9) + _task(*range(1, 13)) + _err(2, 3, 4, 5, 10)),
+          _stream(2), _stream(3, 4, 9) + _task(*range(1, 13)) + _err(2, 3, 4, 5, 10)
+          + _int(*range(1, 6)) + _ix(*range(1, 15)) + _idem(1, 2, 3)),  # an answer naming task "" starts a new task
     Fault("history-ids-missing", "the server's copy of the client message lacks taskId and contextId",
           _stream(3)),
     Fault("wrong-context", "status events carry a contextId other than the task's", _stream(4)),
@@ -84,13 +259,14 @@ _TABLE = (
     Fault("event-after-terminal", "on the task stream an artifactUpdate follows the terminal status",
           _stream(8), _stream(14) + _task(3, 12)),
     Fault("close-early", "the stream closes after its second event, before any terminal state",
-          _stream(9), _stream(8, 10, 14) + _task(1, 2, 3, 10, 12)),
+          _stream(9), _stream(8, 10, 14) + _task(1, 2, 3, 10, 12) + _int(1) + _ix(1)),
     Fault("no-close", "the stream stays open after the terminal status (until the client leaves)",
           _stream(10), _task(10, 11, 12)),
     Fault("offset-timestamps", "status timestamps end in +00:00 instead of Z", _stream(11)),
     Fault("second-timestamps", "status timestamps have no milliseconds", _stream(12)),
     Fault("v03-names", "stream events use 0.3 names: state 'working', role 'agent', parts with kind",
-          _stream(13), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12)),
+          _stream(13), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12) + _int(1) + _ix(1, 4, 14)),
+    # (0.3 states hide the pause; the 0.3 role "user" hides which messages are the suite's own)
     Fault("drop-chunk", "the third chunk of a chunked artifact is never sent (nor stored)", _stream(14)),
     Fault("wrong-final-text", "the finish message differs from the script's text", _stream(14)),
     Fault("stream-refused", "SendStreamingMessage is refused (-32004) although the card declares streaming",
@@ -98,7 +274,7 @@ _TABLE = (
     # A2A-TASK-
     Fault("stale-task", "GetTask reports TASK_STATE_WORKING after the task ended", _task(1), _task(10)),
     Fault("wrong-status-message", "GetTask's status message is the first status message, not the last",
-          _task(2)),
+          _task(2), _int(4) + _ix(5) + _idem(2)),  # GetTask during a pause shows another message
     Fault("artifacts-not-joined", "the store keeps only the last chunk of an artifact", _task(3), _task(7)),
     Fault("history-length-ignored", "GetTask ignores historyLength", _task(4)),
     Fault("list-missing-task", "ListTasks leaves out the most recent task", _task(5), _task(6, 8, 9)),
@@ -113,7 +289,8 @@ _TABLE = (
     Fault("subscribe-no-task", "SubscribeToTask starts with live events, without the Task", _task(11),
           _stream(1, 9) + _task(10, 12)),
     Fault("second-stream-diverges", "SubscribeToTask sends a fresh status (new timestamp, no message) "
-          "after the Task: an event the task stream never carried", _task(12)),
+          "after the Task: an event the task stream never carried", _task(12),
+          _int(3, 4) + _ix(1, 2, 3, 9) + _idem(2)),  # the fresh status reads as one more pause
     # A2A-ERR-
     Fault("streaming-not-refused", "the no-streaming agent streams anyway", _err(1)),
     Fault("wrong-code-not-found", "an unknown task id gets -32603 instead of -32001", _err(2)),
@@ -127,6 +304,11 @@ _TABLE = (
     Fault("error-data-missing", "errors carry no data array", _err(9)),
     Fault("cross-context-accepted", "a message whose taskId belongs to another context is accepted",
           _err(10)),
+    *IX_FAULTS,  # A2A-INT-, IX-, IDEM-
+    *LINE_FAULTS,
+    *PLAN_FAULTS,
+    *_ACP_FAULTS,  # ACP-PLAN-: the reference ACP agent
+    *PROGRESS_FAULTS,  # PROG-: the reference's progress route
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _TABLE}

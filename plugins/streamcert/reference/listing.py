@@ -61,6 +61,9 @@ def list_tasks(store: TaskStore, params: dict[str, Any], options: Options) -> di
         "pageSize": page_size,
         "totalSize": len(records),
     }
+    if options.has("plan-list-missing"):
+        for task in answer["tasks"]:
+            task.get("metadata", {}).pop(a2a.PROGRESS_EXT, None)
     if options.has("list-missing-fields"):
         answer = {"tasks": answer["tasks"]}
     return answer

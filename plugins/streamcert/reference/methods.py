@@ -11,6 +11,7 @@ from typing import Any
 from .. import a2a
 from . import params as p
 from .agents import AgentSpec
+from .interactions import Admitted, Plain, Replay, admit, replay_of
 from .listing import list_tasks
 from .options import Options
 from .player import Run, play
@@ -49,21 +50,29 @@ class Agent:
 
     # -- receiving a message ------------------------------------------------------------------------
 
-    def _accept(self, params: dict[str, Any]) -> tuple[TaskRecord, dict[str, Any], bool]:
-        """(task, message, is_new): a new task for a message without taskId, else the named task."""
+    def _admit(self, params: dict[str, Any]) -> tuple[TaskRecord, dict[str, Any], bool, Plain | Admitted | Replay]:
+        """(task, message, is_new, admission): a new task for a message without taskId, else the named
+        task, with what the message is to its interactions (an answer, a retry of one, neither)."""
         message = p.message(params)
         if message.get("taskId"):
-            return self._follow_up(message), message, False
+            record, admission = self._follow_up(message)
+            return record, message, False, admission
         clock = self.options.clock
         minted = "" if self.options.has("client-ids") else None
         task_id = minted if minted is not None else clock.new_id()
         context_id = message.get("contextId") or (minted if minted is not None else clock.new_id())
         record = self.store.create(task_id, context_id, status(a2a.SUBMITTED, clock.stamp(clock.now())))
         record.history.append(self._history_copy(message, record))
-        return record, message, True
+        return record, message, True, Plain()
 
-    def _follow_up(self, message: dict[str, Any]) -> TaskRecord:
+    def _follow_up(self, message: dict[str, Any]) -> tuple[TaskRecord, Plain | Admitted | Replay]:
         record = self._task(message["taskId"])
+        replay = replay_of(record.interactions, message, self.options)
+        if replay is not None:  # a retry of an answer: answered once, not recorded again
+            return record, replay
+        if a2a.is_terminal(record.state) and self.options.has("answer-terminal-accepted") \
+                and a2a.INTERACTIONS_EXT in (message.get("metadata") or {}):
+            return record, Plain()
         if a2a.is_terminal(record.state):
             raise RpcError(a2a.UNSUPPORTED_OPERATION,
                            f"Task {record.id} is in terminal state {record.state}", case="send-terminal")
@@ -71,10 +80,13 @@ class Agent:
         # Our choice for a taskId of another context: InvalidParams (-32602), the request contradicts itself.
         if given and given != record.context_id and not self.options.has("cross-context-accepted"):
             raise invalid_params(f"Task {record.id} belongs to context {record.context_id}, not {given}")
+        admission = admit(record.interactions, message, self.options)
+        if isinstance(admission, Replay):
+            return record, admission
         copy_ = self._history_copy(message, record)
         record.history.append(copy_)
-        record.inbox.put_nowait(copy_)
-        return record
+        record.inbox.put_nowait(admission.answer if isinstance(admission, Admitted) else copy_)
+        return record, admission
 
     def _history_copy(self, message: dict[str, Any], record: TaskRecord) -> dict[str, Any]:
         copy_ = copy.deepcopy(message)
@@ -86,7 +98,7 @@ class Agent:
                 **{k: v for k, v in copy_.items() if k not in ("taskId", "contextId")}}
 
     def _start(self, record: TaskRecord, message: dict[str, Any]) -> None:
-        runner = asyncio.get_running_loop().create_task(play(record, self.store, self.options, message))
+        runner = asyncio.get_running_loop().create_task(play(record, self.store, self.options, message, self.spec))
         record.runner = runner
         self.runners.add(runner)
         runner.add_done_callback(self.runners.discard)
@@ -109,21 +121,31 @@ class Agent:
         config = p.configuration(params)
         history_length = p.history_length(config)
         immediately = p.optional_bool(config, "returnImmediately") or config.get("blocking") is False
-        record, message, new = self._accept(params)
+        record, message, new, admission = self._admit(params)
+        if isinstance(admission, Replay):
+            return copy.deepcopy(await asyncio.shield(admission.result))
         queue = self.store.subscribe(record)
+        # An answer is taken while the task still shows its pause: wait for it to move on first.
+        moved = not isinstance(admission, Admitted)
         try:
             if new:
                 self._start(record, message)
-            while not immediately and not _settled(record.state):
-                await queue.get()
+            while not immediately and not (moved and _settled(record.state)):
+                event = await queue.get()
+                moved = moved or "statusUpdate" in event
         finally:
             self.store.unsubscribe(record, queue)
-        return {"task": record.snapshot(history_length)}
+        response = {"task": record.snapshot(history_length)}
+        if isinstance(admission, Admitted) and not admission.result.done():
+            admission.result.set_result(copy.deepcopy(response))
+        return response
 
     async def send_streaming_message(self, params: dict[str, Any]) -> Stream:
         self._require_streaming()
-        record, message, new = self._accept(params)
+        record, message, new, admission = self._admit(params)
         first = {"task": record.snapshot()}
+        if isinstance(admission, Admitted):  # a retry by SendMessage gets the task as it was taken
+            admission.result.set_result(copy.deepcopy(first))
         queue = self.store.subscribe(record)  # before the player starts, so no event is missed
         if new:
             self._start(record, message)
@@ -135,6 +157,13 @@ class Agent:
         if self.options.has("history-length-ignored"):
             history_length = None
         task = record.snapshot(history_length)
+        if a2a.is_interrupted(record.state) and "message" in task["status"]:
+            if self.options.has("pause-message-dropped-get"):
+                del task["status"]["message"]
+            elif self.options.has("get-task-interaction-dropped"):
+                task["status"]["message"].pop("metadata", None)
+        if self.options.has("plan-stale-get") and record.first_plan is not None:
+            task["metadata"][a2a.PROGRESS_EXT] = copy.deepcopy(record.first_plan)
         if self.options.has("stale-task") and a2a.is_terminal(record.state):
             task["status"]["state"] = a2a.WORKING
         if self.options.has("wrong-status-message"):

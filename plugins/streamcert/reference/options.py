@@ -10,6 +10,7 @@ from .faults import check_fault
 # How long the `no-close` fault holds a stream open after the terminal status. The suite's
 # tolerance is 2 s; a client that leaves earlier ends the hold.
 NO_CLOSE_HOLD_S = 30.0
+D3_READINGS = ("close", "open")
 
 
 @dataclass
@@ -17,10 +18,14 @@ class Options:
     fault: str | None = None
     deterministic: bool = False
     keepalive: float | None = None  # seconds between `: ping` comments; None: none
+    # Conflict D3: at an interrupted state the task stream "close"s (the default) or stays "open".
+    d3: str = "close"
     clock: Clock = field(init=False)
 
     def __post_init__(self) -> None:
         check_fault(self.fault)
+        if self.d3 not in D3_READINGS:
+            raise ValueError(f"d3 must be one of {', '.join(D3_READINGS)}, got {self.d3!r}")
         self.clock = Clock(self.deterministic, style=_timestamp_style(self.fault))
 
     def has(self, name: str) -> bool:

@@ -7,10 +7,13 @@ and one entry. A step returns True when it ended the turn (finish, fail).
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .. import a2a
+from . import plans
+from .agents import DEFAULT, AgentSpec
 from .options import Options
 from .shapes import agent_message, artifact_update, status, status_update
 from .store import TaskRecord, TaskStore
@@ -25,8 +28,11 @@ class ScriptError(Exception):
 class Run:
     """One turn of the agent on one task: the emitting side of the player."""
 
-    def __init__(self, record: TaskRecord, store: TaskStore, options: Options) -> None:
-        self.record, self.store, self.options = record, store, options
+    def __init__(self, record: TaskRecord, store: TaskStore, options: Options, agent: AgentSpec = DEFAULT) -> None:
+        self.record, self.store, self.options, self.agent = record, store, options, agent
+        self.last_result = ""  # the last tool result or answer, as the model saw it (`say` shows it)
+        self.last_plan: list[dict[str, Any]] | None = None  # the plan sent last (for the plan-diff fault)
+        self.plans_sent = 0
 
     def publish(self, result: dict[str, Any]) -> None:
         self.store.publish(self.record, result)
@@ -38,6 +44,30 @@ class Run:
             message = agent_message(clock.new_id(), self.record.id, self.record.context_id, text)
         stamp = clock.stamp(clock.now())
         self.publish(status_update(self.record.id, self.record.context_id, status(state, stamp, message)))
+
+    def plan(self, plan: list[dict[str, Any]]) -> None:
+        """Record the plan on the task and send it as a WORKING status update (progress/v1)."""
+        options, clock = self.options, self.options.clock
+        sent = plans.diff(self.last_plan, plan) if options.has("plan-diff") else plan
+        self.last_plan = plan
+        if options.has("plan-note-leak"):
+            said = next((m["parts"][0].get("text", "") for m in reversed(self.record.history)
+                         if m.get("role") == a2a.ROLE_AGENT and m.get("parts")), "")
+            bare = next((i for i, step in enumerate(sent) if "note" not in step), None)
+            if said and bare is not None:  # the first step without a note gets the last status text
+                sent = [*sent[:bare], {**sent[bare], "note": said}, *sent[bare + 1:]]
+        self.plans_sent += 1
+        self.record.metadata[a2a.PROGRESS_EXT] = {"steps": copy.deepcopy(sent)}
+        if self.record.first_plan is None:
+            self.record.first_plan = {"steps": copy.deepcopy(sent)}
+        if options.has("plan-drop-second") and self.plans_sent == 2:
+            return
+        task_status = status(a2a.WORKING, clock.stamp(clock.now()))
+        if options.has("plan-no-timestamp"):
+            del task_status["timestamp"]
+        update = status_update(self.record.id, self.record.context_id, task_status)
+        update["statusUpdate"]["metadata"] = {a2a.PROGRESS_EXT: {"steps": sent}}
+        self.publish(update)
 
     def artifact(self, artifact: dict[str, Any], append: bool = False, last_chunk: bool = False) -> None:
         self.publish(artifact_update(self.record.id, self.record.context_id, artifact, append, last_chunk))
@@ -110,13 +140,53 @@ async def _text_chunks(run: Run, head: dict[str, Any], chunks: Any) -> None:
         run.artifact({"artifactId": head["artifactId"], "parts": [{"text": "(late chunk)\n"}]}, append=True)
 
 
+async def step_plan(run: Run, arg: Any) -> bool:
+    """The model calls update_plan with these steps (seed 000); the result is what `say` shows."""
+    if not run.agent.has_builtin_plan:
+        if run.options.has("plan-shadow-ignored") and run.agent.plan:
+            pass  # the fault: the built-in runs although the agent's own tool of that name shadows it
+        elif run.options.has("plan-no-plan-agent-sends") and not run.agent.plan:
+            pass  # the fault: the built-in runs although the manifest never turned it on
+        else:
+            run.last_result = plans.SHADOW_RESULT if "update_plan" in run.agent.tools else plans.UNKNOWN_TOOL
+            return False
+    try:
+        steps = plans.check_shape(arg, run.options)
+        if run.options.has("plan-length-fails") and plans.too_long(steps):
+            raise plans.ToolError("Tool error: update_plan: the plan is too long")
+    except plans.ToolError as exc:
+        run.last_result = str(exc)
+        return False
+    plan = plans.apply_limits(steps, run.options)
+    run.last_result = plans.PLAN_UPDATED
+    run.plan(plan)
+    return False
+
+
+async def step_say(run: Run, arg: Any) -> bool:
+    run.status(a2a.WORKING, _text(arg, "the say text").replace("{{result}}", run.last_result))
+    return False
+
+
 STEPS: dict[str, StepFn] = {
     "status": step_status,
     "artifact": step_artifact,
     "sleep": step_sleep,
     "finish": step_finish,
     "fail": step_fail,
+    "plan": step_plan,
+    "say": step_say,
 }
+
+
+def _pause_steps() -> None:
+    # ask, call and connect (seed 004) live in pauses.py, which imports Run from here.
+    from .pauses import STEPS as PAUSE_STEPS
+
+    STEPS.update(PAUSE_STEPS)
+
+
+_pause_steps()
 
 
 def read_script(message: dict[str, Any]) -> list[Any] | None:
@@ -140,9 +210,10 @@ def _unpack(step: Any) -> tuple[str, Any]:
     return next(iter(step.items()))
 
 
-async def play(record: TaskRecord, store: TaskStore, options: Options, message: dict[str, Any]) -> None:
+async def play(record: TaskRecord, store: TaskStore, options: Options, message: dict[str, Any],
+               agent: AgentSpec = DEFAULT) -> None:
     """Run the script the first message carries. Every path ends the task: nothing ever hangs."""
-    run = Run(record, store, options)
+    run = Run(record, store, options, agent)
     try:
         steps = read_script(message)
         if steps is None:

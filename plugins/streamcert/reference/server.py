@@ -59,8 +59,9 @@ class ReferenceServer:
 
     def __init__(self, fault: str | None = None, deterministic: bool = False,
                  keepalive: float | None = None, port: int = 0,
-                 agents: tuple[AgentSpec, ...] = AGENTS) -> None:
-        self.app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, agents=agents)
+                 agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close") -> None:
+        self.app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, agents=agents,
+                              d3=d3)
         self.fault = fault
         self._port = port
         self._sock: socket.socket | None = None
@@ -114,9 +115,9 @@ class ReferenceServer:
 
 
 def serve(port: int = 0, fault: str | None = None, deterministic: bool = False,
-          keepalive: float | None = None, out: TextIO | None = None) -> int:
+          keepalive: float | None = None, out: TextIO | None = None, d3: str = "close") -> int:
     """Serve in the foreground until SIGINT/SIGTERM. The first line printed is the A2A base URL."""
-    app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive)
+    app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3)
     sock = _bind(port)
     stream = out or sys.stdout
     print(f"http://{HOST}:{sock.getsockname()[1]}", file=stream, flush=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import a2a
 from .clock import parse_timestamp
+from .interactions import Ledger
 from .options import Options
 
 
@@ -27,6 +28,11 @@ class TaskRecord:
     # Messages sent to this task after the first; later steps (ask, call…) read answers here.
     inbox: asyncio.Queue = field(default_factory=asyncio.Queue)
     runner: asyncio.Task | None = None
+    # interactions/v1: the open interaction and the answers taken, by messageId (interactions.py).
+    interactions: Ledger = field(default_factory=Ledger)
+    # The task's metadata (progress/v1: the latest plan under the extension URI).
+    metadata: dict[str, Any] = field(default_factory=dict)
+    first_plan: dict[str, Any] | None = None  # the first plan recorded, for the plan-stale-get fault
 
     @property
     def state(self) -> str:
@@ -41,6 +47,8 @@ class TaskRecord:
         if history_length != 0 and self.history:
             kept = self.history if history_length is None else self.history[-history_length:]
             task["history"] = copy.deepcopy(kept)
+        if self.metadata:
+            task["metadata"] = copy.deepcopy(self.metadata)
         return task
 
 
@@ -88,7 +96,8 @@ class TaskStore:
 
     def _set_status(self, record: TaskRecord, task_status: dict[str, Any]) -> None:
         record.status = copy.deepcopy(task_status)
-        record.status_at = parse_timestamp(task_status["timestamp"])
+        if "timestamp" in task_status:  # absent only under the plan-no-timestamp fault
+            record.status_at = parse_timestamp(task_status["timestamp"])
         record.seq = next(self._seq)
         if "message" in task_status:
             record.history.append(copy.deepcopy(task_status["message"]))

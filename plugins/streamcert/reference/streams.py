@@ -47,6 +47,10 @@ class _Receiver:
 async def results(stream: Stream, store: TaskStore, options: Options) -> AsyncIterator[dict[str, Any] | None]:
     """The stream's results up to and including the terminal status; None marks a keep-alive."""
     receiver = _Receiver(stream.queue, options.keepalive) if stream.queue is not None else None
+    # The interrupted-streams-silent fault: after a pause (or opened on a paused task) a stream goes quiet.
+    quiet_after_pause = options.has("interrupted-streams-silent")
+    closes_at_pause = options.d3 == "close" and not quiet_after_pause  # D3: the "close" reading
+    silent = quiet_after_pause and a2a.is_interrupted(stream.record.state)
     try:
         if stream.first is not None:
             yield stream.first
@@ -54,9 +58,15 @@ async def results(stream: Stream, store: TaskStore, options: Options) -> AsyncIt
                 return
         while receiver is not None:
             result = await receiver.next()
-            yield result
+            if not silent:
+                yield result
             if result is not None and a2a.is_terminal(event_state(result)):
                 return
+            # A pause is a statusUpdate in an interrupted state (never the first Task of a stream).
+            paused = result is not None and "statusUpdate" in result and a2a.is_interrupted(event_state(result))
+            if paused and closes_at_pause:
+                return
+            silent = silent or (paused and quiet_after_pause)
     finally:
         if receiver is not None:
             receiver.close()

@@ -101,6 +101,14 @@ class A2AClient:
                                 rpc_method=method, streaming=True, until=until, on_event=on_event,
                                 limit=self.stream_limit if limit is None else limit)
 
+    async def post_stream(self, url: str, body: Any, *, label: str, limit: float | None = None,
+                          until: Until | None = None, on_event: OnEvent | None = None) -> Exchange:
+        """A plain JSON POST (no JSON-RPC, no A2A headers) whose answer is read as an event stream:
+        the progress stream of seed 003 (DESIGN §6)."""
+        headers = {"Content-Type": "application/json", "Accept": a2a.SSE_MEDIA_TYPE}
+        return await self._send("POST", url, label=label, json_body=body, headers=headers, streaming=True,
+                                until=until, on_event=on_event, limit=self.stream_limit if limit is None else limit)
+
     def _rpc(self) -> str:
         return self.rpc_url or (self.base_url + "/a2a/jsonrpc")
 
