@@ -38,6 +38,16 @@ def script(*plans, say=True):
     return {"version": 1, "name": "t", "steps": steps + [{"finish": "done"}]}
 
 
+def turn(*events):
+    """A whole turn: the Task, the events, the terminal status (plans are judged on whole turns)."""
+    return [{"task": task()}, *events, status_update("TASK_STATE_COMPLETED", "done", ts=TS[2])]
+
+
+def test_a_stream_cut_before_the_end_of_the_turn_is_not_judged():
+    cut = frame_log(sse("stream", [{"task": task()}, said("R1: Plan updated")]), script=script(P1))
+    assert run(cut, "PLAN-001", "PLAN-010", "PLAN-012") == {}
+
+
 def log_of(events, plans, *, get_plan=None, list_plan=None, notes=None):
     meta = lambda p: {"metadata": {URI: {"steps": p}}} if p is not None else {}  # noqa: E731
     return frame_log(
@@ -102,23 +112,23 @@ def test_step_limit():
 def test_tool_results_seen_through_say():
     wrong = [{"label": "x", "state": "finished"}]
     sc = script(P1, wrong)
-    good = frame_log(sse("stream", [{"task": task()}, plan_update(P1), said("R1: Plan updated"),
-                                    said("R2: Tool error: bad state")]), script=sc)
+    good = frame_log(sse("stream", turn(plan_update(P1), said("R1: Plan updated"),
+                                    said("R2: Tool error: bad state"))), script=sc)
     found = run(good, "PLAN-010", "PLAN-011")
     assert found["PLAN-010"].outcome == found["PLAN-011"].outcome == Outcome.PASS
-    accepted = frame_log(sse("stream", [{"task": task()}, plan_update(P1), said("R1: Plan updated"),
-                                        plan_update(wrong, TS[1]), said("R2: Plan updated")]), script=sc)
+    accepted = frame_log(sse("stream", turn(plan_update(P1), said("R1: Plan updated"),
+                                        plan_update(wrong, TS[1]), said("R2: Plan updated"))), script=sc)
     assert run(accepted, "PLAN-011")["PLAN-011"].outcome == Outcome.FAIL
-    failed = frame_log(sse("stream", [{"task": task()}, said("R1: Tool error: too long")]), script=script(P1))
+    failed = frame_log(sse("stream", turn(said("R1: Tool error: too long"))), script=script(P1))
     assert run(failed, "PLAN-010")["PLAN-010"].outcome == Outcome.FAIL
 
 
 @pytest.mark.parametrize("kind,rid", [("no-plan", "PLAN-016"), ("shadow", "PLAN-017")])
 def test_agents_without_the_builtin_send_no_plan(kind, rid):
-    quiet = frame_log(sse("stream", [{"task": task()}, said("R1: Tool error: unknown tool update_plan")]),
+    quiet = frame_log(sse("stream", turn(said("R1: Tool error: unknown tool update_plan"))),
                       script=script(P1), notes={"plan_agent": kind})
     assert run(quiet, rid)[rid].outcome == Outcome.PASS
-    loud = frame_log(sse("stream", [{"task": task()}, plan_update(P1), said("R1: Plan updated")]),
+    loud = frame_log(sse("stream", turn(plan_update(P1), said("R1: Plan updated"))),
                      script=script(P1), notes={"plan_agent": kind})
     assert run(loud, rid)[rid].outcome == Outcome.FAIL
 

@@ -218,7 +218,8 @@ _TABLE = (
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
-          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14)),  # (the broken frame may be the pause)
+          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14) + _plan(1)),  # (the broken frame may be the
+    # pause, or a plan update)
     Fault("bare-result", "stream events carry the StreamResponse without the JSON-RPC envelope",
           ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1) + _ix(1, 14)),
     Fault("wrong-rpc-id", "every JSON-RPC response carries an id other than its request's",
@@ -228,7 +229,8 @@ _TABLE = (
     Fault("html-error", "JSON-RPC errors come back as an HTML page (text/html, HTTP 500)",
           ("WIRE-005",), _err(*range(1, 11))),
     Fault("bad-utf8", "one byte of the second task-stream event is not UTF-8",
-          ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4) + _ix(2, 14)),  # (the pause's text)
+          ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4) + _ix(2, 14) + _plan(1)),  # (the pause's
+    # text, or a plan update)
     Fault("unterminated-last-block", "the terminal event is sent without its blank line (lost by clients)",
           ("WIRE-006",), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12)),
     Fault("no-extension-echo", "activated extensions are not echoed in an A2A-Extensions response header",
@@ -277,7 +279,7 @@ _TABLE = (
           _task(2), _int(4) + _ix(5) + _idem(2)),  # GetTask during a pause shows another message
     Fault("artifacts-not-joined", "the store keeps only the last chunk of an artifact", _task(3), _task(7)),
     Fault("history-length-ignored", "GetTask ignores historyLength", _task(4)),
-    Fault("list-missing-task", "ListTasks leaves out the most recent task", _task(5), _task(6, 8, 9)),
+    Fault("list-missing-task", "ListTasks leaves out the most recent task", _task(5), _task(6, 8, 9) + _plan(13)),
     Fault("list-missing-fields", "ListTasks answers without pageSize, totalSize and nextPageToken",
           _task(5), _task(8)),
     Fault("list-oldest-first", "ListTasks sorts oldest first", _task(6), _task(8)),

@@ -16,6 +16,7 @@ from .. import a2a
 from ..framelog import Event, Exchange, FrameLog
 from ..outcomes import Finding, Outcome
 from . import RuleContext, ev_evidence, ex_evidence, fail, needed, ok, outcome, quote, rule
+from .streamview import StreamView
 
 SEED = "000_06a02fdc76178533.txt · progress/v1"
 URI = a2a.PROGRESS_EXT
@@ -200,7 +201,15 @@ def read_back(log: FrameLog) -> list[tuple[str, Exchange, Any]]:
 
 
 def _stream(log: FrameLog, *ids: str) -> tuple[Exchange | None, list[Finding]]:
-    return needed(log, "stream", *ids)
+    """The task stream, when it carried the whole turn. A stream that is no event stream or ended
+    before a terminal state shows only part of the turn: what it could not show is the stream
+    rules' finding (A2A-STREAM-), not a missing plan."""
+    ex, errs = needed(log, "stream", *ids)
+    if ex is None:
+        return None, errs
+    if not ex.is_sse or not StreamView.from_exchange(ex).terminal:
+        return None, []
+    return ex, []
 
 
 # -- rules ----------------------------------------------------------------------------------------
@@ -410,7 +419,7 @@ def tool_results(log: FrameLog, ctx: RuleContext):
 
 @rule("PLAN-012", "PLAN-013")
 def plan_read_back(log: FrameLog, ctx: RuleContext):
-    ex = log.get("stream")
+    ex, _ = _stream(log, "PLAN-012", "PLAN-013")  # the latest plan is known only from a whole turn
     got = ordered(ex) if ex is not None else []
     if not got:
         return []
