@@ -292,3 +292,24 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     for line in terminal_summary(report):
         terminalreporter.write_line(line)
     terminalreporter.write_line(f"report: {state.report_dir}/compatibility.json")
+
+
+@pytest.fixture
+def streamcert_reference():
+    """Start the embedded reference server (or one of its fault variants) on 127.0.0.1 for a test,
+    the fixture form of `streamcert serve --fault NAME`:
+
+        server = streamcert_reference(fault="status-first")   # server.url, server.agent_url(name)
+    """
+    from .reference.server import ReferenceServer
+
+    started = []
+
+    def start(fault: str | None = None, **options: Any):
+        server = ReferenceServer(fault=fault, **options).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
