@@ -38,6 +38,7 @@ from typing import Any
 from .. import a2a
 from ..catalogue import Scenario
 from ..framelog import Event, FrameLog
+from ..rules.ixview import interaction_of, status_key
 from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, unsupported, user_message
 
@@ -49,21 +50,6 @@ def _result(ev: Event) -> dict[str, Any] | None:
     value = ev.payload
     result = value.get("result") if isinstance(value, dict) else None
     return result if isinstance(result, dict) else None
-
-
-def pause_key(status: dict[str, Any]) -> Any:
-    """What tells one pause from another: its status message's id, else its state and timestamp."""
-    message = status.get("message")
-    if isinstance(message, dict) and message.get("messageId"):
-        return message["messageId"]
-    return (status.get("state"), status.get("timestamp"))
-
-
-def interaction_of(status: Any) -> dict[str, Any] | None:
-    message = status.get("message") if isinstance(status, dict) else None
-    meta = message.get("metadata") if isinstance(message, dict) else None
-    value = meta.get(URI) if isinstance(meta, dict) else None
-    return value if isinstance(value, dict) else None
 
 
 class Feed:
@@ -99,7 +85,7 @@ class Feed:
             update = result.get("statusUpdate") if result else None
             status = update.get("status") if isinstance(update, dict) else None
             if isinstance(status, dict) and a2a.is_interrupted(status.get("state")):
-                key = pause_key(status)
+                key = status_key(status)
                 if key not in seen:
                     seen.add(key)
                     return label, update
@@ -167,7 +153,8 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         task_id, context_id = update.get("taskId"), update.get("contextId")
         if feed.task is not None:  # the Task's own ids, when the stream began with it
             task_id, context_id = feed.task.get("id") or task_id, feed.task.get("contextId") or context_id
-        interaction = interaction_of(update.get("status")) or {}
+        status = update.get("status")
+        interaction = interaction_of(status.get("message") if isinstance(status, dict) else None) or {}
         opened[n] = interaction.get("interactionId") if isinstance(interaction.get("interactionId"), str) else None
         notes["pauses"].append({"stream": label, "interactionId": opened[n]})
         sub = f"subscribe_{n}"
