@@ -23,9 +23,10 @@ import asyncio
 import uuid
 from typing import Any
 
-from .. import a2a
 from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
+from ..protocols import a2a
+from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
 from ..wire.jsonrpc import A2AClient
 from . import Target, driver
 
@@ -41,12 +42,12 @@ def user_message(text: str, *, script: dict[str, Any] | None = None, task_id: st
     if context_id:
         msg["contextId"] = context_id
     if script is not None:
-        msg["metadata"] = {a2a.SCRIPT_KEY: script}
+        msg["metadata"] = {SCRIPT_KEY: script}
     return msg
 
 
 def make_script(name: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"version": 1, "name": name, "steps": steps}
+    return {"version": SCRIPT_VERSION, "name": name, "steps": steps}
 
 
 def task_ids(log_or_events: Any) -> tuple[str | None, str | None]:

@@ -28,9 +28,11 @@ import asyncio
 import tempfile
 from typing import Any
 
-from .. import acp
 from ..catalogue import Scenario
 from ..framelog import FrameLog
+from ..protocols import acp
+from ..protocols.script import SCRIPT_KEY
+from ..wire.jsonlines import read_lines
 from ..wire.stdio import StdioPeer
 from . import Target, driver
 from .a2a import UNREACHABLE, make_script, unsupported
@@ -63,7 +65,7 @@ class _Session:
                 return None
             self.seen = ev.index + 1
             # A broken line may still hold the answer; the rules judge the line, the driver reads on.
-            for msg in acp.read_lines([ev.data])[0].messages:
+            for msg in read_lines([ev.data])[0].messages:
                 if isinstance(msg.get("method"), str) and "id" in msg:
                     await self.peer.send(_answer(msg))
                 elif msg.get("id") == rid and "method" not in msg:
@@ -119,7 +121,7 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
             await session.request("session/prompt", {
                 "sessionId": session_id,
                 "prompt": [{"type": "text", "text": scenario.data.get("prompt", scenario.title or scenario.id)}],
-                "_meta": {acp.SCRIPT_KEY: script},
+                "_meta": {SCRIPT_KEY: script},
             })
         finally:
             await peer.close()

@@ -35,14 +35,13 @@ import copy
 import uuid
 from typing import Any
 
-from .. import a2a
 from ..catalogue import Scenario
 from ..framelog import Event, FrameLog
-from ..rules.ixview import interaction_of, status_key
+from ..protocols import a2a
+from ..protocols.interactions_v1 import URI, interaction_of, status_key
 from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, unsupported, user_message
 
-URI = a2a.INTERACTIONS_EXT
 EXTENSION_PREFIXES = ("IX-", "IDEM-")
 
 

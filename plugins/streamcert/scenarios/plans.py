@@ -14,9 +14,9 @@ log.notes["plan_agent"] says which agent played ("plan", "no-plan", "shadow").
 
 from __future__ import annotations
 
-from .. import a2a
 from ..catalogue import Scenario
 from ..framelog import FrameLog
+from ..protocols import a2a, progress_v1
 from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, task_ids, unsupported, user_message
 
@@ -35,13 +35,13 @@ async def plans(target: Target, scenario: Scenario, log: FrameLog) -> None:
             unsupported(log, reqs, f"no agent card at {url}: this case needs the implementation's "
                                    f"{name or 'plan'} agent there")
             return
-        if a2a.PROGRESS_EXT not in declared_extensions(card):
-            unsupported(log, reqs, f"the card does not declare {a2a.PROGRESS_EXT}")
+        if progress_v1.URI not in declared_extensions(card):
+            unsupported(log, reqs, f"the card does not declare {progress_v1.URI}")
             return
         if not streaming_declared(card):
             unsupported(log, reqs, "the card does not declare capabilities.streaming: true")
             return
-        exts = [a2a.PROGRESS_EXT]
+        exts = [progress_v1.URI]
         stream = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
             scenario.data.get("prompt", "Plan the work"), script=scenario.script)}, label="stream", extensions=exts)
         task_id, context_id = task_ids(stream)

@@ -11,9 +11,9 @@ Log notes: `progress_pointer` (the pointer the rules read with).
 
 from __future__ import annotations
 
-from .. import a2a
 from ..catalogue import Scenario
 from ..framelog import FrameLog
+from ..protocols.script import SCRIPT_KEY
 from ..wire.jsonrpc import A2AClient
 from . import Target, driver
 
@@ -28,4 +28,4 @@ async def progress_stream(target: Target, scenario: Scenario, log: FrameLog) -> 
     log.notes[POINTER_NOTE] = target.progress_pointer
     async with A2AClient(target.progress_url, log, stream_limit=target.stream_limit, timeout=target.timeout,
                          headers=target.headers) as client:
-        await client.post_stream(target.progress_url, {a2a.SCRIPT_KEY: scenario.script}, label=LABEL)
+        await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=LABEL)

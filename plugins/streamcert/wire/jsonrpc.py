@@ -14,8 +14,8 @@ from typing import Any, Awaitable, Callable
 
 import httpx
 
-from .. import a2a
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Event, Exchange, FrameLog
+from ..protocols import a2a
 from .capture import CHUNKS, T_HEADERS, CaptureTransport, Clock
 from .sse import SSEParser
 
@@ -224,11 +224,4 @@ def rpc_error(ex: Exchange) -> dict[str, Any] | None:
         value, _ = ex.json()
     if isinstance(value, dict) and isinstance(value.get("error"), dict):
         return value["error"]
-    return None
-
-
-def rpc_result(ex: Exchange) -> Any:
-    value, _ = ex.json()
-    if isinstance(value, dict):
-        return value.get("result")
     return None

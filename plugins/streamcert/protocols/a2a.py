@@ -1,6 +1,11 @@
-"""A2A 1.0.1 protocol facts, in one place (../shared/specs/a2a-1.0.md)."""
+"""A2A 1.0.1 protocol facts, in one place (../shared/specs/a2a-1.0.md; seed 001).
+
+The extension URIs are in their own modules (progress_v1, interactions_v1); the script key in script.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 PROTOCOL_VERSION = "1.0"
 VERSION_HEADER = "A2A-Version"
@@ -8,10 +13,6 @@ EXTENSIONS_HEADER = "A2A-Extensions"
 CARD_PATH = "/.well-known/agent-card.json"
 SSE_MEDIA_TYPE = "text/event-stream"
 JSON_MEDIA_TYPE = "application/json"
-
-SCRIPT_KEY = "urn:streamcert:script"  # DESIGN §6
-PROGRESS_EXT = "https://docs.nylorun.com/a2a/progress/v1"
-INTERACTIONS_EXT = "https://docs.nylorun.com/a2a/interactions/v1"
 
 # Methods (§5.3)
 SEND_MESSAGE = "SendMessage"
@@ -44,8 +45,9 @@ ROLE_USER = "ROLE_USER"
 ROLE_AGENT = "ROLE_AGENT"
 ROLES = frozenset({ROLE_USER, ROLE_AGENT})
 
-# StreamResponse: exactly one of these
-STREAM_RESULT_KINDS = ("task", "message", "statusUpdate", "artifactUpdate")
+# StreamResponse: exactly one of these members (§3.1.2)
+TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE = "task", "message", "statusUpdate", "artifactUpdate"
+STREAM_RESULT_KINDS = (TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE)
 # Part: exactly one content field
 PART_CONTENT_FIELDS = ("text", "raw", "url", "data")
 
@@ -99,3 +101,28 @@ def is_terminal(state: str | None) -> bool:
 
 def is_interrupted(state: str | None) -> bool:
     return state in INTERRUPTED_STATES
+
+
+# Which StreamResponse member a result is. Callers differ on a result that holds several, so each
+# reading has its own name.
+
+def stream_kind(result: Any) -> str | None:
+    """The first member (in STREAM_RESULT_KINDS order) the result holds as an object, if any."""
+    if isinstance(result, dict):
+        for kind in STREAM_RESULT_KINDS:
+            if isinstance(result.get(kind), dict):
+                return kind
+    return None
+
+
+def sole_stream_kind(result: Any) -> str | None:
+    """The member the result holds as an object when it holds exactly one such member, else None."""
+    if not isinstance(result, dict):
+        return None
+    kinds = [k for k in STREAM_RESULT_KINDS if isinstance(result.get(k), dict)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def stream_members(result: Any) -> list[str]:
+    """Every member the result names, whatever its value (a StreamResponse names exactly one)."""
+    return [k for k in STREAM_RESULT_KINDS if isinstance(result, dict) and k in result]

@@ -1,5 +1,9 @@
-"""ACP on the wire: the names the driver, the rules and the reference agent share, and the reading of
-stdout lines into JSON-RPC messages (specs/acp-plans.md; seed 002 for protocol version 2).
+"""JSON-RPC messages written one a line (ACP's stdio transport): reading stdout lines into messages,
+and naming what is wrong with a line that is not exactly one message.
+
+    read_lines(lines, batches)  one Line per stdout line (or per run of lines one message took)
+    is_message(value)           a JSON-RPC 2.0 request, notification or response object
+    split_messages(text)        the JSON values written back to back on one line
 """
 
 from __future__ import annotations
@@ -7,21 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-
-SCRIPT_KEY = "urn:streamcert:script"  # DESIGN §6: the script rides in session/prompt `_meta`
-VERSIONS = (1, 2)  # protocol versions the suite knows; 2 is the seed's (draft) text
-LATEST = 2
-
-STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
-PLAN_TYPES = ("items", "markdown", "file")
-PRIORITIES = ("high", "medium", "low")
-STATUSES = {1: ("pending", "in_progress", "completed"), 2: ("pending", "in_progress", "completed", "cancelled")}
-
-# sessionUpdate values that carry plans
-PLAN = "plan"  # v1 stable: {entries}
-PLAN_UPDATE = "plan_update"  # v1 unstable and v2: {plan: {type, planId, ...}}
-PLAN_REMOVED = "plan_removed"  # v1 unstable and v2: {planId}
-PLAN_KINDS = (PLAN, PLAN_UPDATE, PLAN_REMOVED)
 
 
 def is_message(value: Any) -> bool:
