@@ -13,6 +13,9 @@ Exchanges
     progress_sse(items, times=…)      a progress stream (label "progress"): each item a JSON object sent as
                                       one event (a str: raw data), at the given arrival times
 
+Scripts
+    script(*steps, name=…)            a test-agent script (DESIGN §6) holding these steps
+
 A2A objects
     text_msg(text, role)              a Message with one text part
     task(id, ctx, state, …)           a Task; task_result(…) the same wrapped as {"task": …} (SendMessage)
@@ -210,3 +213,8 @@ def progress_sse(items: list[Any], *, times: list[float] | None = None, script: 
                     request_body={"urn:streamcert:script": script}, status=200,
                     response_headers={"content-type": "text/event-stream"}, t_sent=0.0, t_headers=0.01,
                     t_end=last + 0.01, end=end, chunks=chunks, events=events, notes={"streaming": True})
+
+
+def script(*steps: dict[str, Any], name: str = "test") -> dict[str, Any]:
+    """A test-agent script (DESIGN §6, version 1) holding these steps."""
+    return {"version": 1, "name": name, "steps": list(steps)}

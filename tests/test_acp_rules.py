@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from logs import script as agent_script
 
 from streamcert.catalogue import Scenario
 from streamcert.framelog import Event, Exchange, FrameLog
@@ -55,8 +56,8 @@ def agent_run(updates: list[Any], *, version: int = 2, asked: int = 2, capable: 
 
 
 def script(*steps: dict[str, Any]) -> RuleContext:
-    sc = Scenario(id="acp-test", profile="acp", title="", requirements=(),
-                  script={"version": 1, "name": "acp-test", "steps": list(steps)})
+    """The context of a run that played these steps."""
+    sc = Scenario(id="acp-test", profile="acp", title="", requirements=(), script=agent_script(*steps, name="acp-test"))
     return RuleContext(scenario=sc)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from logs import frame_log, rpc_error, sse, unary
 
-from streamcert.catalogue import Scenario
+from streamcert.catalogue import Scenario, load_catalogue
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.ixtruncation import judge_cut
@@ -238,6 +238,23 @@ def test_int005_answer_to_an_ended_task():
     assert outcome_of(ix_log(question(), after=[accepted]), "A2A-INT-005") == Outcome.FAIL
 
 
+def test_a_failure_says_what_was_seen_and_cites_the_catalogue_source():
+    p = approval()
+    del p.meta["detail"]["tool"]
+    found = run(ix_log(p), "IX-003")["IX-003"]
+    assert found.outcome == Outcome.FAIL
+    assert 'the held call is {"server": "github", "tool": "merge"}' in found.message
+    assert found.message.endswith(f"[{load_catalogue()['IX-003'].source}]") and "004_" not in found.message
+
+
+def test_several_offenders_make_one_finding_that_shows_the_first():
+    log = ix_log(approval(1, said="tool.denied"), approval(2, said="tool.denied"))
+    found = judge(log, ["IX-006"], RuleContext())
+    assert len(found) == 1 and found[0].outcome == Outcome.FAIL
+    assert found[0].message.startswith("2 approved call(s) the model saw denied; the first: answer 1:")
+    assert len(found[0].evidence) == 2
+
+
 # -- IX- -------------------------------------------------------------------------------------------------------
 
 def test_ix001_fails_an_approval_in_input_required():
@@ -324,10 +341,10 @@ def test_ix010_cuts():
     assert found.outcome == Outcome.NON_STRICT and "UTF-16" in found.message
 
 
-def _text_reply(result=None, error=None, after_state="TASK_STATE_AUTH_REQUIRED"):
+def _text_reply(result=None, error=None, after_state="TASK_STATE_AUTH_REQUIRED", after_message=None):
     p = approval()
     reply = unary("text_reply_1", result, error=error, rpc_method="SendMessage", t=1.15)
-    after = unary("get_after_text_1", task(after_state, p.message), rpc_method="GetTask", t=1.16)
+    after = unary("get_after_text_1", task(after_state, after_message or p.message), rpc_method="GetTask", t=1.16)
     return ix_log(p, after=[reply, after])
 
 
@@ -337,6 +354,9 @@ def test_ix011_text_never_approves():
     assert outcome_of(_text_reply(result={"task": task("TASK_STATE_WORKING")}), "IX-011") == Outcome.FAIL
     assert outcome_of(_text_reply(error=rpc_error(-32004), after_state="TASK_STATE_WORKING"), "IX-011") \
         == Outcome.FAIL
+    other = approval(2).message  # the same state, another open interaction
+    found = run(_text_reply(error=rpc_error(-32004), after_message=other), "IX-011")["IX-011"]
+    assert found.outcome == Outcome.FAIL and '"ix-2"' in found.message
 
 
 @pytest.mark.parametrize("rid,label", [("IX-012", "wrong_id_2"), ("IX-013", "stale_2")])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from logs import broken, frame_log, progress_sse
+from logs import broken, frame_log, progress_sse, script
 
 from streamcert.catalogue import Scenario, load_scenario
 from streamcert.outcomes import Outcome
@@ -14,10 +14,6 @@ from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import Target, run_scenario
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
-
-
-def script(*steps):
-    return {"version": 1, "name": "t", "steps": list(steps)}
 
 
 def item(progress, status="Working"):

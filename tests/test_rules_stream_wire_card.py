@@ -232,6 +232,9 @@ def test_card_001_transport_failure_is_error():
     ex = broken("card")
     ex.method = "GET"
     one("A2A-CARD-001", frame_log(ex), E, "connection refused")
+    # no answer is no card to judge: ERROR for the card's content too, never FAIL
+    for rid in ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004"):
+        one(rid, frame_log(ex), E, "connection refused")
 
 
 def test_card_002_missing_field():

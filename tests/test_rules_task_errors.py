@@ -21,20 +21,23 @@ from logs import (
     unary,
 )
 
-from streamcert.catalogue import load_scenario
+from streamcert.catalogue import load_catalogue, load_scenario
 from streamcert.framelog import END_CLIENT_STOP, END_TIME_LIMIT
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext
 from streamcert.rules import errors as err_rules
+from streamcert.rules import judge as judge_all
 from streamcert.rules import task as task_rules
-from streamcert.rules.streamview import StreamView
+from streamcert.rules import task_cancel as task_cancel_rules
+from streamcert.rules import task_list as task_list_rules
+from streamcert.rules.streamview import TaskStream
 
 P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
 SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"
 FAILED, CANCELED = "TASK_STATE_FAILED", "TASK_STATE_CANCELED"
 
 RULES = {}
-for _mod in (task_rules, err_rules):
+for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
     for _fn in vars(_mod).values():
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
@@ -43,8 +46,8 @@ ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 11)]
 
 
 def judge(rid, log, ctx=None):
-    """The findings the rules of these two modules give for one requirement."""
-    return [f for fn in RULES[rid] for f in fn(log, ctx or RuleContext()) if f.req_id == rid]
+    """The findings the rules give for one requirement."""
+    return [f for f in judge_all(log, [rid], ctx or RuleContext()) if f.req_id == rid]
 
 
 def one(rid, log, expected, ctx=None):
@@ -54,6 +57,11 @@ def one(rid, log, expected, ctx=None):
     assert f.outcome == expected, f"{rid}: {f.outcome} {f.message}"
     assert f.req_id == rid
     return f
+
+
+def cites(f):
+    """The finding's message ends with its requirement's source from the catalogue."""
+    return f.message.endswith(f"[{load_catalogue()[f.req_id].source}]")
 
 
 def test_every_requirement_has_a_rule():
@@ -102,8 +110,8 @@ def stream_log(stream=None, get=None, h0=None, h1=None):
     )
 
 
-def test_streamview_reads_the_seed_stream():
-    view = StreamView.from_exchange(seed_stream())
+def test_task_stream_reads_the_seed_stream():
+    view = TaskStream.from_exchange(seed_stream())
     assert view.task["id"] == "task-1" and view.task_id == "task-1" and view.context_id == "ctx-1"
     assert [s["status"]["state"] for _, s in view.statuses] == [WORK, DONE]
     assert view.last_state == DONE and view.terminal and view.closed
@@ -115,21 +123,21 @@ def test_streamview_reads_the_seed_stream():
     assert len(view.items) == len(view.results()) == 7 and not view.errors and not view.others
 
 
-def test_streamview_restart_error_and_junk_frames():
+def test_task_stream_restart_error_and_junk_frames():
     ex = sse("s", [artifact_update("a", text="x"), artifact_update("a", text="y"), "not json",
                    {"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32603)}])
-    view = StreamView.from_exchange(ex)
+    view = TaskStream.from_exchange(ex)
     assert view.task is None and view.task_id == "task-1"
     assert view.artifacts["a"].text == "y" and view.artifacts["a"].restarts == 1
     assert len(view.errors) == 1 and len(view.others) == 1
-    assert view.last_state is None and StreamView.from_exchange(None).items == []
+    assert view.last_state is None and TaskStream.from_exchange(None).items == []
 
 
 def test_task_001_pass_and_fail():
     f = one("A2A-TASK-001", stream_log(), P)
     assert DONE in f.message
     f = one("A2A-TASK-001", stream_log(get=read_back(state=WORK)), F)
-    assert WORK in f.message and DONE in f.message and "§3.1.3" in f.message and f.evidence
+    assert WORK in f.message and DONE in f.message and cites(f) and f.evidence
 
 
 def test_task_001_getask_error_is_a_failure_and_cut_stream_is_not_judged():
@@ -286,7 +294,7 @@ def test_task_007_falls_back_to_the_script_for_expected_artifacts():
 ])
 def test_task_008_fails(over, says):
     f = one("A2A-TASK-008", list_log(**over), F)
-    assert says in f.message and "pageSize" in f.message
+    assert says in f.message and cites(f)
 
 
 def test_task_008_page1_faults_show_without_page2():
@@ -348,6 +356,20 @@ def test_task_012_fails():
     assert "differs" in f.message and "bye" in f.message
     lonely = sse("subscribe", [stream_task(state=WORK)])
     assert "no event after its Task" in one("A2A-TASK-012", cancel_log(sub=lonely), F).message
+
+
+def test_subscribe_answered_without_a_stream():
+    refused = unary("subscribe", error=rpc_error(-32004), rpc_method="SubscribeToTask")
+    f = one("A2A-TASK-011", cancel_log(sub=refused), E)
+    assert "not an event stream" in f.message and f.evidence
+    assert "no event after its Task" in one("A2A-TASK-012", cancel_log(sub=refused), F).message
+
+
+def test_task_010_a_refused_cancel_is_the_finding_even_when_the_stream_is_lost():
+    lost = broken("stream", "ReadTimeout: timed out")
+    assert "ReadTimeout" in one("A2A-TASK-010", cancel_log(main=lost), E).message
+    refused = unary("cancel", error=rpc_error(-32002, "not cancelable"))
+    assert "-32002" in one("A2A-TASK-010", cancel_log(main=lost, cancel=refused), F).message
 
 
 # -- errors ----------------------------------------------------------------------------------------

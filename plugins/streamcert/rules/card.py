@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .. import a2a
-from ..framelog import FrameLog
-from ..outcomes import Finding
-from . import RuleContext, ex_evidence, fail, needed, ok, rule
+from ..framelog import Exchange, FrameLog
+from ..protocols import a2a
+from . import RuleContext, Verdict, answered, ex_evidence, rule
 
 # AgentCard required fields and the JSON type each must have (A2A §8).
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -25,24 +25,28 @@ SKILL_FIELDS = ("id", "name", "description", "tags")
 TYPE_NAMES = {str: "string", list: "array", dict: "object", bool: "boolean"}
 
 
-def _card(log: FrameLog, req_id: str) -> tuple[Any, list[Finding]]:
-    """The card as JSON, or the finding that says why there is none."""
-    ex, errs = needed(log, "card", req_id)
-    if ex is None:
-        return None, errs
-    value, err = ex.json()
-    if ex.status != 200 or err or not isinstance(value, dict):
-        if req_id == "A2A-CARD-001":
-            return None, []  # A2A-CARD-001 reports this itself
-        return None, [fail(req_id, f"no agent card to judge (GET {ex.url} gave HTTP {ex.status})", [ex_evidence(ex)])]
-    return value, []
+@dataclass
+class AgentCard:
+    """The agent card the run fetched: the exchange, and the card when it came as HTTP 200 with a JSON
+    object (None otherwise: A2A-CARD-001 says why)."""
+
+    exchange: Exchange
+    card: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> AgentCard:
+        ex = answered(log, "card")
+        value, err = ex.json()
+        return cls(ex, value if ex.status == 200 and not err and isinstance(value, dict) else None)
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        return ex_evidence(self.exchange)
 
 
-@rule("A2A-CARD-001")
-def card_served(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    ex, errs = needed(log, "card", "A2A-CARD-001")
-    if ex is None:
-        return errs
+@rule("A2A-CARD-001", view=AgentCard)
+def card_served(v: AgentCard, out: Verdict) -> None:
+    ex = v.exchange
     value, err = ex.json()
     if ex.status != 200:
         why = f"HTTP {ex.status}"
@@ -53,9 +57,18 @@ def card_served(log: FrameLog, ctx: RuleContext) -> list[Finding]:
     elif ex.media_type != a2a.JSON_MEDIA_TYPE:
         why = f"Content-Type {ex.content_type or '(none)'} instead of application/json"
     else:
-        return [ok("A2A-CARD-001", f"GET {a2a.CARD_PATH}: HTTP 200 application/json object")]
-    return [fail("A2A-CARD-001", f"GET {ex.url} answered {why}; the card is served at {a2a.CARD_PATH} "
-                 "as a JSON object (A2A §8)", [ex_evidence(ex)])]
+        out.passed(f"GET {a2a.CARD_PATH}: HTTP 200 application/json object")
+        return
+    out.failed(f"GET {ex.url} answered {why}; expected the card at {a2a.CARD_PATH} as an application/json object",
+               [v.evidence])
+
+
+def _content(v: AgentCard, out: Verdict) -> dict[str, Any] | None:
+    """The card, or None after failing `out`: a requirement on what the card holds is not met when
+    there is no card."""
+    if v.card is None:
+        out.failed(f"no agent card to judge (GET {v.exchange.url} gave HTTP {v.exchange.status})", [v.evidence])
+    return v.card
 
 
 def _type_name(t: type | tuple[type, ...]) -> str:
@@ -63,11 +76,10 @@ def _type_name(t: type | tuple[type, ...]) -> str:
         TYPE_NAMES.get(x, x.__name__) for x in t)
 
 
-@rule("A2A-CARD-002")
-def card_required_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    card, errs = _card(log, "A2A-CARD-002")
-    if card is None:
-        return errs
+@rule("A2A-CARD-002", view=AgentCard)
+def card_required_fields(v: AgentCard, out: Verdict) -> None:
+    if (card := _content(v, out)) is None:
+        return
     problems = []
     for name, typ in REQUIRED_FIELDS.items():
         if name not in card:
@@ -80,19 +92,19 @@ def card_required_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
             continue
         problems += [f"skills[{i}].{f} is missing" for f in SKILL_FIELDS if f not in skill]
     if problems:
-        return [fail("A2A-CARD-002", "the card lacks required fields: " + "; ".join(problems) + " (A2A §8 AgentCard)",
-                     [ex_evidence(log.get("card"))])]
-    return [ok("A2A-CARD-002", "all required AgentCard fields present with their types")]
+        out.failed("the card lacks required AgentCard fields: " + "; ".join(problems), [v.evidence])
+    else:
+        out.passed("all required AgentCard fields present with their types")
 
 
-@rule("A2A-CARD-003")
-def card_jsonrpc_interface(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    card, errs = _card(log, "A2A-CARD-003")
-    if card is None:
-        return errs
+@rule("A2A-CARD-003", view=AgentCard)
+def card_jsonrpc_interface(v: AgentCard, out: Verdict) -> None:
+    if (card := _content(v, out)) is None:
+        return
     interfaces = card.get("supportedInterfaces")
     if not isinstance(interfaces, list):
-        return [fail("A2A-CARD-003", "supportedInterfaces is missing or not an array", [ex_evidence(log.get("card"))])]
+        out.failed("supportedInterfaces is missing or not an array", [v.evidence])
+        return
     problems, found = [], None
     for i, iface in enumerate(interfaces):
         if not isinstance(iface, dict):
@@ -107,23 +119,25 @@ def card_jsonrpc_interface(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         elif iface["protocolBinding"] == "JSONRPC" and iface["protocolVersion"].split(".")[:2] == ["1", "0"]:
             found = found or iface
     if found and not problems:
-        return [ok("A2A-CARD-003", f"JSONRPC interface {found['url']} for protocol {found['protocolVersion']}")]
+        out.passed(f"JSONRPC interface {found['url']} for protocol {found['protocolVersion']}")
+        return
     if not found:
         problems.append("no interface has protocolBinding JSONRPC and protocolVersion 1.0")
-    return [fail("A2A-CARD-003", "; ".join(problems) + " (A2A §8 AgentInterface)", [ex_evidence(log.get("card"))])]
+    out.failed("; ".join(problems), [v.evidence])
 
 
-@rule("A2A-CARD-004")
-def card_extensions(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    card, errs = _card(log, "A2A-CARD-004")
-    if card is None:
-        return errs
+@rule("A2A-CARD-004", view=AgentCard)
+def card_extensions(v: AgentCard, out: Verdict) -> None:
+    if (card := _content(v, out)) is None:
+        return
     caps = card.get("capabilities")
     exts = caps.get("extensions") if isinstance(caps, dict) else None
     if exts is None:
-        return [ok("A2A-CARD-004", "the card declares no extensions")]
+        out.passed("the card declares no extensions")
+        return
     if not isinstance(exts, list):
-        return [fail("A2A-CARD-004", "capabilities.extensions is not an array", [ex_evidence(log.get("card"))])]
+        out.failed("capabilities.extensions is not an array", [v.evidence])
+        return
     problems = []
     for i, ext in enumerate(exts):
         if not isinstance(ext, dict):
@@ -138,6 +152,6 @@ def card_extensions(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         if "params" in ext and not isinstance(ext["params"], dict):
             problems.append(f"extensions[{i}].params is not an object")
     if problems:
-        return [fail("A2A-CARD-004", "; ".join(problems) + " (A2A §8 AgentExtension)", [ex_evidence(log.get("card"))])]
-    uris = ", ".join(e["uri"] for e in exts)
-    return [ok("A2A-CARD-004", f"{len(exts)} extension(s) declared with uri and typed fields: {uris}")]
+        out.failed("; ".join(problems), [v.evidence])
+    else:
+        out.passed(f"{len(exts)} extension(s) declared with uri and typed fields: {', '.join(e['uri'] for e in exts)}")

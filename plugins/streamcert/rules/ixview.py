@@ -1,9 +1,12 @@
-"""What an interrupted-state log shows (read by rules/interactions.py and rules/idempotency.py).
+"""What an interrupted-state run shows: the view `Interruptions` (read by rules/interactions.py,
+rules/ixtruncation.py and rules/idempotency.py).
 
-    IxView.of(log)      the pauses (in arrival order, across every stream), the script's pausing
-                        steps with the `say` that reports each, the agent's status texts, the answers
-    Pause               one interrupted status: its stream, event, state, message, interaction
-    split(template)     a say template's text before and after {{result}}
+    Interruptions.of(log, ctx)  the pauses (in arrival order, across every stream), the script's pausing
+                                steps with the `say` that reports each, the agent's status texts, the
+                                replies to the requests the driver sent
+    Pause                       one interrupted status: its stream, event, state, message, interaction
+    reply(exchange)             (taken, value): accepted with a result, refused with an error, or no answer
+    answer_value(message)       how an answer the suite sent reads: through the extension, text or data
 
 Labels read: those streamcert.scenarios.interactions writes (see its docstring).
 """
@@ -14,14 +17,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import a2a
 from ..framelog import Event, Exchange, FrameLog
+from ..protocols import a2a
+from ..protocols.interactions_v1 import APPROVED, VALUE, interaction_of, status_key
+from ..protocols.script import PAUSING
 from ..wire.jsonrpc import rpc_error
-
-URI = a2a.INTERACTIONS_EXT
-PAUSING = {"ask": "question", "call": "approval", "connect": "connection"}
-STATE_OF = {"question": a2a.INPUT_REQUIRED, "approval": a2a.AUTH_REQUIRED, "connection": a2a.AUTH_REQUIRED}
-SEED = "004_b45a7e2830468043.txt"
+from .engine import RuleContext, ev_evidence, ex_evidence
 
 
 def _result(ev: Event) -> dict[str, Any] | None:
@@ -39,21 +40,8 @@ def text_of(message: Any) -> str | None:
     return None
 
 
-def interaction_of(message: Any) -> dict[str, Any] | None:
-    meta = message.get("metadata") if isinstance(message, dict) else None
-    value = meta.get(URI) if isinstance(meta, dict) else None
-    return value if isinstance(value, dict) else None
-
-
-def status_key(status: dict[str, Any]) -> Any:
-    """What tells one status from its copies on other streams: its message's id, else state and time."""
-    message = status.get("message")
-    if isinstance(message, dict) and message.get("messageId"):
-        return message["messageId"]
-    return (status.get("state"), status.get("timestamp"))
-
-
 def split(template: str) -> tuple[str, str]:
+    """A say template's text before and after {{result}}."""
     head, _, tail = template.partition("{{result}}")
     return head, tail
 
@@ -62,14 +50,16 @@ def split(template: str) -> tuple[str, str]:
 class Step:
     """A pausing step of the script, and the `say` template that reports its outcome (if any)."""
 
-    kind: str  # question | approval | connection
+    kind: str  # an interactions/v1 kind: question | approval | connection
     arg: Any
     say: str | None
 
 
 @dataclass
 class Pause:
-    n: int
+    """One interrupted status, where it arrived first (its copies on other streams are left out)."""
+
+    n: int  # 1-based, in arrival order: pause n is answered by answer_n
     exchange: Exchange
     event: Event
     status: dict[str, Any]
@@ -96,6 +86,9 @@ class Pause:
     def key(self) -> Any:
         return status_key(self.status)
 
+    def evidence(self, note: str) -> dict[str, Any]:
+        return ev_evidence(self.exchange, self.event, note)
+
 
 @dataclass
 class Said:
@@ -106,17 +99,19 @@ class Said:
 
 
 @dataclass
-class IxView:
+class Interruptions:
+    """The task's interrupted states and what happened around them, across every stream of the run."""
+
     log: FrameLog
     steps: list[Step] = field(default_factory=list)
     pauses: list[Pause] = field(default_factory=list)
     said: list[Said] = field(default_factory=list)  # the agent's status texts, one per message
     task_id: Any = None
-    extension: bool = True
-    sentinel: str | None = None
+    extension: bool = True  # whether the driver activated interactions/v1 (else: a plain client)
+    sentinel: str | None = None  # the string the script put in a held call's arguments
 
     @classmethod
-    def of(cls, log: FrameLog) -> IxView:
+    def of(cls, log: FrameLog, ctx: RuleContext | None = None) -> Interruptions:
         notes = log.notes.get("interactions") or {}
         view = cls(log, extension=bool(notes.get("extension", True)), sentinel=notes.get("sentinel"))
         view.steps = _steps(log.script)
@@ -144,9 +139,8 @@ class IxView:
                     continue
                 if self.task_id is None:
                     self.task_id = update.get("taskId")
-                message = status.get("message")
                 key = status_key(status)
-                text = text_of(message)
+                text = text_of(status.get("message"))
                 if text is not None and key not in seen_said:
                     seen_said.add(key)
                     self.said.append(Said(key, text, ev.t, ex.label))
@@ -171,8 +165,32 @@ class IxView:
                 known.add(message.get("messageId"))
                 self.said.append(Said(message.get("messageId"), text, float("inf"), "get_final"))
 
-    # -- reading answers -------------------------------------------------------------------------
+    # -- the script's steps ----------------------------------------------------------------------
+    def step(self, pause: Pause) -> Step | None:
+        return self.steps[pause.n - 1] if pause.n <= len(self.steps) else None
+
+    def pauses_of(self, kind: str) -> list[tuple[Pause, Step]]:
+        """The pauses raised by a step of this kind, each with its step."""
+        return [(p, s) for p in self.pauses if (s := self.step(p)) is not None and s.kind == kind]
+
+    def never_paused(self) -> tuple[str, dict[str, Any]] | None:
+        """(what the stream showed, its evidence) when the task stream answered but reached no
+        interrupted state; None when there are pauses, or no stream answer to judge."""
+        stream = self.log.get("stream")
+        if stream is None or not stream.data_events() or self.pauses:
+            return None
+        states = [((r.get("statusUpdate") or r.get("task") or {}).get("status") or {}).get("state")
+                  for _, r in stream.results()]
+        shown = ", ".join(str(s) for s in states) or "no parsable result"
+        return (f"no interrupted state was seen (the stream showed: {shown}; it ended: {stream.end})",
+                ex_evidence(stream))
+
+    # -- the replies to what the driver sent -----------------------------------------------------
+    def reply(self, label: str) -> tuple[bool | None, Any]:
+        return reply(self.log.get(label))
+
     def unary_result(self, label: str) -> dict[str, Any] | None:
+        """The result of a unary answer (its Task when it is wrapped as {"task": …}), if any."""
         ex = self.log.get(label)
         if ex is None:
             return None
@@ -182,9 +200,6 @@ class IxView:
             return result["task"]
         return result if isinstance(result, dict) else None
 
-    def step(self, pause: Pause) -> Step | None:
-        return self.steps[pause.n - 1] if pause.n <= len(self.steps) else None
-
     def sent_message(self, label: str) -> dict[str, Any] | None:
         ex = self.log.get(label)
         body = ex.request_body if ex is not None else None
@@ -192,6 +207,11 @@ class IxView:
         message = params.get("message") if isinstance(params, dict) else None
         return message if isinstance(message, dict) else None
 
+    def answer_sent(self, n: int) -> tuple[str, Any]:
+        """How answer n reads (see `answer_value`)."""
+        return answer_value(self.sent_message(f"answer_{n}"))
+
+    # -- what the model saw ----------------------------------------------------------------------
     def reports(self, template: str | None) -> list[Said]:
         """The agent's status texts that fill this say template."""
         if not template:
@@ -199,6 +219,18 @@ class IxView:
         head, tail = split(template)
         return [s for s in self.said if s.text.startswith(head) and s.text.endswith(tail)
                 and len(s.text) >= len(head) + len(tail)]
+
+    def model_saw(self, pause: Pause) -> tuple[str | None, str | None]:
+        """(the result part of the say that reports this pause's outcome, its template); (None, template)
+        when no such report was seen."""
+        step = self.step(pause)
+        template = step.say if step else None
+        said = self.reports(template)
+        if not said:
+            return None, template
+        head, tail = split(template)
+        text = said[0].text
+        return text[len(head):len(text) - len(tail) if tail else None], template
 
     def continued(self, pause: Pause) -> bool:
         """Whether any stream, or the final GetTask, shows the task after this pause."""
@@ -221,7 +253,7 @@ class IxView:
         return best
 
 
-def answered(ex: Exchange | None) -> tuple[bool | None, Any]:
+def reply(ex: Exchange | None) -> tuple[bool | None, Any]:
     """(True, result) when the request was accepted, (False, error) when refused, (None, why) if no answer."""
     if ex is None:
         return None, "not sent"
@@ -240,11 +272,17 @@ def answered(ex: Exchange | None) -> tuple[bool | None, Any]:
     return None, problem or f"HTTP {ex.status}: no JSON-RPC result or error"
 
 
+def named_code(error: Any) -> str:
+    """A JSON-RPC error's code with its A2A name, e.g. "-32004 UnsupportedOperationError"."""
+    code = error.get("code") if isinstance(error, dict) else None
+    return f"{code} {a2a.error_name(code)}" if isinstance(code, int) else repr(code)
+
+
 def answer_value(message: dict[str, Any] | None) -> tuple[str, Any]:
     """How an answer the suite sent reads: ("extension", approved-or-value) | ("text", t) | ("data", d)."""
     meta = interaction_of(message)
     if meta is not None:
-        return "extension", meta["approved"] if "approved" in meta else meta.get("value")
+        return "extension", meta[APPROVED] if APPROVED in meta else meta.get(VALUE)
     for part in (message or {}).get("parts") or []:
         if isinstance(part, dict) and "text" in part:
             return "text", part["text"]

@@ -19,37 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import END_ERROR, FrameLog
-from ..outcomes import Finding, Outcome
-from . import RuleContext, fail, ok, outcome, quote, rule
+from . import RuleContext, Unjudgeable, Verdicts, quote, rule
 
 SEPARATOR = " · "
-SOURCE_TEXT = "003_0323612bcd959943.txt · 2. The phases"
-SOURCE_LINE = "003_0323612bcd959943.txt · 3. The line a client draws"
 IDS = tuple(f"LINE-{n:03d}" for n in range(1, 15))
 TIME_IDS = {"LINE-007", "LINE-008", "LINE-009", "LINE-011"}
 EVIDENCE_LIMIT = 12
-
-# The sentence each requirement checks, quoted in its failures.
-SENTENCES = {
-    "LINE-001": (SOURCE_TEXT, "the texts are loop.json progress.texts, word for word"),
-    "LINE-002": (SOURCE_TEXT, "without an optional field the phase's other text (Queued, Writing, Running {{tool}}, …)"),
-    "LINE-003": (SOURCE_TEXT, "the fixed words a field stands for (progress.reason, progress.what, "
-                              "progress.stopped_reason)"),
-    "LINE-004": (SOURCE_TEXT, "percent is floor(done × 100 / total)"),
-    "LINE-005": (SOURCE_TEXT, "numbers are written as integers … in the client's own number format"),
-    "LINE-006": (SOURCE_TEXT, "rate with one decimal (12.5)"),
-    "LINE-007": (SOURCE_LINE, "{{text}} · {{elapsed}} (progress.line) for every phase but stopped and failed"),
-    "LINE-008": (SOURCE_LINE, "elapsed is now − since, written in whole seconds as a ticking clock writes durations "
-                              "(5s, 1m 05s, 1h 02m)"),
-    "LINE-009": (SOURCE_LINE, "kept moving by the client at least once a second while the phase lasts"),
-    "LINE-010": (SOURCE_LINE, "retrying's in is likewise counted down from since (never below 0)"),
-    "LINE-011": (SOURCE_LINE, "stopped and failed … draw their text alone"),
-    "LINE-012": ("003_0323612bcd959943.txt · 1. The object", "a field that is not known is left out (never null, "
-                                                              "never a guess), and the text says less"),
-    "LINE-013": (SOURCE_LINE, "the text alone, without · elapsed, is enough; nothing else is shortened"),
-    "LINE-014": (SOURCE_LINE, "every client draws the same line for the same object"),
-}
-
 
 def split_line(line: str) -> tuple[str, str | None]:
     """(text, elapsed) of a line; elapsed None when the line has no separator."""
@@ -113,66 +88,72 @@ def _evidence(case: dict[str, Any], sent: str, expected: str, got: str | None, n
             "expected": expected, "got": "(no line)" if got is None else quote(got), "note": note}
 
 
-@rule(*IDS)
-def line_cases(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    wanted = [r for r in (ctx.scenario.requirements if ctx.scenario else IDS) if r in IDS]
-    if log.notes.get("cases_error"):
-        return [outcome(r, Outcome.ERROR, f"the cases could not be used: {log.notes['cases_error']}") for r in wanted]
-    ex = log.get("line")
-    if ex is None or "cases" not in log.notes:
-        return []
-    if ex.end == END_ERROR:
-        return [outcome(r, Outcome.ERROR, f"the renderer did not start ({ex.url}): {ex.error}") for r in wanted]
-    cases = log.notes["cases"]
-    inputs = log.notes["inputs"]
-    sent = list(ex.request_body or [])
-    lines = [ev.data for ev in ex.events]
-    answers: dict[tuple[str, int], str | None] = {}
-    sent_of: dict[tuple[str, int], str] = {}
-    for n, item in enumerate(inputs):
-        answers[(item["case"], item["pass"])] = lines[n] if n < len(lines) else None
-        sent_of[(item["case"], item["pass"])] = sent[n] if n < len(sent) else json.dumps(item)
-    tallies = {r: Tally() for r in IDS}
-    missing_note = _missing_note(ex, len(lines), len(inputs))
+@dataclass
+class LineRun:
+    """What a renderer drew for the cases: per requirement, the cases drawn right and those drawn wrong."""
 
-    for case in cases:
-        name = case["name"]
-        got = answers.get((name, 1))
-        if got is None:
-            for r in case["requirements"]:
-                tallies[r].failures.append(_evidence(case, sent_of[(name, 1)], case["line"], None, missing_note))
-        else:
-            good, reading = match(got, case, "line")
-            if good:
-                for r in case["requirements"]:
-                    tallies[r].passed += 1
-                    if reading:
-                        tallies[r].readings.add(f"{reading} ({name})")
-            else:
-                broken, credited, part = blame(case, got)
-                for r in credited:
-                    tallies[r].passed += 1
-                for r in broken:
-                    tallies[r].failures.append(_evidence(case, sent_of[(name, 1)], case["line"], got,
-                                                         f"{part} differs"))
-        _judge_text(case, got, answers.get((name, 2)), sent_of[(name, 2)], tallies["LINE-013"], missing_note)
-        _judge_repeat(case, got, answers.get((name, 3)), sent_of[(name, 3)], tallies["LINE-014"], missing_note)
+    tallies: dict[str, Tally]
+    cases_source: str
 
-    findings = []
-    for r in wanted:
-        t = tallies[r]
-        source, sentence = SENTENCES[r]
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> "LineRun":
+        if log.notes.get("cases_error"):
+            raise Unjudgeable(f"the cases could not be used: {log.notes['cases_error']}")
+        ex = log.get("line")
+        if ex is None or "cases" not in log.notes:
+            raise Unjudgeable()
+        if ex.end == END_ERROR:
+            raise Unjudgeable(f"the renderer did not start ({ex.url}): {ex.error}")
+        inputs = log.notes["inputs"]
+        sent = list(ex.request_body or [])
+        lines = [ev.data for ev in ex.events]
+        answers: dict[tuple[str, int], str | None] = {}
+        sent_of: dict[tuple[str, int], str] = {}
+        for n, item in enumerate(inputs):
+            answers[(item["case"], item["pass"])] = lines[n] if n < len(lines) else None
+            sent_of[(item["case"], item["pass"])] = sent[n] if n < len(sent) else json.dumps(item)
+        tallies = {r: Tally() for r in IDS}
+        missing_note = _missing_note(ex, len(lines), len(inputs))
+        for case in log.notes["cases"]:
+            name = case["name"]
+            got = answers.get((name, 1))
+            _judge_line(case, got, sent_of[(name, 1)], tallies, missing_note)
+            _judge_text(case, got, answers.get((name, 2)), sent_of[(name, 2)], tallies["LINE-013"], missing_note)
+            _judge_repeat(case, got, answers.get((name, 3)), sent_of[(name, 3)], tallies["LINE-014"], missing_note)
+        return cls(tallies, log.notes.get("cases_source", "the cases"))
+
+
+@rule(*IDS, view=LineRun)
+def line_cases(v: LineRun, out: Verdicts) -> None:
+    for rid, t in v.tallies.items():
         if t.failures:
             shown = "; ".join(f"{e['case']}: expected {e['expected']!r}, got {e['got']!r}" for e in t.failures[:3])
             more = f" (and {len(t.failures) - 3} more)" if len(t.failures) > 3 else ""
-            findings.append(fail(r, f"{len(t.failures)} case(s) drawn wrong: {shown}{more}. {source}: \"{sentence}\"",
-                                 t.failures[:EVIDENCE_LIMIT], measured={"cases_failed": len(t.failures),
-                                                                        "cases_passed": t.passed}))
+            out[rid].failed(f"{len(t.failures)} case(s) drawn wrong: {shown}{more}", t.failures[:EVIDENCE_LIMIT],
+                            measured={"cases_failed": len(t.failures), "cases_passed": t.passed})
         elif t.passed:
-            findings.append(ok(r, f"{t.passed} case(s) drawn as {log.notes.get('cases_source', 'the cases')} says",
-                               measured={"cases_passed": t.passed},
-                               reading="; ".join(sorted(t.readings)) or None))
-    return findings
+            out[rid].passed(f"{t.passed} case(s) drawn as {v.cases_source} says", measured={"cases_passed": t.passed},
+                            reading="; ".join(sorted(t.readings)) or None)
+
+
+def _judge_line(case: dict[str, Any], got: str | None, sent: str, tallies: dict[str, Tally], missing: str) -> None:
+    """The whole line, against the case: credited to the case's requirements, or blamed on the part that differs."""
+    if got is None:
+        for r in case["requirements"]:
+            tallies[r].failures.append(_evidence(case, sent, case["line"], None, missing))
+        return
+    good, reading = match(got, case, "line")
+    if good:
+        for r in case["requirements"]:
+            tallies[r].passed += 1
+            if reading:
+                tallies[r].readings.add(f"{reading} ({case['name']})")
+        return
+    broken, credited, part = blame(case, got)
+    for r in credited:
+        tallies[r].passed += 1
+    for r in broken:
+        tallies[r].failures.append(_evidence(case, sent, case["line"], got, f"{part} differs"))
 
 
 def _missing_note(ex, have: int, want: int) -> str:

@@ -9,109 +9,75 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framelog import END_CLOSED, END_TIME_LIMIT, FrameLog
-from ..outcomes import Finding, Outcome
-from . import RuleContext, ev_evidence, ex_evidence, fail, needed, ok, outcome, quote, rule
-from .progressview import (
-    _MISSING,
+from ..framelog import END_CLOSED, END_TIME_LIMIT
+from ..protocols.progress import (
     ENDINGS,
-    LABEL,
+    MODEL_REASONS,
     PACING_INTERVAL_S,
+    PERSON_WHATS,
     PHASES,
-    Frame,
-    ProgressView,
-    is_int,
-    is_number,
-    view,
+    STOP_REASONS,
+    WHAT_MAX,
 )
+from . import Verdict, quote, rule
+from .progressview import _MISSING, Frame, ProgressStream, ScriptedProgress, is_int, is_number
 
-SEED = "003_0323612bcd959943.txt"
 MS_RANGE = (10**12, 10**14)  # Unix milliseconds from 2001-09-09 to the year 5138
 
 # The phases' data (§2): field → (kind, required). Kinds: int, number, str, or a tuple of fixed words.
 SCHEMA: dict[str, dict[str, tuple[Any, bool]]] = {
     "queued": {"ahead": ("int", False)},
-    "waiting_for_model": {"model": ("str", True), "reason": (("busy", "slots", "group"), True)},
+    "waiting_for_model": {"model": ("str", True), "reason": (MODEL_REASONS, True)},
     "loading_model": {"model": ("str", True)},
     "reading_prompt": {"done": ("int", False), "total": ("int", False)},
     "thinking": {},
     "writing": {"rate": ("number", False)},
     "running_tool": {"tool": ("str", True), "what": ("str", False)},
-    "waiting_for_person": {"what": (("approval", "question", "plan"), True), "tool": ("str", False)},
+    "waiting_for_person": {"what": (PERSON_WHATS, True), "tool": ("str", False)},
     "waiting_for_subagents": {"running": ("int", True)},
     "compacting": {},
     "retrying": {"reason": ("str", True), "in": ("int", True), "attempt": ("int", False)},
-    "stopped": {"reason": (("person", "steps", "budget"), False)},
+    "stopped": {"reason": (STOP_REASONS, False)},
     "failed": {"reason": ("str", True)},
 }
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029")
 
 
-def _view(log: FrameLog, ctx: RuleContext, *ids: str) -> tuple[ProgressView | None, list[Finding]]:
-    ex, errors = needed(log, LABEL, *ids)
-    if ex is None:
-        return None, errors
-    if ex.status != 200 or not ex.is_sse:
-        return None, [Finding(r, Outcome.ERROR, f"the progress URL answered HTTP {ex.status} {ex.content_type!r}, "
-                              "not an event stream: the suite could not drive it", evidence=[ex_evidence(ex)])
-                      for r in ids]
-    return view(log, ex, ctx.script or log.script), []
-
-
-def _ev(v: ProgressView, frame: Frame, note: str = "") -> dict[str, Any]:
-    return ev_evidence(v.exchange, frame.ev, note)
-
-
-def _src(section: str) -> str:
-    return f"({SEED} · {section})"
-
-
 # -- the object ----------------------------------------------------------------------------------
 
-@rule("PROG-001")
-def phase_names(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-001")
-    if v is None:
-        return early
+@rule("PROG-001", view=ProgressStream)
+def phase_names(v: ProgressStream, out: Verdict) -> None:
     bad = []
     for f in v.frames:
         if f.progress is not None and not isinstance(f.progress, dict):
-            bad.append((f, f"progress is {type(f.progress).__name__}, neither an object nor null"))
+            bad.append((f"progress is {type(f.progress).__name__}, neither an object nor null", v.evidence(f)))
         elif f.obj is not None and f.phase not in PHASES:
-            bad.append((f, f"phase {f.phase!r} is not one of the thirteen"))
-    if bad:
-        return [fail("PROG-001", f"{len(bad)} frame(s) show no known phase, first: {bad[0][1]} "
-                     f"{_src('1. The object: phase — one of the thirteen names below, never another')}",
-                     [_ev(v, f, why) for f, why in bad[:3]])]
-    shown = sorted({f.phase for f in v.progress_frames})
-    return [ok("PROG-001", f"{len(v.progress_frames)} progress objects, phases: {', '.join(shown)}")] if shown else []
+            bad.append((f"phase {f.phase!r} is not one of the thirteen", v.evidence(f)))
+    if out.fail_each("frame(s) show no known phase", bad):
+        return
+    if shown := sorted({f.phase for f in v.progress_frames}):
+        out.passed(f"{len(v.progress_frames)} progress objects, phases: {', '.join(shown)}")
 
 
-@rule("PROG-002")
-def since_unix_ms(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-002")
-    if v is None:
-        return early
+@rule("PROG-002", view=ProgressStream)
+def since_unix_ms(v: ProgressStream, out: Verdict) -> None:
     bad, loose = [], []
     for f in v.progress_frames:
         since = f.obj.get("since")
         if isinstance(since, float) and since.is_integer() and MS_RANGE[0] <= since < MS_RANGE[1]:
             loose.append(f)
         elif not is_int(since):
-            bad.append((f, f"since is {since!r} ({type(since).__name__}), not an integer"))
+            bad.append((f"since is {since!r} ({type(since).__name__}), not an integer", v.evidence(f)))
         elif not MS_RANGE[0] <= since < MS_RANGE[1]:
             unit = "seconds" if 10**9 <= since < 10**11 else "no plausible unit"
-            bad.append((f, f"since {since} is not Unix milliseconds (reads as {unit})"))
-    if bad:
-        return [fail("PROG-002", f"{len(bad)} progress object(s) with a bad since, first: {bad[0][1]} "
-                     f"{_src('1. The object: since — Unix time in milliseconds (an integer)')}",
-                     [_ev(v, f, why) for f, why in bad[:3]])]
+            bad.append((f"since {since} is not Unix milliseconds (reads as {unit})", v.evidence(f)))
+    if out.fail_each("progress object(s) with a bad since", bad):
+        return
     if loose:
-        return [outcome("PROG-002", Outcome.NON_STRICT, f"since written with a fraction part ({loose[0].obj['since']!r}) "
-                        "on an integral value", [_ev(v, loose[0])],
-                        reading="an integral number written with a fraction part is accepted")]
-    return [ok("PROG-002", f"since is integer Unix milliseconds on all {len(v.progress_frames)} objects")] \
-        if v.progress_frames else []
+        out.non_strict(f"since written with a fraction part ({loose[0].obj['since']!r}) on an integral value",
+                       [v.evidence(loose[0])], reading="an integral number written with a fraction part is accepted")
+    elif v.progress_frames:
+        out.passed(f"since is integer Unix milliseconds on all {len(v.progress_frames)} objects")
 
 
 def _kind_ok(value: Any, kind: Any) -> tuple[bool, bool]:
@@ -129,11 +95,8 @@ def _kind_ok(value: Any, kind: Any) -> tuple[bool, bool]:
     return False, False
 
 
-@rule("PROG-003")
-def phase_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-003")
-    if v is None:
-        return early
+@rule("PROG-003", view=ProgressStream)
+def phase_fields(v: ProgressStream, out: Verdict) -> None:
     bad, loose = [], []
     for f in v.progress_frames:
         schema = SCHEMA.get(f.phase)
@@ -142,7 +105,7 @@ def phase_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         for name, (kind, required) in schema.items():
             if name not in f.obj:
                 if required:
-                    bad.append((f, f"{f.phase} without its field {name!r}"))
+                    bad.append((f"{f.phase} without its field {name!r}", v.evidence(f)))
                 continue
             value = f.obj[name]
             if value is None:
@@ -150,39 +113,27 @@ def phase_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
             good, strict = _kind_ok(value, kind)
             want = f"one of {', '.join(kind)}" if isinstance(kind, tuple) else f"a {kind}"
             if not good:
-                bad.append((f, f"{f.phase}.{name} is {value!r}, not {want}"))
+                bad.append((f"{f.phase}.{name} is {value!r}, not {want}", v.evidence(f)))
             elif not strict:
-                loose.append((f, f"{f.phase}.{name} is {value!r}: an integer written as a float"))
-    if bad:
-        return [fail("PROG-003", f"{len(bad)} field(s) missing or of the wrong type, first: {bad[0][1]} "
-                     f"{_src('1. The object: every field named here, with these names and these types')}",
-                     [_ev(v, f, why) for f, why in bad[:3]])]
+                loose.append((f"{f.phase}.{name} is {value!r}: an integer written as a float", v.evidence(f)))
+    if out.fail_each("field(s) missing or of the wrong type", bad):
+        return
     if loose:
-        return [outcome("PROG-003", Outcome.NON_STRICT, loose[0][1], [_ev(v, loose[0][0])],
-                        reading="an int written as an integral float is accepted")]
-    return [ok("PROG-003", "every listed field present with its type")] if v.progress_frames else []
+        out.non_strict(loose[0][0], [loose[0][1]], reading="an int written as an integral float is accepted")
+    elif v.progress_frames:
+        out.passed("every listed field present with its type")
 
 
-@rule("PROG-004")
-def no_null_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-004")
-    if v is None:
-        return early
-    bad = [(f, [k for k, val in f.obj.items() if val is None]) for f in v.progress_frames]
-    bad = [(f, keys) for f, keys in bad if keys]
-    if bad:
-        f, keys = bad[0]
-        return [fail("PROG-004", f"{len(bad)} progress object(s) carry null fields, first: {f.phase} with "
-                     f"{', '.join(keys)} null {_src('1. The object: a field that is not known is left out (never null)')}",
-                     [_ev(v, f) for f, _ in bad[:3]])]
-    return [ok("PROG-004", "no field is null")] if v.progress_frames else []
+@rule("PROG-004", view=ProgressStream)
+def no_null_fields(v: ProgressStream, out: Verdict) -> None:
+    bad = [(f"{f.phase} with {', '.join(keys)} null", v.evidence(f)) for f in v.progress_frames
+           if (keys := [k for k, val in f.obj.items() if val is None])]
+    if not out.fail_each("progress object(s) carry null fields", bad) and v.progress_frames:
+        out.passed("no field is null")
 
 
-@rule("PROG-005")
-def no_guessed_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-005")
-    if v is None or v.plan is None:
-        return early
+@rule("PROG-005", view=ScriptedProgress)
+def no_guessed_fields(v: ProgressStream, out: Verdict) -> None:
     judged, bad = 0, []
     for exp in v.plan.expected:
         if exp.step != "tool" or (isinstance(exp.arg, dict) and isinstance(exp.arg.get("what"), str)):
@@ -191,74 +142,58 @@ def no_guessed_fields(log: FrameLog, ctx: RuleContext) -> list[Finding]:
             judged += 1
             for f in inst.frames:
                 if f.obj.get("what") is not None:
-                    bad.append((f, f"the script's call of {exp.match.get('tool')!r} (step {exp.index + 1}) has no "
-                                f"title, yet running_tool shows what {f.obj['what']!r}"))
+                    bad.append((f"the script's call of {exp.match.get('tool')!r} (step {exp.index + 1}) has no "
+                                f"title, yet running_tool shows what {f.obj['what']!r}", v.evidence(f)))
                     break
-    if bad:
-        why = _src("1. The object: a field that is not known is left out (never a guess)")
-        return [fail("PROG-005", f"{bad[0][1]} {why}",
-                     [_ev(v, f) for f, _ in bad[:3]])]
-    return [ok("PROG-005", f"{judged} call(s) without a title shown without what")] if judged else []
+    if not out.fail_each("call(s) without a title shown with a guessed what", bad) and judged:
+        out.passed(f"{judged} call(s) without a title shown without what")
 
 
-@rule("PROG-006")
-def one_line_texts(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-006")
-    if v is None:
-        return early
-    judged, bad = 0, []
+@rule("PROG-006", view=ProgressStream)
+def one_line_texts(v: ProgressStream, out: Verdict) -> None:
+    judged, bad, longest = 0, [], 0
     for f in v.progress_frames:
-        for name, limit in (("what", 80),) if f.phase == "running_tool" else \
+        for name, limit in (("what", WHAT_MAX),) if f.phase == "running_tool" else \
                 (("reason", None),) if f.phase in ("failed", "retrying") else ():
             text = f.obj.get(name)
             if not isinstance(text, str):
                 continue
             judged += 1
             if any(b in text for b in LINE_BREAKS):
-                bad.append((f, f"{f.phase}.{name} has more than one line: {quote(text, 120)!r}"))
+                bad.append((f"{f.phase}.{name} has more than one line: {quote(text, 120)!r}", v.evidence(f)))
             elif limit and len(text) > limit:
-                bad.append((f, f"{f.phase}.{name} is {len(text)} characters, more than {limit}: {quote(text, 120)!r}"))
-    if bad:
-        why = _src("2. The phases: what — one line, at most 80 characters; reason — one line")
-        longest = max(len(f.obj.get("what") or "") for f, _ in bad)
-        return [fail("PROG-006", f"{bad[0][1]} {why}", [_ev(v, f) for f, _ in bad[:3]], measured={"longest": longest})]
-    return [ok("PROG-006", f"{judged} one-line text(s) within their limits")] if judged else []
+                bad.append((f"{f.phase}.{name} is {len(text)} characters, more than {limit}: {quote(text, 120)!r}",
+                            v.evidence(f)))
+            else:
+                continue
+            longest = max(longest, len(f.obj.get("what") or ""))
+    if not out.fail_each("text(s) longer than one line or than their limit", bad, measured={"longest": longest}) \
+            and judged:
+        out.passed(f"{judged} one-line text(s) within their limits")
 
 
 # -- since --------------------------------------------------------------------------------------
 
-@rule("PROG-007")
-def since_kept_on_data(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-007")
-    if v is None:
-        return early
-    bad = []
-    for inst in v.instances:
-        if inst.repeat and inst.expected is not None:
-            bad.append(inst)
+@rule("PROG-007", view=ProgressStream)
+def since_kept_on_data(v: ProgressStream, out: Verdict) -> None:
+    bad = [inst for inst in v.instances if inst.repeat and inst.expected is not None]
     kept = sum(len(inst.data_updates()) for inst in v.instances)
     if bad:
         inst = bad[0]
         before = next(i for i in reversed(v.instances[:v.instances.index(inst)]) if i.expected is inst.expected)
-        return [fail("PROG-007", f"{inst.phase}: since changed from {before.frames[-1].obj.get('since')} to "
-                     f"{inst.first.obj.get('since')} while the script does one thing (step {inst.expected.index + 1}, "
-                     f"{inst.expected.step}); {len(bad)} such change(s) "
-                     f"{_src('1. The object: a change of the phase data keeps since')}",
-                     [_ev(v, before.frames[-1], "before"), _ev(v, inst.first, "since changed")],
-                     measured={"since_changes_on_data": len(bad), "data_changes_kept": kept})]
-    if not kept:
-        return []
-    return [ok("PROG-007", f"since kept across {kept} data-only change(s)", measured={"data_changes_kept": kept})]
+        out.failed(f"{inst.phase}: since changed from {before.frames[-1].obj.get('since')} to "
+                   f"{inst.first.obj.get('since')} while the script does one thing (step {inst.expected.index + 1}, "
+                   f"{inst.expected.step}); {len(bad)} such change(s)",
+                   [v.evidence(before.frames[-1], "before"), v.evidence(inst.first, "since changed")],
+                   measured={"since_changes_on_data": len(bad), "data_changes_kept": kept})
+    elif kept:
+        out.passed(f"since kept across {kept} data-only change(s)", measured={"data_changes_kept": kept})
 
 
-@rule("PROG-008")
-def since_renewed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-008")
-    if v is None:
-        return early
-    same_ms = ctx.tolerance("PROG-008", "same_since_s", 0.05)
+@rule("PROG-008", view=ProgressStream)
+def since_renewed(v: ProgressStream, out: Verdict) -> None:
+    same_ms = out.tolerance("same_since_s", 0.05)
     bad, renewed = [], 0
-    frames = v.progress_frames
     for before, after in zip(v.instances, v.instances[1:]):
         a, b = before.frames[-1], after.first
         if b.ev.index != a.ev.index + 1 and any(f.obj is None for f in v.frames if a.ev.index < f.ev.index < b.ev.index):
@@ -270,8 +205,9 @@ def since_renewed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         # count as kept only when the frames arrived further apart than the tolerance.
         if sb < sa or (sb == sa and b.t - before.first.t > same_ms):
             what = "a new phase" if a.phase != b.phase else "the same phase for another thing"
-            bad.append((a, b, f"{what} ({a.phase} → {b.phase}) keeps since {sb}" if sb == sa else
-                        f"{what} ({a.phase} → {b.phase}) has since {sb}, before the {sa} of the phase before"))
+            bad.append((f"{what} ({a.phase} → {b.phase}) keeps since {sb}" if sb == sa else
+                        f"{what} ({a.phase} → {b.phase}) has since {sb}, before the {sa} of the phase before",
+                        [v.evidence(a, "before"), v.evidence(b, "after")]))
         else:
             renewed += 1
     # Calls of the same thing in a row are told apart by since alone: each must show.
@@ -280,25 +216,21 @@ def since_renewed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         for prev, cur in zip(exp, exp[1:]):
             if prev.same_thing(cur) and prev.seen and not cur.seen:
                 last = prev.seen[-1].frames[-1]
-                bad.append((last, last, f"the script runs {cur.step} {cur.match or ''} twice in a row (steps "
-                            f"{prev.index + 1} and {cur.index + 1}); the stream shows one since {last.obj.get('since')}"))
+                bad.append((f"the script runs {cur.step} {cur.match or ''} twice in a row (steps {prev.index + 1} "
+                            f"and {cur.index + 1}); the stream shows one since {last.obj.get('since')}",
+                            [v.evidence(last)]))
     if bad:
-        a, b, why = bad[0]
-        src = _src("1. The object: a new phase, or the same phase for another thing, starts a new since")
-        return [fail("PROG-008", f"{why} {src}",
-                     [_ev(v, a, "before"), _ev(v, b, "after")] if a is not b else [_ev(v, a)])]
-    return [ok("PROG-008", f"since renewed on {renewed} change(s) of phase or thing")] if frames else []
+        out.failed(bad[0][0], bad[0][1])
+    elif v.progress_frames:
+        out.passed(f"since renewed on {renewed} change(s) of phase or thing")
 
 
 # -- when frames are sent ------------------------------------------------------------------------
 
-@rule("PROG-009")
-def data_pacing(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-009")
-    if v is None:
-        return early
-    tol = ctx.tolerance("PROG-009", "span_tolerance_s", 0.15)
-    fail_span = ctx.tolerance("PROG-009", "fail_span_s", 0.5)
+@rule("PROG-009", view=ProgressStream)
+def data_pacing(v: ProgressStream, out: Verdict) -> None:
+    tol = out.tolerance("span_tolerance_s", 0.15)
+    fail_span = out.tolerance("fail_span_s", 0.5)
     min_span, worst_window, most, min_gap = None, None, 0, None
     for inst in v.instances:
         ups = inst.data_updates()
@@ -314,32 +246,28 @@ def data_pacing(log: FrameLog, ctx: RuleContext) -> list[Finding]:
                 "min_gap_s": None if min_gap is None else round(min_gap, 3), "span_tolerance_s": tol,
                 "fail_span_s": fail_span}
     if not any(inst.frames for inst in v.instances):
-        return []
+        return
     if min_span is None:
-        return [ok("PROG-009", f"no phase had five data-only updates (most: {most}): at most four a second",
-                   measured=measured)]
+        out.passed(f"no phase had five data-only updates (most: {most}): at most four a second", measured=measured)
+        return
     inst, window = worst_window
-    evidence = [_ev(v, window[0], "first of five"), _ev(v, window[-1], "fifth")]
+    evidence = [v.evidence(window[0], "first of five"), v.evidence(window[-1], "fifth")]
     text = (f"{inst.phase}: five consecutive data-only updates within {min_span:.3f} s (at most four a second "
             f"means at least 1 s)")
     if min_span <= fail_span:
-        return [fail("PROG-009", f"{text} {_src('5. Where it is sent: a data-only change at most four times a second')}",
-                     evidence, measured=measured)]
-    if min_span < 1.0 - tol:
-        return [outcome("PROG-009", Outcome.WARNING, f"{text}; past the tolerance of {tol:g} s but above "
-                        f"{fail_span:g} s (a loaded machine can bunch frames)", evidence, measured=measured)]
-    return [ok("PROG-009", f"five consecutive data-only updates span at least {min_span:.3f} s", measured=measured)]
+        out.failed(text, evidence, measured=measured)
+    elif min_span < 1.0 - tol:
+        out.warning(f"{text}; past the tolerance of {tol:g} s but above {fail_span:g} s (a loaded machine can bunch "
+                    "frames)", evidence, measured=measured)
+    else:
+        out.passed(f"five consecutive data-only updates span at least {min_span:.3f} s", measured=measured)
 
 
-@rule("PROG-010")
-def changes_sent(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-010")
-    if v is None or v.plan is None:
-        return early
-    tol = ctx.tolerance("PROG-010", "gap_tolerance_s", 0.35)
-    min_phase = ctx.tolerance("PROG-010", "min_phase_s", 0.75)
+@rule("PROG-010", view=ScriptedProgress)
+def changes_sent(v: ProgressStream, out: Verdict) -> None:
+    tol = out.tolerance("gap_tolerance_s", 0.35)
+    min_phase = out.tolerance("min_phase_s", 0.75)
     limit = PACING_INTERVAL_S + tol
-    findings, gaps = [], {}
     for exp in v.plan.expected:
         if not exp.changing or not exp.seen:
             continue
@@ -348,32 +276,24 @@ def changes_sent(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         end = v.instance_end(inst)
         lasted = end - inst.first.t
         worst_gap = max(b - a for a, b in zip(times, times[1:] + [end]))
-        gaps[f"{exp.phase}@{exp.index + 1}"] = round(worst_gap, 3)
         measured = {"max_gap_s": round(worst_gap, 3), "lasted_s": round(lasted, 3),
                     "data_frames": len(times) - 1, "gap_limit_s": round(limit, 3)}
+        step = f"{exp.phase} (step {exp.index + 1})"
         if len(times) == 1 and lasted >= min_phase:
-            findings.append(fail("PROG-010", f"{exp.phase} (step {exp.index + 1}) lasted {lasted:.2f} s while its data "
-                                 "kept changing, and no data-only frame was sent "
-                                 f"{_src('5. Where it is sent: a frame is sent when the progress changes')}",
-                                 [_ev(v, inst.first, "the phase's only frame")], measured=measured))
+            out.failed(f"{step} lasted {lasted:.2f} s while its data kept changing, and no data-only frame was sent",
+                       [v.evidence(inst.first, "the phase's only frame")], measured=measured)
         elif worst_gap > limit:
-            findings.append(outcome("PROG-010", Outcome.WARNING, f"{exp.phase} (step {exp.index + 1}): {worst_gap:.3f} s "
-                                    f"without a frame while its data kept changing (pacing allows one every "
-                                    f"{PACING_INTERVAL_S:g} s; tolerance {tol:g} s)", [_ev(v, inst.first)],
-                                    measured=measured))
+            out.warning(f"{step}: {worst_gap:.3f} s without a frame while its data kept changing (pacing allows one "
+                        f"every {PACING_INTERVAL_S:g} s; tolerance {tol:g} s)", [v.evidence(inst.first)],
+                        measured=measured)
         else:
-            findings.append(ok("PROG-010", f"{exp.phase} (step {exp.index + 1}): {len(times) - 1} data-only frame(s), "
-                               f"longest gap {worst_gap:.3f} s", measured=measured))
-    return findings
+            out.passed(f"{step}: {len(times) - 1} data-only frame(s), longest gap {worst_gap:.3f} s", measured=measured)
 
 
-@rule("PROG-011")
-def phase_at_once(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-011")
-    if v is None or v.plan is None:
-        return early
-    tol = ctx.tolerance("PROG-011", "delay_tolerance_s", 0.15)
-    fail_delay = ctx.tolerance("PROG-011", "fail_delay_s", 0.5)
+@rule("PROG-011", view=ScriptedProgress)
+def phase_at_once(v: ProgressStream, out: Verdict) -> None:
+    tol = out.tolerance("delay_tolerance_s", 0.15)
+    fail_delay = out.tolerance("fail_delay_s", 0.5)
     points: list[tuple[str, Frame, float]] = []  # (what, first frame, scripted start)
     for exp in v.plan.expected:
         first = next((i for i in exp.seen if not i.repeat), None)
@@ -386,7 +306,7 @@ def phase_at_once(log: FrameLog, ctx: RuleContext) -> list[Finding]:
         if end is not None:
             points.append(("the turn's end (null)", end, v.plan.end_s))
     if len(points) < 2:
-        return []
+        return
     anchor = min(f.t - offset for _, f, offset in points)
     delays = [(what, f, f.t - offset - anchor) for what, f, offset in points]
     what, frame, worst = max(delays, key=lambda d: d[2])
@@ -394,61 +314,51 @@ def phase_at_once(log: FrameLog, ctx: RuleContext) -> list[Finding]:
                 "delays_s": {w: round(d, 3) for w, _, d in delays}}
     text = f"{what} arrived {worst:.3f} s after the script's phase change"
     if worst > fail_delay:
-        return [fail("PROG-011", f"{text} {_src('5. Where it is sent: a new phase at once')}", [_ev(v, frame)],
-                     measured=measured)]
-    if worst > tol:
-        return [outcome("PROG-011", Outcome.WARNING, f"{text}, past the tolerance of {tol:g} s", [_ev(v, frame)],
-                        measured=measured)]
-    return [ok("PROG-011", f"every new phase within {worst * 1000:.0f} ms of the script's change", measured=measured)]
+        out.failed(text, [v.evidence(frame)], measured=measured)
+    elif worst > tol:
+        out.warning(f"{text}, past the tolerance of {tol:g} s", [v.evidence(frame)], measured=measured)
+    else:
+        out.passed(f"every new phase within {worst * 1000:.0f} ms of the script's change", measured=measured)
 
 
 # -- the turn's end and the status -----------------------------------------------------------------
 
-@rule("PROG-012")
-def ending_stays(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-012")
-    if v is None:
-        return early
+@rule("PROG-012", view=ProgressStream)
+def ending_stays(v: ProgressStream, out: Verdict) -> None:
     ending = next((f for f in v.frames if f.phase in ENDINGS), None)
-    scripted = v.plan is not None and v.plan.ending in ("stop", "fail")
     if ending is None:
+        scripted = v.plan is not None and v.plan.ending in ("stop", "fail")
         if scripted and v.exchange.end == END_CLOSED and v.frames:
             last = v.frames[-1]
-            return [fail("PROG-012", f"the script ends the turn with {v.plan.ending}, but the stream's last progress is "
-                         f"{quote(repr(last.progress), 120)} {_src('4: stopped/failed are the last progress of that turn')}",
-                         [_ev(v, last)])]
-        return []
+            out.failed(f"the script ends the turn with {v.plan.ending}, but the stream's last progress is "
+                       f"{quote(repr(last.progress), 120)}", [v.evidence(last)])
+        return
     after = [f for f in v.frames if f.ev.index > ending.ev.index and f.progress != ending.progress]
     if after:
-        f = after[0]
-        src = _src("4. When each phase holds: they are the last progress of that turn and stay until the next one begins")
-        return [fail("PROG-012", f"{ending.phase} is followed by progress {quote(repr(f.progress), 120)} in the same "
-                     f"turn {src}",
-                     [_ev(v, ending, ending.phase), _ev(v, f, "after it")])]
-    return [ok("PROG-012", f"{ending.phase} is the turn's last progress")]
+        out.failed(f"{ending.phase} is followed by progress {quote(repr(after[0].progress), 120)} in the same turn",
+                   [v.evidence(ending, ending.phase), v.evidence(after[0], "after it")])
+    else:
+        out.passed(f"{ending.phase} is the turn's last progress")
 
 
-@rule("PROG-013")
-def finished_ends_null(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-013")
-    if v is None or v.plan is None or v.plan.ending != "finish" or not v.frames:
-        return early
+@rule("PROG-013", view=ScriptedProgress)
+def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
+    if v.plan.ending != "finish" or not v.frames:
+        return
     last = v.frames[-1]
     if last.progress is None and last.problem is None:
-        return [ok("PROG-013", "the finished turn ends with progress null")]
-    cut = " (the suite cut the stream at its limit)" if v.exchange.end == END_TIME_LIMIT else ""
-    return [fail("PROG-013", f"the turn finished but its last progress is {quote(repr(last.progress), 120)}{cut} "
-                 f"{_src('4. When each phase holds: a turn that finished normally ends with null')}", [_ev(v, last)])]
+        out.passed("the finished turn ends with progress null")
+    else:
+        cut = " (the suite cut the stream at its limit)" if v.exchange.end == END_TIME_LIMIT else ""
+        out.failed(f"the turn finished but its last progress is {quote(repr(last.progress), 120)}{cut}",
+                   [v.evidence(last)])
 
 
-@rule("PROG-014")
-def status_beside(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-014")
-    if v is None:
-        return early
-    bad = [(f, f.problem) for f in v.frames if f.problem]
-    bad += [(f, "no status text beside progress" if f.status is _MISSING else f"status is {f.status!r}, not a text")
-            for f in v.frames if not f.problem and not isinstance(f.status, str)]
+@rule("PROG-014", view=ProgressStream)
+def status_beside(v: ProgressStream, out: Verdict) -> None:
+    bad = [(f.problem, v.evidence(f)) for f in v.frames if f.problem]
+    bad += [("no status text beside progress" if f.status is _MISSING else f"status is {f.status!r}, not a text",
+             v.evidence(f)) for f in v.frames if not f.problem and not isinstance(f.status, str)]
     if not bad and v.plan is not None:
         shown = [f.status for f in v.frames]
         i = 0
@@ -457,31 +367,25 @@ def status_beside(log: FrameLog, ctx: RuleContext) -> list[Finding]:
                 i += 1
             if i == len(shown):
                 seen = sorted({s for s in shown if isinstance(s, str)})
-                return [fail("PROG-014", f"the status text {text!r} set by the script never appears unchanged beside "
-                             f"progress (texts seen: {quote(repr(seen), 200)}) "
-                             f"{_src('5. Where it is sent: status stays as it was, its text unchanged')}",
-                             [_ev(v, v.frames[-1])] if v.frames else [])]
-    if bad:
-        f, why = bad[0]
-        return [fail("PROG-014", f"{len(bad)} frame(s) without the status text and progress side by side, first: {why} "
-                     f"{_src('5. Where it is sent: every frame that carries the status text carries progress beside it')}",
-                     [_ev(v, f) for f, _ in bad[:3]])]
-    return [ok("PROG-014", f"status beside progress on all {len(v.frames)} frames")] if v.frames else []
+                out.failed(f"the status text {text!r} set by the script never appears unchanged beside progress "
+                           f"(texts seen: {quote(repr(seen), 200)})", [v.evidence(v.frames[-1])] if v.frames else [])
+                return
+    if not out.fail_each("frame(s) without the status text and progress side by side", bad) and v.frames:
+        out.passed(f"status beside progress on all {len(v.frames)} frames")
 
 
-@rule("PROG-015")
-def phase_follows_steps(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    v, early = _view(log, ctx, "PROG-015")
-    if v is None or v.plan is None or not v.frames:
-        return early
+@rule("PROG-015", view=ScriptedProgress)
+def phase_follows_steps(v: ProgressStream, out: Verdict) -> None:
+    if not v.frames:
+        return
     exp = v.plan.expected
     missing = [e for n, e in enumerate(exp) if not e.seen and not (n and exp[n - 1].same_thing(e) and exp[n - 1].seen)]
     if missing:
         e = missing[0]
         shown = [f"{i.phase}{'' if not i.first.obj.get('what') else ' ' + repr(i.first.obj['what'])}" for i in v.instances]
-        return [fail("PROG-015", f"step {e.index + 1} ({e.step}) never showed {e.phase} {e.match or ''}; the stream "
-                     f"showed: {quote(', '.join(shown), 300)} {_src('4. When each phase holds')}",
-                     [_ev(v, f) for f in v.frames[:1]])]
+        out.failed(f"step {e.index + 1} ({e.step}) never showed {e.phase} {e.match or ''}; the stream "
+                   f"showed: {quote(', '.join(shown), 300)}", [v.evidence(f) for f in v.frames[:1]])
+        return
     extra = sorted({i.phase for i in v.unaligned if isinstance(i.phase, str)})
-    return [ok("PROG-015", f"every scripted step showed its phase ({len(exp)})"
-               + (f"; phases of the implementation's own in between: {', '.join(extra)}" if extra else ""))]
+    out.passed(f"every scripted step showed its phase ({len(exp)})"
+               + (f"; phases of the implementation's own in between: {', '.join(extra)}" if extra else ""))

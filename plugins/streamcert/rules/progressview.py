@@ -14,19 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import Event, Exchange, FrameLog
+from ..protocols.progress import IDENTITY
+from .engine import RuleContext, Unjudgeable, answered, ev_evidence, ex_evidence
 
 LABEL = "progress"
 DEFAULT_POINTER = "/progress"
-PACING_INTERVAL_S = 0.25  # seed 003 §5: a data-only change at most four times a second
-
-PHASES = ("queued", "waiting_for_model", "loading_model", "reading_prompt", "thinking", "writing",
-          "running_tool", "waiting_for_person", "waiting_for_subagents", "compacting", "retrying",
-          "stopped", "failed")
-# Fields that name the thing a phase is about: a change of one of them is another thing (a new since).
-IDENTITY = {"waiting_for_model": ("model",), "loading_model": ("model",), "running_tool": ("tool", "what"),
-            "waiting_for_person": ("what", "tool"), "retrying": ("reason", "attempt", "in"),
-            "stopped": ("reason",), "failed": ("reason",)}
-ENDINGS = ("stopped", "failed")
 
 _MISSING = object()
 
@@ -197,13 +189,58 @@ def _ms(value: Any) -> float:
 
 
 @dataclass
-class ProgressView:
+class ProgressStream:
+    """The progress stream of one turn: its frames, the phase instances they show, and the script's
+    expected phases aligned with them."""
+
     exchange: Exchange
     pointer: str
     frames: list[Frame]
     instances: list[Instance]
     plan: ScriptPlan | None
     unaligned: list[Instance]
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> "ProgressStream":
+        ex = answered(log, LABEL)
+        if ex.status != 200 or not ex.is_sse:
+            raise Unjudgeable(f"the progress URL answered HTTP {ex.status} {ex.content_type!r}, not an event stream: "
+                              "the suite could not drive it", [ex_evidence(ex)])
+        return cls.read(log, ex, ctx.script or log.script)
+
+    @classmethod
+    def read(cls, log: FrameLog, ex: Exchange, script: dict[str, Any] | None) -> "ProgressStream":
+        pointer = log.notes.get("progress_pointer", DEFAULT_POINTER)
+        parent = parent_pointer(pointer)
+        frames: list[Frame] = []
+        for ev in ex.data_events():
+            value, err = ev.json()
+            frame = Frame(ev, ev.t)
+            if err is not None:
+                frame.problem = f"not JSON ({err})"
+            else:
+                frame.progress = resolve(value, pointer)
+                if frame.progress is _MISSING:
+                    frame.progress = None
+                    frame.problem = f"nothing at the pointer {pointer!r}"
+                holder = resolve(value, parent) if parent is not None else _MISSING
+                if isinstance(holder, dict) and "status" in holder:
+                    frame.status = holder["status"]
+            frames.append(frame)
+        instances: list[Instance] = []
+        prev: Frame | None = None
+        for frame in frames:
+            if frame.obj is None:
+                prev = None  # a frame after a null (or unreadable) one starts afresh
+                continue
+            if prev is not None and prev.identity() == frame.identity():
+                instances[-1].frames.append(frame)
+            else:
+                instances.append(Instance([frame]))
+            prev = frame
+        plan = plan_of(script)
+        unaligned = _align(instances, plan) if plan else list(instances)
+        return cls(ex, pointer, frames, instances, plan, unaligned)
 
     @property
     def progress_frames(self) -> list[Frame]:
@@ -217,39 +254,19 @@ class ProgressView:
             return later[0].t
         return self.exchange.t_end if self.exchange.t_end is not None else last.t
 
+    def evidence(self, frame: Frame, note: str = "") -> dict[str, Any]:
+        return ev_evidence(self.exchange, frame.ev, note)
 
-def view(log: FrameLog, ex: Exchange, script: dict[str, Any] | None) -> ProgressView:
-    pointer = log.notes.get("progress_pointer", DEFAULT_POINTER)
-    parent = parent_pointer(pointer)
-    frames: list[Frame] = []
-    for ev in ex.data_events():
-        value, err = ev.json()
-        frame = Frame(ev, ev.t)
-        if err is not None:
-            frame.problem = f"not JSON ({err})"
-        else:
-            frame.progress = resolve(value, pointer)
-            if frame.progress is _MISSING:
-                frame.progress = None
-                frame.problem = f"nothing at the pointer {pointer!r}"
-            holder = resolve(value, parent) if parent is not None else _MISSING
-            if isinstance(holder, dict) and "status" in holder:
-                frame.status = holder["status"]
-        frames.append(frame)
-    instances: list[Instance] = []
-    prev: Frame | None = None
-    for frame in frames:
-        if frame.obj is None:
-            prev = None  # a frame after a null (or unreadable) one starts afresh
-            continue
-        if prev is not None and prev.identity() == frame.identity():
-            instances[-1].frames.append(frame)
-        else:
-            instances.append(Instance([frame]))
-        prev = frame
-    plan = plan_of(script)
-    unaligned = _align(instances, plan) if plan else list(instances)
-    return ProgressView(ex, pointer, frames, instances, plan, unaligned)
+
+class ScriptedProgress(ProgressStream):
+    """The same stream, for the rules that compare it with the script: nothing to judge without one."""
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> "ProgressStream":
+        stream = ProgressStream.of(log, ctx)
+        if stream.plan is None:
+            raise Unjudgeable()
+        return stream
 
 
 def _align(instances: list[Instance], plan: ScriptPlan) -> list[Instance]:

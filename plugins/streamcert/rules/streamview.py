@@ -1,22 +1,28 @@
-"""The stream's view of a task: what a careful client knows after reading one A2A task stream.
+"""One A2A task stream as a careful client knows it after reading it: the task, its statuses, its artifacts.
 
 Pure and forgiving: it reads the data events of one exchange (SendStreamingMessage or
 SubscribeToTask) and never raises on a malformed frame; frames it cannot place are kept in
 `others` so a rule can still point at them. It judges nothing: the rules decide what is wrong.
 
-    view = StreamView.from_exchange(log.get("stream"))
-    view.task             # the first frame's Task object (None when frame 1 is not a Task)
-    view.task_id          # from the Task, else from the first status/artifact update
-    view.context_id
-    view.items            # every data frame in order, as StreamItem(event, kind, body, payload)
-    view.statuses         # [(event, statusUpdate)] in order
-    view.last_status      # the TaskStatus in force at the end (last statusUpdate, else the Task's)
-    view.last_state       # its state
-    view.last_status_message      # its message (None when the last status carries none)
-    view.last_message_streamed    # the last status message seen at all (an earlier one may be it)
-    view.artifacts        # artifactId -> ArtifactView (chunks joined), in order of first appearance
-    view.errors           # [(event, JSON-RPC error object)]
-    view.results()        # the StreamResponse objects in order (for comparing two streams)
+    stream = TaskStream.from_exchange(log.get("stream"))   # or, as a rule's view: TaskStream.of(log, ctx)
+    stream.task             # the first frame's Task object (None when frame 1 is not a Task)
+    stream.task_id          # from the Task, else from the first status/artifact update
+    stream.context_id
+    stream.items            # every data frame in order, as StreamItem(event, kind, body, payload)
+    stream.statuses         # [(event, statusUpdate)] in order
+    stream.last_status      # the TaskStatus in force at the end (last statusUpdate, else the Task's)
+    stream.last_state       # its state
+    stream.last_status_message      # its message (None when the last status carries none)
+    stream.last_message_streamed    # the last status message seen at all (an earlier one may be it)
+    stream.artifacts        # artifactId -> StreamedArtifact (chunks joined), in order of first appearance
+    stream.errors           # [(event, JSON-RPC error object)]
+    stream.results()        # the StreamResponse objects in order (for comparing two streams)
+
+A frame is classified only when its result holds exactly one StreamResponse member (one holding
+several is A2A-STREAM-005's finding and is kept in `others`).
+
+`StreamFrames` (at the end) is the other view of the same streams, for the rules on the sequence
+itself: every task stream of a run, each frame with the StreamResponse member it holds first.
 
 Joining artifact chunks: an artifactUpdate with `append: true` adds its parts to the artifact of
 the same id; one without `append` starts the artifact afresh (a later one replaces what came
@@ -29,8 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import a2a
-from ..framelog import Event, Exchange
+from ..framelog import END_CLOSED, Event, Exchange, FrameLog
+from ..protocols import a2a
+from .engine import RuleContext, Unjudgeable, answered, ev_evidence
+
+STREAM = "stream"  # the label of the scenario's SendStreamingMessage (streamcert.scenarios.a2a)
 
 
 @dataclass
@@ -48,7 +57,7 @@ class StreamItem:
 
 
 @dataclass
-class ArtifactView:
+class StreamedArtifact:
     """One artifact as its streamed chunks build it."""
 
     artifact_id: str
@@ -80,7 +89,9 @@ class ArtifactView:
 
 
 @dataclass
-class StreamView:
+class TaskStream:
+    """One task stream, read frame by frame into what it says of the task."""
+
     exchange: Exchange | None = None
     items: list[StreamItem] = field(default_factory=list)
     task: dict[str, Any] | None = None
@@ -88,19 +99,27 @@ class StreamView:
     task_id: str | None = None
     context_id: str | None = None
     statuses: list[tuple[Event, dict[str, Any]]] = field(default_factory=list)
-    artifacts: dict[str, ArtifactView] = field(default_factory=dict)
+    artifacts: dict[str, StreamedArtifact] = field(default_factory=dict)
     errors: list[tuple[Event, dict[str, Any]]] = field(default_factory=list)
     others: list[StreamItem] = field(default_factory=list)  # frames that are no StreamResponse
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
-    def from_exchange(cls, ex: Exchange | None) -> StreamView:
-        view = cls(exchange=ex)
-        if ex is None:
-            return view
-        for ev in ex.data_events():
-            view._add(ev)
-        return view
+    def of(cls, log: FrameLog, ctx: RuleContext) -> TaskStream:
+        """The stream the scenario opened with SendStreamingMessage. An answer that is no event stream
+        leaves nothing to read here (A2A-STREAM-015 and WIRE-001 say what it was)."""
+        ex = answered(log, STREAM)
+        if not ex.is_sse:
+            raise Unjudgeable()
+        return cls.from_exchange(ex)
+
+    @classmethod
+    def from_exchange(cls, ex: Exchange | None) -> TaskStream:
+        stream = cls(exchange=ex)
+        if ex is not None:
+            for ev in ex.data_events():
+                stream._add(ev)
+        return stream
 
     def _add(self, ev: Event) -> None:
         payload = ev.payload
@@ -110,9 +129,9 @@ class StreamView:
             self.errors.append((ev, payload["error"]))
         elif isinstance(payload, dict) and isinstance(payload.get("result"), dict):
             result = payload["result"]
-            kinds = [k for k in a2a.STREAM_RESULT_KINDS if isinstance(result.get(k), dict)]
-            if len(kinds) == 1:
-                item.kind, item.body = kinds[0], result[kinds[0]]
+            kind = a2a.sole_stream_kind(result)
+            if kind:
+                item.kind, item.body = kind, result[kind]
         self.items.append(item)
         if item.kind is None or item.kind == "error":
             if item.kind is None:
@@ -141,18 +160,18 @@ class StreamView:
         if not isinstance(art, dict) or not isinstance(art.get("artifactId"), str):
             return
         aid = art["artifactId"]
-        view = self.artifacts.get(aid)
-        if view is None:
-            view = self.artifacts[aid] = ArtifactView(aid)
+        built = self.artifacts.get(aid)
+        if built is None:
+            built = self.artifacts[aid] = StreamedArtifact(aid)
         elif update.get("append") is not True:
-            view.restarts += 1
-            view.parts, view.chunks = [], 0
+            built.restarts += 1
+            built.parts, built.chunks = [], 0
         if isinstance(art.get("name"), str):
-            view.name = art["name"]
-        view.parts.extend(p for p in art.get("parts") or [] if isinstance(p, dict))
-        view.chunks += 1
-        view.last_chunk = update.get("lastChunk") is True
-        view.events.append(ev)
+            built.name = art["name"]
+        built.parts.extend(p for p in art.get("parts") or [] if isinstance(p, dict))
+        built.chunks += 1
+        built.last_chunk = update.get("lastChunk") is True
+        built.events.append(ev)
 
     # -- reading ---------------------------------------------------------------------------------
     @property
@@ -209,4 +228,68 @@ class StreamView:
 
     @property
     def closed(self) -> bool:
-        return self.exchange is not None and self.exchange.end == "closed"
+        return self.exchange is not None and self.exchange.end == END_CLOSED
+
+
+# -- frame by frame ------------------------------------------------------------------------------------
+# The sequence rules read each frame by the StreamResponse member its result holds first, so that a
+# result holding several members is blamed once, by A2A-STREAM-005, and read as its first member elsewhere.
+
+TASK_STREAMS = (STREAM, "subscribe")  # the labels of the task streams the scenarios open
+
+
+def read_frames(ex: Exchange) -> list[tuple[Event, str | None, Any]]:
+    """(event, kind, body) for every data event: kind is the first StreamResponse member the result holds
+    (None when it holds none), body that member's object (the whole result when kind is None)."""
+    frames = []
+    for ev in ex.data_events():
+        value = ev.payload
+        result = value.get("result") if isinstance(value, dict) else None
+        kind = a2a.stream_kind(result)
+        frames.append((ev, kind, result[kind] if kind else result))
+    return frames
+
+
+def state_in(kind: str | None, body: Any) -> Any:
+    """The task state a Task or a statusUpdate shows (None for other frames)."""
+    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and isinstance(body, dict):
+        status = body.get("status")
+        return status.get("state") if isinstance(status, dict) else None
+    return None
+
+
+@dataclass
+class Frames:
+    """One task stream, frame by frame (see `read_frames`)."""
+
+    exchange: Exchange
+    results: list[tuple[Event, str | None, Any]]
+
+    @property
+    def label(self) -> str:
+        return self.exchange.label
+
+    def evidence(self, ev: Event, note: str = "") -> dict[str, Any]:
+        return ev_evidence(self.exchange, ev, note)
+
+    @property
+    def states(self) -> list[tuple[Event, Any]]:
+        """Every task state the stream showed (the Task's and each statusUpdate's), in order."""
+        return [(ev, state) for ev, kind, body in self.results if (state := state_in(kind, body))]
+
+    @property
+    def terminal(self) -> tuple[Event, str] | None:
+        """The first terminal state the stream showed, and its frame."""
+        return next(((ev, state) for ev, state in self.states if a2a.is_terminal(state)), None)
+
+
+@dataclass
+class StreamFrames:
+    """Every task stream the scenario opened (SendStreamingMessage, SubscribeToTask) that answered with an
+    event stream, frame by frame."""
+
+    streams: list[Frames]
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> StreamFrames:
+        return cls([Frames(ex, read_frames(ex)) for ex in log.exchanges if ex.label in TASK_STREAMS and ex.is_sse])

@@ -2,9 +2,10 @@
 
 Shared by the task and error rules. Pure, like every rule helper.
 
-    no_answer(req_id, ex, what)  -> an ERROR finding when `ex` got no answer at all, else None
-    Answer.of(ex)                -> the parsed answer: payload, result, error, how it came
-    task_of(result)              -> the Task in a result (GetTask's Task, or SendMessage's {"task": …})
+    got_nothing(ex)       -> why `ex` has no answer to judge (transport failure, no body, no event), or None
+    Answer.of(ex)         -> the parsed answer: payload, result, error, how it came
+    task_of(result)       -> the Task in a result (GetTask's Task, or SendMessage's {"task": …})
+    task_reply(ex, what)  -> the Task a unary call returned, as a Reply: the Task, or why there is none
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_ERROR, END_TIME_LIMIT, Exchange
-from ..outcomes import Finding, Outcome
-from . import ex_evidence, outcome, quote
+from .engine import Unjudgeable, Verdict, ex_evidence, quote
 
 VIA_JSON = "application/json"
 VIA_SSE = "a single SSE event"
@@ -36,14 +36,6 @@ def got_nothing(ex: Exchange) -> str | None:
     if not ex.body.strip():
         return f"empty body (HTTP {ex.status}, ended: {ex.end})"
     return None
-
-
-def no_answer(req_id: str, ex: Exchange, what: str) -> Finding | None:
-    why = got_nothing(ex)
-    if why is None:
-        return None
-    return outcome(req_id, Outcome.ERROR, f"{what} ({ex.label}) got no answer: {why}",
-                   [ex_evidence(ex)])
 
 
 @dataclass
@@ -107,6 +99,53 @@ def state_of(task: Any) -> str | None:
     status = task.get("status") if isinstance(task, dict) else None
     state = status.get("state") if isinstance(status, dict) else None
     return state if isinstance(state, str) else None
+
+
+@dataclass
+class Reply:
+    """What a rule wants from one call (a Task, a task list) as `value`, or why it is not there: `lost`
+    when the call got no answer at all (the requirement is ERROR), `wrong` when the answer is not it (FAIL)."""
+
+    ex: Exchange
+    value: Any = None
+    lost: str | None = None
+    wrong: str | None = None
+
+    @property
+    def evidence(self) -> list[dict[str, Any]]:
+        return [ex_evidence(self.ex)]
+
+    def needed(self) -> Reply:
+        """This reply; Unjudgeable (ERROR for every requirement reading it) when the call got no answer."""
+        if self.lost:
+            raise Unjudgeable(self.lost, self.evidence)
+        return self
+
+    def explain(self, out: Verdict) -> bool:
+        """Say in `out` why there is no value (ERROR or FAIL); whether there was none."""
+        if self.lost:
+            out.error(self.lost, self.evidence)
+        elif self.wrong:
+            out.failed(self.wrong, self.evidence)
+        return bool(self.lost or self.wrong)
+
+
+def task_reply(ex: Exchange, what: str) -> Reply:
+    """The Task a unary call (`what`: GetTask, CancelTask) returned."""
+    if why := got_nothing(ex):
+        return Reply(ex, lost=f"{what} ({ex.label}) got no answer: {why}")
+    ans = Answer.of(ex)
+    if ans.problem or ans.error is not None:
+        return Reply(ex, wrong=f"{what} ({ex.label}) did not return the task: {ans.describe()}")
+    task = task_of(ans.result)
+    if task is None:
+        return Reply(ex, wrong=f"{what} ({ex.label}) returned a result that is no Task: {dump(ans.result)}")
+    return Reply(ex, task)
+
+
+def dump(value: Any, limit: int = 200) -> str:
+    """A JSON value, compact and cut to `limit` characters, for a message."""
+    return quote(_short(value), limit)
 
 
 def _short(value: Any) -> str:

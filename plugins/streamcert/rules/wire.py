@@ -1,13 +1,16 @@
-"""WIRE-: HTTP, SSE framing, the JSON-RPC envelope, content types, ids (A2A §9, WHATWG SSE)."""
+"""WIRE-: HTTP, SSE framing, the JSON-RPC envelope, content types, ids (A2A §9, WHATWG SSE).
+
+These rules read every JSON-RPC request of a run that got an HTTP answer, whatever the scenario.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .. import a2a
 from ..framelog import END_CLOSED, END_ERROR, Exchange, FrameLog
-from ..outcomes import Finding, Outcome
-from . import RuleContext, ev_evidence, ex_evidence, fail, ok, outcome, quote, rule
+from ..protocols import a2a
+from . import RuleContext, Verdict, ev_evidence, ex_evidence, quote, rule
 
 # Streams the scenarios expect to succeed; a refused one may answer application/json (A2A §9).
 EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream")
@@ -15,8 +18,31 @@ EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream")
 NULL_ID_LABELS = ("parse_error",)
 
 
-def _answered(log: FrameLog) -> list[Exchange]:
-    return [ex for ex in log.exchanges if ex.method == "POST" and ex.end != END_ERROR and ex.status is not None]
+@dataclass
+class Answers:
+    """The JSON-RPC requests of one run that got an HTTP answer (a request whose transport failed has
+    nothing on the wire to judge), with the card the run fetched."""
+
+    exchanges: list[Exchange]
+    card: Any  # the card's JSON value (None when it was not fetched or is not JSON)
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> Answers:
+        card_ex = log.get("card")
+        card = card_ex.json()[0] if card_ex else None
+        return cls([ex for ex in log.exchanges if ex.method == "POST" and ex.end != END_ERROR and ex.status is not None],
+                   card)
+
+    @property
+    def streams(self) -> list[Exchange]:
+        return [ex for ex in self.exchanges if ex.is_sse]
+
+    @property
+    def declared_extensions(self) -> set[str]:
+        caps = self.card.get("capabilities") if isinstance(self.card, dict) else None
+        if not isinstance(caps, dict):
+            return set()
+        return {e.get("uri") for e in caps.get("extensions") or [] if isinstance(e, dict)}
 
 
 def _envelopes(ex: Exchange) -> list[tuple[dict[str, Any] | None, Any, str | None]]:
@@ -28,152 +54,119 @@ def _envelopes(ex: Exchange) -> list[tuple[dict[str, Any] | None, Any, str | Non
     return []
 
 
-@rule("WIRE-001")
-def stream_content_type(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
+def _responses(ex: Exchange) -> list[tuple[dict[str, Any] | None, dict[str, Any]]]:
+    """(evidence, object) for each response the exchange carried that is a JSON object."""
+    return [(evidence, value) for evidence, value, err in _envelopes(ex) if not err and isinstance(value, dict)]
+
+
+@rule("WIRE-001", view=Answers)
+def stream_content_type(v: Answers, out: Verdict) -> None:
+    for ex in v.exchanges:
         if ex.label not in EXPECTED_STREAMS or not ex.notes.get("streaming"):
             continue
         value, _ = ex.json() if not ex.is_sse else (None, None)
         if ex.status == 200 and ex.is_sse:
-            out.append(ok("WIRE-001", f"{ex.label}: HTTP 200, {ex.content_type}"))
+            out.passed(f"{ex.label}: HTTP 200, {ex.content_type}")
         elif ex.media_type == a2a.JSON_MEDIA_TYPE and isinstance(value, dict) and "error" in value:
             continue  # a refusal before the stream starts may come as application/json (A2A §9)
         else:
-            out.append(fail("WIRE-001",
-                            f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status} with Content-Type "
-                            f"{ex.content_type or '(none)'}; a streaming method answers HTTP 200 text/event-stream "
-                            f"(A2A §9). First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)]))
-    return out
+            out.failed(f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status} with Content-Type "
+                       f"{ex.content_type or '(none)'}; expected HTTP 200 text/event-stream. "
+                       f"First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)])
 
 
-@rule("WIRE-002")
-def events_are_jsonrpc(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
-        if not ex.is_sse:
-            continue
-        bad = []
-        for ev in ex.data_events():
-            value, err = ev.json()
-            if err:
-                bad.append((ev, f"data is not JSON ({err}); raw bytes: {quote(ev.data, 200)!r}"))
-            elif not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-                bad.append((ev, "data is JSON but not a JSON-RPC 2.0 response object (\"jsonrpc\": \"2.0\" missing)"))
-        if bad:
-            ev, why = bad[0]
-            out.append(fail("WIRE-002", f"{ex.label}: {len(bad)} event(s) are not one complete JSON-RPC response; "
-                            f"frame {ev_evidence(ex, ev)['frame']}: {why}",
-                            [ev_evidence(ex, e, w) for e, w in bad[:5]]))
-        elif ex.data_events():
-            out.append(ok("WIRE-002", f"{ex.label}: {len(ex.data_events())} events, each a JSON-RPC 2.0 response"))
-    return out
+def _not_jsonrpc(data: str, value: Any, err: str | None) -> str | None:
+    if err:
+        return f"data is not JSON ({err}); raw bytes: {quote(data, 200)!r}"
+    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+        return "data is JSON but not a JSON-RPC 2.0 response object (\"jsonrpc\": \"2.0\" missing)"
+    return None
 
 
-@rule("WIRE-003")
-def ids_match(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
+@rule("WIRE-002", view=Answers)
+def events_are_jsonrpc(v: Answers, out: Verdict) -> None:
+    for ex in v.streams:
+        events = ex.data_events()
+        bad = [(f"frame {ev_evidence(ex, ev)['frame']}: {why}", ev_evidence(ex, ev, why)) for ev in events
+               if (why := _not_jsonrpc(ev.data, *ev.json()))]
+        if not out.fail_each(f"event(s) of {ex.label} that are not one complete JSON-RPC response", bad) and events:
+            out.passed(f"{ex.label}: {len(events)} events, each a JSON-RPC 2.0 response")
+
+
+@rule("WIRE-003", view=Answers)
+def ids_match(v: Answers, out: Verdict) -> None:
+    for ex in v.exchanges:
         if not isinstance(ex.request_body, dict) and ex.label not in NULL_ID_LABELS:
             continue
         want = None if ex.label in NULL_ID_LABELS else ex.rpc_id
-        wrong, count = [], 0
-        for evidence, value, err in _envelopes(ex):
-            if err or not isinstance(value, dict):
-                continue
-            count += 1
-            if "id" not in value or value["id"] != want or type(value["id"]) is not type(want):
-                wrong.append((evidence, value.get("id", "(absent)")))
-        if wrong:
-            got = ", ".join(repr(w[1]) for w in wrong[:3])
-            out.append(fail("WIRE-003", f"{ex.label} ({ex.rpc_method}) sent id {want!r}; {len(wrong)} response(s) "
-                            f"carried {got} (JSON-RPC 2.0 §5: the id MUST be the same as the request's)",
-                            [w[0] for w in wrong[:5]]))
-        elif count:
-            out.append(ok("WIRE-003", f"{ex.label}: {count} response(s) carry id {want!r}"))
-    return out
+        responses = _responses(ex)
+        # 1 and "1" are different ids: the type must match too
+        wrong = [(f"carries id {value['id']!r}" if "id" in value else "carries no id", evidence)
+                 for evidence, value in responses
+                 if "id" not in value or value["id"] != want or type(value["id"]) is not type(want)]
+        if not out.fail_each(f"response(s) to {ex.label} ({ex.rpc_method}), which sent id {want!r}, with another id",
+                             wrong) and responses:
+            out.passed(f"{ex.label}: {len(responses)} response(s) carry id {want!r}")
 
 
-@rule("WIRE-004")
-def result_xor_error(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
-        bad, count = [], 0
-        for evidence, value, err in _envelopes(ex):
-            if err or not isinstance(value, dict):
-                continue
-            count += 1
-            has = [k for k in ("result", "error") if k in value]
-            if len(has) != 1:
-                bad.append((evidence, has))
-        if bad:
-            out.append(fail("WIRE-004", f"{ex.label}: a response holds {bad[0][1] or 'neither result nor error'}; "
-                            "JSON-RPC 2.0 §5 requires exactly one of result and error", [b[0] for b in bad[:5]]))
-        elif count:
-            out.append(ok("WIRE-004", f"{ex.label}: {count} response(s) hold exactly one of result/error"))
-    return out
+@rule("WIRE-004", view=Answers)
+def result_xor_error(v: Answers, out: Verdict) -> None:
+    for ex in v.exchanges:
+        responses = _responses(ex)
+        bad = [(f"holds {has}" if has else "holds neither result nor error", evidence) for evidence, value in responses
+               if len(has := [k for k in ("result", "error") if k in value]) != 1]
+        if not out.fail_each(f"response(s) of {ex.label} without exactly one of result and error", bad) and responses:
+            out.passed(f"{ex.label}: {len(responses)} response(s) hold exactly one of result/error")
 
 
-@rule("WIRE-005")
-def unary_is_json(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
+@rule("WIRE-005", view=Answers)
+def unary_is_json(v: Answers, out: Verdict) -> None:
+    for ex in v.exchanges:
         if ex.notes.get("streaming"):
             continue
         value, err = ex.json()
         if ex.media_type != a2a.JSON_MEDIA_TYPE or err or not isinstance(value, dict):
             why = err or ("not a JSON object" if not isinstance(value, dict) else "")
-            out.append(fail("WIRE-005", f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status}, Content-Type "
-                            f"{ex.content_type or '(none)'} {why}; a JSON-RPC answer is application/json (A2A §9). "
-                            f"First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)]))
+            out.failed(f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status}, Content-Type "
+                       f"{ex.content_type or '(none)'} {why}; expected an application/json JSON-RPC response. "
+                       f"First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)])
         else:
-            out.append(ok("WIRE-005", f"{ex.label}: application/json JSON-RPC response"))
-    return out
+            out.passed(f"{ex.label}: application/json JSON-RPC response")
 
 
-@rule("WIRE-006")
-def stream_well_formed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    out = []
-    for ex in _answered(log):
-        if not ex.is_sse:
-            continue
+@rule("WIRE-006", view=Answers)
+def stream_well_formed(v: Answers, out: Verdict) -> None:
+    for ex in v.streams:
         problems = []
         if ex.notes.get("invalid_utf8"):
             problems.append("bytes that are not UTF-8 (a client decodes them as U+FFFD)")
+        # a block the suite itself cut at its time limit is not the server's fault
         if ex.discarded and ex.end == END_CLOSED:
             problems.append(f"a last block without its terminating blank line, which every client discards: "
                             f"{quote(ex.discarded, 200)!r}")
         if problems:
-            out.append(fail("WIRE-006", f"{ex.label}: the event stream has " + "; and ".join(problems)
-                            + " (WHATWG HTML §9.2.5)", [ex_evidence(ex, "; ".join(problems))]))
+            out.failed(f"{ex.label}: the event stream has " + "; and ".join(problems),
+                       [ex_evidence(ex, "; ".join(problems))])
         else:
-            out.append(ok("WIRE-006", f"{ex.label}: UTF-8, every block terminated"))
-    return out
+            out.passed(f"{ex.label}: UTF-8, every block terminated")
 
 
-@rule("WIRE-007")
-def extensions_echoed(log: FrameLog, ctx: RuleContext) -> list[Finding]:
-    card_ex = log.get("card")
-    card, _ = card_ex.json() if card_ex else (None, None)
-    caps = card.get("capabilities") if isinstance(card, dict) else None
-    declared = {e.get("uri") for e in (caps or {}).get("extensions") or [] if isinstance(e, dict)} \
-        if isinstance(caps, dict) else set()
-    if isinstance(card, dict) and not declared:
-        return [outcome("WIRE-007", Outcome.UNSUPPORTED, "the card declares no extension, so none can be activated")]
-    out = []
-    for ex in _answered(log):
+@rule("WIRE-007", view=Answers)
+def extensions_echoed(v: Answers, out: Verdict) -> None:
+    declared = v.declared_extensions
+    if isinstance(v.card, dict) and not declared:
+        out.unsupported("the card declares no extension, so none can be activated")
+        return
+    for ex in v.exchanges:
         asked = [u.strip() for u in ex.request_headers.get(a2a.EXTENSIONS_HEADER, "").split(",") if u.strip()]
         asked = [u for u in asked if u in declared]
         if not asked:
             continue
-        echoed = {u.strip() for u in ex.response_headers.get(a2a.EXTENSIONS_HEADER.lower(), "").split(",")}
+        echoed = {u.strip() for u in ex.response_headers.get(a2a.EXTENSIONS_HEADER.lower(), "").split(",")} - {""}
         missing = [u for u in asked if u not in echoed]
         if missing:
-            out.append(outcome("WIRE-007", Outcome.WARNING,
-                               f"{ex.label} activated {', '.join(asked)}; the A2A-Extensions response header "
-                               f"{'is absent' if not echoed - {''} else 'lists ' + repr(sorted(echoed - {''}))}, "
-                               f"missing {', '.join(missing)} (SHOULD echo the activated extensions)",
-                               [ex_evidence(ex)]))
+            seen = f"lists {sorted(echoed)!r}" if echoed else "is absent"
+            out.warning(f"{ex.label} activated {', '.join(asked)}; the A2A-Extensions response header {seen}, "
+                        f"missing {', '.join(missing)}; the activated extensions should be echoed", [ex_evidence(ex)])
         else:
-            out.append(ok("WIRE-007", f"{ex.label}: A2A-Extensions echoed: {', '.join(asked)}"))
-    return out
+            out.passed(f"{ex.label}: A2A-Extensions echoed: {', '.join(asked)}")

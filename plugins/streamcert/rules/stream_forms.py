@@ -1,0 +1,155 @@
+"""A2A-STREAM-011..013: the 1.0 forms of what a task stream carries: status timestamps in UTC with
+milliseconds (every status the run's answers hold, streamed or not), ProtoJSON enum names, and
+messages and parts in their 1.0 shape (A2A §4, §5.6.1).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..framelog import FrameLog
+from ..protocols import a2a
+from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
+from .streamview import StreamFrames, read_frames, state_in
+
+ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3,}Z$")
+
+
+# -- timestamps --------------------------------------------------------------------------------------------
+
+def _tasks_in(result: Any) -> list[dict]:
+    if not isinstance(result, dict):
+        return []
+    if isinstance(result.get("tasks"), list):
+        return [t for t in result["tasks"] if isinstance(t, dict)]
+    if isinstance(result.get("task"), dict):
+        return [result["task"]]
+    if "status" in result and "id" in result:
+        return [result]
+    return []
+
+
+def _statuses(log: FrameLog) -> Iterator[tuple[dict[str, Any], dict]]:
+    """(evidence, TaskStatus) for every status the log holds: in stream events and in unary results
+    (tasks and task lists)."""
+    for ex in log.exchanges:
+        if ex.is_sse:
+            for ev, kind, body in read_frames(ex):
+                if kind in (a2a.TASK, a2a.STATUS_UPDATE) and isinstance(body.get("status"), dict):
+                    yield ev_evidence(ex, ev), body["status"]
+        elif ex.status is not None:
+            value, _ = ex.json()
+            result = value.get("result") if isinstance(value, dict) else None
+            for task in _tasks_in(result):
+                if isinstance(task.get("status"), dict):
+                    yield ex_evidence(ex), task["status"]
+
+
+@dataclass
+class Timestamps:
+    """Every status timestamp the run's answers carry, with where it was seen; the ones not in ISO 8601
+    UTC with Z, and the ones in that form without milliseconds."""
+
+    stamped: list[tuple[dict[str, Any], Any]]  # (evidence, timestamp)
+    not_z: list[tuple[dict[str, Any], Any]]
+    no_ms: list[tuple[dict[str, Any], Any]]
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> Timestamps:
+        stamped = [(where, s["timestamp"]) for where, s in _statuses(log) if "timestamp" in s]
+        if not stamped:
+            raise Unjudgeable()
+        not_z = [(w, ts) for w, ts in stamped if not isinstance(ts, str) or not ISO_Z.match(ts)]
+        no_ms = [(w, ts) for w, ts in stamped if isinstance(ts, str) and ISO_Z.match(ts) and not ISO_MS.match(ts)]
+        return cls(stamped, not_z, no_ms)
+
+
+@rule("A2A-STREAM-011", view=Timestamps)
+def timestamps_utc(v: Timestamps, out: Verdict) -> None:
+    if v.not_z:
+        where, ts = v.not_z[0]
+        out.failed(f"{len(v.not_z)} of {len(v.stamped)} status timestamps are not ISO 8601 UTC ending in Z, e.g. "
+                   f"{ts!r} in {where['exchange']}", [w for w, _ in v.not_z[:5]])
+    else:
+        out.passed(f"{len(v.stamped)} status timestamps in UTC with Z")
+
+
+@rule("A2A-STREAM-012", view=Timestamps)
+def timestamps_millis(v: Timestamps, out: Verdict) -> None:
+    if v.no_ms:
+        where, ts = v.no_ms[0]
+        out.warning(f"{len(v.no_ms)} of {len(v.stamped)} status timestamps carry no milliseconds, e.g. {ts!r} in "
+                    f"{where['exchange']}", [w for w, _ in v.no_ms[:5]])
+    elif v.not_z:
+        return  # A2A-STREAM-011 blames the form; no fraction digits to count here
+    elif (digits := sorted({len(ts.split(".")[1]) - 1 for _, ts in v.stamped})) == [3]:
+        out.passed("timestamps carry milliseconds", reading="exactly milliseconds")
+    else:
+        # "Millisecond precision SHOULD be used": finer digits lose nothing, but are not the
+        # letter of the text; reported, never failed.
+        out.non_strict(f"timestamps carry {', '.join(map(str, digits))} fraction digits (finer than milliseconds), "
+                       f"e.g. {v.stamped[0][1]!r}", reading="finer than milliseconds")
+
+
+# -- names and shapes ----------------------------------------------------------------------------------
+
+def _messages_parts(body: dict, kind: str) -> Iterator[tuple[str, Any]]:
+    """(where, object) for the messages and parts a result carries, for shape checks."""
+    if kind == a2a.TASK:
+        for i, m in enumerate(body.get("history") or []):
+            yield f"history[{i}]", m
+        for i, a in enumerate(body.get("artifacts") or []):
+            yield f"artifacts[{i}]", a
+    status = body.get("status")
+    if isinstance(status, dict) and isinstance(status.get("message"), dict):
+        yield "status.message", status["message"]
+    if kind == a2a.ARTIFACT_UPDATE and isinstance(body.get("artifact"), dict):
+        yield "artifact", body["artifact"]
+    if kind == a2a.MESSAGE:
+        yield "message", body
+
+
+def _shape_problems(obj: Any, where: str) -> list[str]:
+    """States, roles and parts in their 1.0 form (A2A §4): the 0.3 spellings are departures."""
+    problems = []
+    if not isinstance(obj, dict):
+        return [f"{where} is not an object"]
+    if "role" in obj and obj["role"] not in a2a.ROLES:
+        problems.append(f"{where}.role {obj['role']!r} is not ROLE_USER/ROLE_AGENT")
+    if "kind" in obj:
+        problems.append(f"{where} has a 0.3 'kind' field ({obj['kind']!r})")
+    for i, part in enumerate(obj.get("parts") or []):
+        if not isinstance(part, dict):
+            problems.append(f"{where}.parts[{i}] is not an object")
+            continue
+        held = [k for k in a2a.PART_CONTENT_FIELDS if k in part]
+        if len(held) != 1:
+            problems.append(f"{where}.parts[{i}] holds {held or 'none'} of text, raw, url, data")
+        if "kind" in part:
+            problems.append(f"{where}.parts[{i}] has a 0.3 'kind' field ({part['kind']!r})")
+    return problems
+
+
+def _result_problems(kind: str, body: Any) -> list[str]:
+    problems = []
+    state = state_in(kind, body)
+    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and state not in a2a.TASK_STATES:
+        problems.append(f"state {state!r} is not a TASK_STATE_* name")
+    if isinstance(body, dict) and "kind" in body:
+        problems.append(f"the {kind} has a 0.3 'kind' field ({body['kind']!r})")
+    for where, obj in _messages_parts(body, kind):
+        problems += _shape_problems(obj, where)
+    return problems
+
+
+@rule("A2A-STREAM-013", view=StreamFrames)
+def names_and_shapes(v: StreamFrames, out: Verdict) -> None:
+    judged = [(s, ev, _result_problems(kind, body)) for s in v.streams for ev, kind, body in s.results if kind]
+    bad = [(f"{s.label} frame {s.evidence(ev)['frame']}: " + "; ".join(problems), s.evidence(ev, "; ".join(problems)))
+           for s, ev, problems in judged if problems]
+    if not out.fail_each("result(s) not in the 1.0 names and shapes (ProtoJSON enum names, a Part with exactly "
+                         "one content)", bad) and judged:
+        out.passed(f"{len(judged)} results use the 1.0 names and shapes")

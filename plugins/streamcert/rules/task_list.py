@@ -1,0 +1,280 @@
+"""A2A-TASK-005…009: ListTasks lists, orders, pages and filters the tasks of a context.
+
+Labels read (written by streamcert.scenarios.a2a, scenario list-tasks): send_1…send_3 (the blocking
+SendMessage calls that made the tasks), list_context, list_artifacts, list_page1, list_page2, list_status.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..framelog import Exchange, FrameLog
+from ..protocols import a2a
+from . import RuleContext, Unjudgeable, Verdict, rule
+from .task import evidence_of
+from .unary import Answer, Reply, dump, got_nothing, state_of, task_of
+
+LISTS = ("list_context", "list_page1", "list_page2", "list_status", "list_artifacts")
+
+
+def list_reply(ex: Exchange) -> Reply:
+    """A ListTasks result with a `tasks` array, or why there is none."""
+    if why := got_nothing(ex):
+        return Reply(ex, lost=f"ListTasks ({ex.label}) got no answer: {why}")
+    ans = Answer.of(ex)
+    if ans.problem or ans.error is not None:
+        return Reply(ex, wrong=f"ListTasks ({ex.label}) was not answered with a list: {ans.describe()}")
+    if not isinstance(ans.result, dict) or not isinstance(ans.result.get("tasks"), list):
+        return Reply(ex, wrong=f"ListTasks ({ex.label}) result has no tasks array: {dump(ans.result)}")
+    return Reply(ex, ans.result)
+
+
+@dataclass
+class TaskLists:
+    """The tasks the scenario made in one context, and each ListTasks answer (by label) about them."""
+
+    lists: dict[str, Reply]  # the labels of LISTS the log holds, in that order
+    sent: list[tuple[str, dict[str, Any]]]  # (label, task) of send_1… that returned a task with an id
+    context_id: str | None
+    scripts: list[Any]  # the scenario's scripts, send_N ↔ scripts[N-1]
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> TaskLists:
+        lists = {label: list_reply(ex) for label in LISTS if (ex := log.get(label)) is not None}
+        if not lists:
+            raise Unjudgeable()
+        sent = []
+        for ex in log.exchanges:
+            if ex.label.startswith("send_") and ex.label[5:].isdigit():
+                task = task_of(Answer.of(ex).result)
+                if task is not None and isinstance(task.get("id"), str):
+                    sent.append((ex.label, task))
+        context = log.notes.get("context_id")
+        if not isinstance(context, str):
+            context = sent[0][1].get("contextId") if sent else None
+        scripts = (ctx.scenario.data.get("scripts") if ctx.scenario else None) or []
+        return cls(lists, sent, context, scripts)
+
+    @property
+    def sent_ids(self) -> list[str]:
+        return [t["id"] for _, t in self.sent]
+
+    def expected_artifacts(self) -> dict[str, tuple[list, str]]:
+        """task id -> (artifactIds it should carry, where that comes from): the SendMessage result, else
+        the artifact steps of the script of that send."""
+        out: dict[str, tuple[list, str]] = {}
+        for label, t in self.sent:
+            ids = sorted(a.get("artifactId") for a in t.get("artifacts") or [] if isinstance(a, dict))
+            if ids:
+                out[t["id"]] = (ids, f"{label} returned it with")
+                continue
+            n, scripts = int(label[5:]), self.scripts
+            steps = scripts[n - 1].get("steps", []) if 0 < n <= len(scripts) and isinstance(scripts[n - 1], dict) \
+                else []
+            ids = sorted(s["artifact"].get("artifactId") for s in steps
+                         if isinstance(s, dict) and isinstance(s.get("artifact"), dict))
+            if ids:
+                out[t["id"]] = (ids, f"its script ({label}) produces")
+        return out
+
+
+def _ids(tasks: list[Any]) -> list[Any]:
+    return [t.get("id") if isinstance(t, dict) else None for t in tasks]
+
+
+def _parse_ts(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        return None
+
+
+def _token(page: dict[str, Any]) -> str:
+    return dump(page["nextPageToken"]) if "nextPageToken" in page else "missing"
+
+
+# -- the rules ------------------------------------------------------------------------------------------
+
+@rule("A2A-TASK-005", view=TaskLists)
+def list_response(v: TaskLists, out: Verdict) -> None:
+    if (reply := v.lists.get("list_context")) is None or reply.explain(out):
+        return
+    result = reply.value
+    problems = []
+    if not isinstance(result.get("nextPageToken"), str):
+        problems.append("nextPageToken is " + ("missing" if "nextPageToken" not in result
+                                               else f"not a string: {dump(result['nextPageToken'])}"))
+    for key in ("pageSize", "totalSize"):
+        value = result.get(key)
+        if key not in result:
+            problems.append(f"{key} is missing")
+        elif not isinstance(value, int) or isinstance(value, bool):
+            problems.append(f"{key} is not an integer: {dump(value)}")
+    listed = set(_ids(result["tasks"]))
+    problems += [f"task {t['id']} (from {label}) is not listed" for label, t in v.sent if t["id"] not in listed]
+    if problems:
+        out.failed("ListTasks by contextId: " + "; ".join(problems), reply.evidence)
+    else:
+        out.passed(f"ListTasks returned the {len(listed)} task(s) with tasks, nextPageToken, pageSize and totalSize")
+
+
+@rule("A2A-TASK-006", view=TaskLists)
+def newest_first(v: TaskLists, out: Verdict) -> None:
+    if (reply := v.lists.get("list_context")) is None or reply.explain(out):
+        return
+    tasks = [t for t in reply.value["tasks"] if isinstance(t, dict)]
+    if len(tasks) < 2:
+        return  # nothing to order
+    stamps = []
+    for t in tasks:
+        status = t.get("status") if isinstance(t.get("status"), dict) else {}
+        stamps.append((t.get("id"), status.get("timestamp"), _parse_ts(status.get("timestamp"))))
+    if unjudged := [(tid, raw) for tid, raw, parsed in stamps if parsed is None]:
+        what = ", ".join(f"{tid} ({'no timestamp' if raw is None else repr(raw)})" for tid, raw in unjudged)
+        out.non_strict(f"cannot judge the order: task(s) without a parseable status.timestamp: {what} (the "
+                       f"timestamp is optional, and the order is by it)", reply.evidence,
+                       reading="order judged only when every listed task has a status timestamp")
+        return
+    for (a, ra, pa), (b, rb, pb) in itertools.pairwise(stamps):
+        if pb > pa:
+            order = ", ".join(f"{tid} @ {raw}" for tid, raw, _ in stamps)
+            out.failed(f"task {b} (status {rb}) is listed after the older task {a} (status {ra}), not newest first; "
+                       f"listed: {order}", reply.evidence)
+            return
+    out.passed(f"the {len(tasks)} listed tasks are newest first by status.timestamp")
+
+
+@rule("A2A-TASK-007", view=TaskLists)
+def artifacts_on_request(v: TaskLists, out: Verdict) -> None:
+    problems: list[tuple[str, Exchange]] = []
+    empty_lists: list[str] = []
+    expected = v.expected_artifacts()
+    for label, reply in v.lists.items():
+        if reply.wrong:
+            problems.append((reply.wrong, reply.ex))
+        if reply.value is None:
+            continue
+        for t in reply.value["tasks"]:
+            if not isinstance(t, dict):
+                continue
+            arts = t.get("artifacts")
+            if label != "list_artifacts":
+                if arts == []:
+                    empty_lists.append(f"{label}: {t.get('id')}")
+                elif arts is not None:
+                    problems.append((f"{label} (no includeArtifacts) carries artifacts for task {t.get('id')}: "
+                                     f"{dump(arts, 120)}", reply.ex))
+                continue
+            want, source = expected.get(t.get("id"), ([], ""))
+            have = sorted(a.get("artifactId") for a in arts or [] if isinstance(a, dict))
+            if want and want != have:
+                problems.append((f"list_artifacts (includeArtifacts: true) gives task {t.get('id')} artifacts "
+                                 f"{have}, but {source} {want}", reply.ex))
+    if problems:
+        out.failed("; ".join(p for p, _ in problems), evidence_of(problems))
+    elif lost := next((r for r in v.lists.values() if r.lost), None):
+        lost.explain(out)
+    else:
+        reading = ("artifacts field absent" if not empty_lists
+                   else f"artifacts as an empty array read as omitted ({', '.join(empty_lists[:3])})")
+        out.passed(f"artifacts omitted without includeArtifacts and present with it ({', '.join(v.lists)})",
+                   reading=reading)
+
+
+@rule("A2A-TASK-008", view=TaskLists)
+def paging(v: TaskLists, out: Verdict) -> None:
+    if (first := v.lists.get("list_page1")) is None or first.explain(out):
+        return
+    second, whole = v.lists.get("list_page2"), v.lists.get("list_context")
+    page1, ex1 = first.value, first.ex
+    problems: list[tuple[str, Exchange]] = []
+    sent = v.sent_ids
+    tok1 = page1.get("nextPageToken")
+    if len(page1["tasks"]) > 2:
+        problems.append((f"list_page1 (pageSize 2) returned {len(page1['tasks'])} tasks", ex1))
+    if not isinstance(tok1, str) or not tok1:
+        problems.append((f"list_page1 has nextPageToken {_token(page1)} although {len(sent)} tasks do not fit a "
+                         f"page of 2", ex1))
+    pages = [(page1, ex1)]
+    if second is not None:
+        if second.lost:
+            second.explain(out)
+            return
+        if second.wrong:
+            problems.append((second.wrong, second.ex))
+        else:
+            page2 = second.value
+            pages.append((page2, second.ex))
+            if len(page2["tasks"]) > 2:
+                problems.append((f"list_page2 (pageSize 2) returned {len(page2['tasks'])} tasks", second.ex))
+            if page2.get("nextPageToken") != "":
+                problems.append((f"the last page (list_page2) has nextPageToken {_token(page2)}, not \"\"",
+                                 second.ex))
+    elif isinstance(tok1, str) and tok1 and not problems:
+        return  # the driver did not get to page 2
+    if len(pages) == 2:
+        seen = _ids(page1["tasks"]) + _ids(pages[1][0]["tasks"])
+        if dups := sorted({tid for tid in seen if seen.count(tid) > 1}, key=str):
+            problems.append((f"tasks listed on both pages: {dups}", second.ex))
+        if missing := [tid for tid in sent if tid not in seen]:
+            problems.append((f"page 1 + page 2 lack task(s) {missing}", second.ex))
+    for page, ex in pages:
+        total = page.get("totalSize")
+        if isinstance(total, int) and sent and total != len(sent):
+            problems.append((f"{ex.label} has totalSize {total}, but the context holds {len(sent)} tasks", ex))
+    if whole is not None and (listed := whole.value) is not None and "nextPageToken" in listed \
+            and listed["nextPageToken"] != "" and len(listed["tasks"]) >= len(sent):
+        problems.append((f"list_context returned every task on one page but nextPageToken "
+                         f"{dump(listed['nextPageToken'])}, not \"\"", whole.ex))
+    if problems:
+        out.failed("; ".join(p for p, _ in problems), evidence_of(problems))
+    else:
+        sizes = " + ".join(str(len(p["tasks"])) for p, _ in pages)
+        out.passed(f"pageSize 2 honoured ({sizes} tasks, no duplicates, all {len(sent)} tasks), nextPageToken on "
+                   f"every page and \"\" on the last")
+
+
+@rule("A2A-TASK-009", view=TaskLists)
+def filters(v: TaskLists, out: Verdict) -> None:
+    by_context, by_status = v.lists.get("list_context"), v.lists.get("list_status")
+    if by_context is None and by_status is None:
+        return
+    context, sent_ids = v.context_id, v.sent_ids
+    states = {t["id"]: state_of(t) for _, t in v.sent}
+    problems: list[tuple[str, Exchange]] = []
+    if by_context is not None and by_context.wrong:
+        problems.append((by_context.wrong, by_context.ex))
+    elif by_context is not None and by_context.value is not None:
+        tasks = [t for t in by_context.value["tasks"] if isinstance(t, dict)]
+        if strangers := [t.get("id") for t in tasks if context and t.get("contextId") != context]:
+            problems.append((f"ListTasks by contextId {context} returned task(s) of another context: {strangers}",
+                             by_context.ex))
+        if missing := [tid for tid in sent_ids if tid not in _ids(tasks)]:
+            problems.append((f"ListTasks by contextId {context} lacks task(s) {missing}", by_context.ex))
+        for t in tasks:  # the list's states are the current ones
+            if t.get("id") in states and state_of(t):
+                states[t["id"]] = state_of(t)
+    if by_status is not None and by_status.wrong:
+        problems.append((by_status.wrong, by_status.ex))
+    elif by_status is not None and by_status.value is not None:
+        tasks = by_status.value["tasks"]
+        wrong = [(t.get("id"), state_of(t)) for t in tasks if isinstance(t, dict)
+                 and (state_of(t) != a2a.FAILED or (context and t.get("contextId") != context))]
+        if wrong:
+            problems.append((f"ListTasks by status {a2a.FAILED} returned {dump(wrong)}", by_status.ex))
+        want = [tid for tid in sent_ids if states.get(tid) == a2a.FAILED]
+        if missing := [tid for tid in want if tid not in _ids(tasks)]:
+            problems.append((f"ListTasks by status {a2a.FAILED} lacks the failed task(s) {missing}", by_status.ex))
+    if problems:
+        out.failed("; ".join(p for p, _ in problems), evidence_of(problems))
+    elif lost := next((r for r in (by_context, by_status) if r and r.lost), None):
+        lost.explain(out)
+    else:
+        failed = [tid for tid in sent_ids if states.get(tid) == a2a.FAILED]
+        out.passed(f"contextId filter gave exactly the context's {len(sent_ids)} task(s); status filter "
+                   f"{a2a.FAILED} gave exactly {failed or 'none'}")
