@@ -129,13 +129,19 @@ def render_markdown(report: dict[str, Any]) -> str:
     if soft:
         lines += ["## Warnings and non-strict readings", ""]
         lines += [f"- {e['status']} **{md_text(e['id'])}** {md_text(e['title'])} — "
-                  f"{md_text(first_line(e['message']))}" for e in soft] + [""]
+                  f"{md_text(first_line(e['message']))}{md_source(e)}" for e in soft] + [""]
 
     not_tested = entries_with(report, (Outcome.NOT_TESTED.value,))
     if not_tested:
         lines += [f"## Not tested ({len(not_tested)})", ""]
-        lines += [f"- {e['level']} **{md_text(e['id'])}** {md_text(e['title'])}" for e in not_tested] + [""]
+        lines += [f"- {e['level']} **{md_text(e['id'])}** {md_text(e['title'])}{md_source(e)}"
+                  for e in not_tested] + [""]
     return "\n".join(lines)
+
+
+def md_source(entry: dict[str, Any]) -> str:
+    """The requirement's source on its own line of a list item (a Markdown hard break before it)."""
+    return f"  \n  _{md_text(entry['source'])}_"
 
 
 def first_line(text: str) -> str:
@@ -205,9 +211,10 @@ def html_failure(entry: dict[str, Any]) -> str:
 def html_requirement_rows(report: dict[str, Any]) -> str:
     rows = [f'<tr><td>{esc(e["id"])}</td><td>{esc(e["level"])}</td>'
             f'<td class="s-{esc(e["status"])}">{esc(e["status"])}</td><td>{esc(e["title"])}</td>'
-            f'<td>{esc(first_line(e["message"]))}</td></tr>' for e in report["requirements"]]
-    return ("<table><tr><th>id</th><th>level</th><th>status</th><th>title</th><th>message</th></tr>"
-            + "".join(rows) + "</table>")
+            f'<td class="meta">{esc(e["source"])}</td><td>{esc(first_line(e["message"]))}</td></tr>'
+            for e in report["requirements"]]
+    return ("<table><tr><th>id</th><th>level</th><th>status</th><th>requirement</th><th>source</th>"
+            "<th>message</th></tr>" + "".join(rows) + "</table>")
 
 
 def render_html(report: dict[str, Any]) -> str:
