@@ -1,8 +1,11 @@
-"""The `streamcert` command end to end (DESIGN §4, §5): each test runs `python -m streamcert …` in a
-subprocess, in its own temporary directory, with a timeout."""
+"""The `streamcert` command and the pytest plugin end to end (DESIGN §4, §5): each run is a subprocess
+(`python -m streamcert …` or `python -m pytest …`) in its own temporary directory, with a timeout; and
+the two tables they are built from (targets, run options)."""
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import json
 import shutil
 import socket
@@ -11,9 +14,14 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from streamcert.catalogue import PROFILES
+from streamcert.cli import build_parser
 from streamcert.reference.faults import FAULTS
+from streamcert.run_options import RUN_OPTIONS, pytest_args
+from streamcert.targets import SLOT_OF_PROFILE, SLOTS, Target
 
 REPO = Path(__file__).resolve().parents[1]
 LIMIT = ["--stream-limit", "5"]
@@ -70,7 +78,8 @@ def test_run_against_the_reference(reference_run):
 
 
 def test_fault_drop_chunk_fails_stream_014(tmp_path):
-    proc = streamcert("run", "--fault", "drop-chunk", "--report", "rep", *LIMIT, cwd=tmp_path)
+    # One profile is enough to see `--fault` reach the run (the meta-test covers every fault).
+    proc = streamcert("run", "--fault", "drop-chunk", "--profile", "a2a", "--report", "rep", *LIMIT, cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     no_traceback(proc)
     rep = report(tmp_path / "rep")
@@ -118,8 +127,13 @@ def test_unreachable_url_is_error_and_quick(tmp_path):
     (["run", "--stream-limit", "-1"], "-1"),
     (["run", "--fault", "nope"], "nope"),
     (["run", "--header", "no-colon"], "no-colon"),
+    (["run", "--timeout", "0"], "--timeout"),
+    (["run", "--baseline", "missing.json"], "missing.json"),
+    (["run", "--acp-cmd", "agent", "--profile", "line"], "--line-cmd"),
+    (["run", "--nostream-url", "http://127.0.0.1:1"], "--nostream-url"),
     (["frobnicate"], "frobnicate"),
     (["serve", "--fault", "nope"], "nope"),
+    (["serve", "--port", "70000"], "70000"),
 ])
 def test_bad_input_is_a_usage_error(tmp_path, args, names):
     proc = streamcert(*args, cwd=tmp_path, timeout=60)
@@ -127,6 +141,68 @@ def test_bad_input_is_a_usage_error(tmp_path, args, names):
     no_traceback(proc)
     assert "usage:" in proc.stderr and names in proc.stderr, proc.stderr
     assert not (tmp_path / "reports").exists()
+
+
+def test_bad_plugin_option_is_a_pytest_usage_error(tmp_path):
+    proc = streamcert("--pyargs", "streamcert.suite", "--sut-fault", "nope", cwd=tmp_path, timeout=60,
+                      exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider"])
+    assert proc.returncode == 4, (proc.returncode, proc.stderr)
+    no_traceback(proc)
+    assert "--sut-fault" in proc.stderr and "nope" in proc.stderr, proc.stderr
+
+
+# -- one table of targets, one declaration of the run options ------------------------------------------
+
+def test_every_profile_has_one_target_field():
+    fields = {f.name for f in dataclasses.fields(Target)}
+    options = {opt.name for opt in RUN_OPTIONS}
+    assert set(SLOT_OF_PROFILE) == set(PROFILES)
+    for slot in SLOTS:
+        assert slot.field in fields and slot.field in options, slot
+    for profile, slot in SLOT_OF_PROFILE.items():
+        assert Target(**{slot.field: "x"}).has(profile) and not Target().has(profile)
+
+
+def test_every_run_option_reaches_pytest_unchanged():
+    """`streamcert run` flags → pytest flags (the generic translation) → the same values in the plugin."""
+    argv = ["run", "--url", "http://127.0.0.1:1/", "--nostream-url", "http://127.0.0.1:1/agents/x",
+            "--acp-cmd", "python agent.py", "--progress-url", "http://127.0.0.1:2", "--client-cmd", "client",
+            "--line-cmd", "render", "--progress-pointer", "/p", "--profile", "a2a", "--profile", "line",
+            "--level", "should", "--report", "rep", "--record", "cass", "--fault", "drop-chunk",
+            "--stream-limit", "2.5", "--timeout", "3", "--header", "A: 1", "--header", "B: 2"]
+    cli = vars(build_parser().parse_args(argv))
+    plugin = argparse.ArgumentParser()
+    for opt in RUN_OPTIONS:
+        opt.add_to(plugin.add_argument, opt.pytest, dest=opt.name)
+    values = {opt.name: cli[opt.name] for opt in RUN_OPTIONS}
+    assert vars(plugin.parse_args(pytest_args(values))) == values
+    assert values["a2a_url"] == "http://127.0.0.1:1" and values["stream_limit"] == 2.5
+
+
+def test_serve_prints_its_url_first(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "streamcert", "serve"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        assert httpx.get(url + "/.well-known/agent-card.json", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(15) == 0, proc.stderr.read()
+
+
+def test_pytest_plugin_certifies_a_url_without_xdist(tmp_path, streamcert_reference):
+    """`pytest --pyargs streamcert.suite --sut-url URL`: the plugin alone, with pytest-xdist not loaded."""
+    server = streamcert_reference()
+    proc = streamcert("--pyargs", "streamcert.suite", "--sut-url", server.url, "-k", "card", "--streamcert-report",
+                      "rep", *LIMIT, cwd=tmp_path, exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                                                        "-p", "no:xdist"])
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rep = report(tmp_path / "rep")
+    assert rep["target"]["a2a"] == server.url and rep["target"]["embedded"] is False
+    assert rep["selection"]["profiles"] == ["a2a", "interactions", "plans"]
+    card = {k: v for k, v in statuses(rep).items() if k.startswith("A2A-CARD-")}
+    assert card and set(card.values()) == {"PASS"}, card
 
 
 def test_check_and_diff_missing_file(tmp_path):
@@ -153,8 +229,8 @@ def test_diff(tmp_path, reference_run):
     basic = reference_run[0] / "cass" / "stream-basic.json"
     same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
     assert same.returncode == 0 and same.stdout == "", same.stdout + same.stderr
-    proc = streamcert("run", "--fault", "wrong-final-text", "--report", "rep", "--record", "cass", *LIMIT,
-                      cwd=tmp_path)
+    proc = streamcert("run", "--fault", "wrong-final-text", "--profile", "a2a", "--report", "rep", "--record", "cass",
+                      *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
     assert proc.returncode == 1, proc.stdout[-3000:]
     changed = streamcert("diff", str(basic), str(tmp_path / "cass" / "stream-basic.json"), cwd=tmp_path, timeout=60)
     assert changed.returncode == 1, changed.stdout + changed.stderr

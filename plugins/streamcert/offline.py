@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,8 @@ from deepdiff import DeepDiff
 from .catalogue import load_catalogue, load_scenario
 from .framelog import Exchange, FrameLog
 from .rules import RuleContext, judge
+from .targets import Target
+from .wallclock import now
 
 
 def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
@@ -19,7 +20,7 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     from .report.summary import terminal_summary
     from .report.writers import write_all
 
-    started = _now()
+    started = now()
     agg = Aggregator()
     profiles: set[str] = set()
     targets: set[str] = set()
@@ -30,18 +31,14 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
         targets.add(log.target)
         agg.add(f"cassette:{path}::{scenario.id}", judge(log, scenario.requirements, RuleContext(scenario=scenario)))
     report = build_report(agg, selected_profiles=profiles, level="may",
-                          target={"a2a": ", ".join(sorted(t for t in targets if t)) or None, "acp": None,
-                                  "progress": None, "client": None, "cassettes": [str(p) for p in paths]},
-                          started=started, finished=_now(), catalogue=load_catalogue())
+                          target={**Target(a2a_url=", ".join(sorted(t for t in targets if t)) or None).report_json(),
+                                  "cassettes": [str(p) for p in paths]},
+                          started=started, finished=now(), catalogue=load_catalogue())
     write_all(report, report_dir)
     for line in terminal_summary(report):
         print(line)
     print(f"report: {report_dir}/compatibility.json")
     return report
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # -- diff ------------------------------------------------------------------------------------------------

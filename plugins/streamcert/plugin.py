@@ -1,5 +1,7 @@
-"""The pytest plugin (entry point `pytest11`): options, the `streamcert` fixture, the report.
+"""The pytest plugin (entry point `pytest11`): the run options, the `streamcert` fixture, the report.
 
+At configure time the plugin registers one `StreamcertRun` object, which holds the run's state (the
+target, the embedded reference it started, the findings) and implements the hooks that use it.
 Findings ride on each test report's `user_properties`, so under pytest-xdist they reach the
 controller, which alone aggregates them and writes `compatibility.json` (DESIGN §1).
 """
@@ -7,63 +9,35 @@ controller, which alone aggregates them and writes `compatibility.json` (DESIGN 
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import sys
 import traceback
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import run_options
 from .catalogue import PROFILES, load_catalogue, load_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .rules import RuleContext, judge
-from .scenarios import Target, run_scenario
+from .scenarios import run_scenario
+from .targets import Target, names_a_target, served_profiles
+from .wallclock import now
 
 FINDINGS_KEY = "streamcert_findings"
-ENV_URL = "STREAMCERT_SUT_URL"  # how an embedded reference's URL reaches xdist workers
-ENV_NOSTREAM_URL = "STREAMCERT_SUT_NOSTREAM_URL"
-NOSTREAM_PATH = "/agents/no-streaming"  # the reference's agent without streaming
-PROGRESS_PATH = "/progress"  # the reference's progress stream (POST the script, read SSE)
-# The embedded reference's other targets, by environment so that xdist workers see them too.
-ENV_TARGETS = {"progress_url": "STREAMCERT_PROGRESS_URL", "line_cmd": "STREAMCERT_LINE_CMD",
-               "acp_cmd": "STREAMCERT_ACP_CMD", "client_cmd": "STREAMCERT_CLIENT_CMD"}
+RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
+EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    g = parser.getgroup("streamcert", "streamcert conformance suite")
-    g.addoption("--sut-url", default=None, help="base URL of the A2A agent under test (card at URL/.well-known/…)")
-    g.addoption("--sut-nostream-url", default=None,
-                help="base URL of an agent of the same implementation whose card declares streaming: false")
-    g.addoption("--sut-fault", default=None, help="embedded reference only: run this fault variant")
-    g.addoption("--sut-header", action="append", default=[],
-                help="'Name: value' header sent on every request (credentials are scrubbed from all output)")
-    g.addoption("--stream-limit", type=float, default=15.0, help="seconds one stream may stay open (default 15)")
-    g.addoption("--sut-timeout", type=float, default=10.0, help="seconds to wait for a unary answer (default 10)")
-    g.addoption("--streamcert-profile", action="append", default=[], choices=PROFILES,
-                help="profile to certify (repeatable); default: every profile that has a target")
-    g.addoption("--streamcert-level", default="may", choices=("must", "should", "may"),
-                help="lowest requirement level judged (default may: all)")
-    g.addoption("--streamcert-report", default=None, help="directory for compatibility.json, report.md, report.html")
-    g.addoption("--record", default=None, help="write a cassette of each scenario into this directory")
-    g.addoption("--baseline", default=None, help="expected failures (see streamcert.report.aggregate)")
-    g.addoption("--acp-cmd", default=None, help="an ACP agent to start as a subprocess")
-    g.addoption("--progress-url", default=None, help="a progress stream to judge")
-    g.addoption("--client-cmd", default=None, help="a client to certify")
-    g.addoption("--line-cmd", default=None, help="a progress-line renderer to certify")
-    g.addoption("--progress-pointer", default="/progress",
-                help="JSON pointer to the progress object in each progress-stream event (default /progress)")
-    g.addoption("--progress-cases", default=None,
-                help="another copy of cases/progress.json (e.g. a project's conformance/progress.json)")
+    group = parser.getgroup("streamcert", "streamcert conformance suite")
+    for opt in run_options.RUN_OPTIONS:
+        opt.add_to(group.addoption, opt.pytest)
 
 
-# -- configuration and the embedded reference ------------------------------------------------------
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "streamcert_profile(name): the profile a conformance test belongs to")
+    config.pluginmanager.register(StreamcertRun(config), RUN_PLUGIN)
 
 
 def _runs_suite(config: pytest.Config) -> bool:
@@ -81,90 +55,99 @@ def _runs_suite(config: pytest.Config) -> bool:
     return False
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "streamcert_profile(name): the profile a conformance test belongs to")
-    state = _State(config)
-    config.stash[_STATE] = state
-    if _is_worker(config) or not _runs_suite(config):
-        return
-    if not config.getoption("sut_url") and not _other_targets(config):
-        from .reference.faults import FAULTS
-        from .reference.process import ReferenceProcess
+class StreamcertRun:
+    """One pytest run: its options and target, the embedded reference it started, the findings and
+    the report. With no target given, the controller starts the embedded reference and hands its
+    targets to the xdist workers through `workerinput`."""
 
-        fault = config.getoption("sut_fault")
-        broken = FAULTS[fault].target if fault else None  # which embedded program runs the fault
-        proc = ReferenceProcess(fault=fault if broken == "server" else None)
-        url = proc.start()
-        state.embedded = proc
-        os.environ[ENV_URL] = url
-        os.environ[ENV_NOSTREAM_URL] = url + NOSTREAM_PATH
-        os.environ[ENV_TARGETS["progress_url"]] = url + PROGRESS_PATH
-        for option, module in (("line_cmd", "line"), ("acp_cmd", "acp")):
-            cmd = f"{shlex.quote(sys.executable)} -m streamcert.reference.{module}"
-            os.environ[ENV_TARGETS[option]] = cmd + (f" --fault {fault}" if broken == module else "")
-    state.started = _now()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    if state is not None and state.embedded is not None:
-        state.embedded.stop()
-        state.embedded = None
-
-
-def _other_targets(config: pytest.Config) -> bool:
-    return any(config.getoption(o) for o in ("acp_cmd", "progress_url", "client_cmd", "line_cmd"))
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-class _State:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.embedded: Any = None
-        self.started = _now()
-        self.agg = None
+        self.options = run_options.from_pytest(config)
+        self.is_worker = hasattr(config, "workerinput")
+        self.embedded: Any = None  # the ReferenceProcess this run started
+        self.embedded_targets: dict[str, str] = {}
+        if self.is_worker:
+            self.embedded_targets = dict(config.workerinput.get(EMBEDDED_KEY, {}))
+        elif self.is_embedded and _runs_suite(config):
+            self._start_embedded()
+        given = {name: value for name, value in self.options.items() if value is not None and value != ""}
+        self.target: Target = run_options.target_of({**self.embedded_targets, **given})
+        self.started = now()
+        self.aggregator: Any = None
         self.ran_suite = False
+        self.report: dict[str, Any] | None = None
+        self.report_dir: Path | None = None
 
-    def target(self) -> Target:
-        opt = self.config.getoption
-        url = opt("sut_url") or os.environ.get(ENV_URL)
-        nostream = opt("sut_nostream_url") or (os.environ.get(ENV_NOSTREAM_URL) if not opt("sut_url") else None)
-        headers = {}
-        for raw in opt("sut_header"):
-            name, _, value = raw.partition(":")
-            headers[name.strip()] = value.strip()
-        embedded = not (opt("sut_url") or _other_targets(self.config))
-        others = {o: opt(o) or (os.environ.get(env) if embedded else None) for o, env in ENV_TARGETS.items()}
-        return Target(a2a_url=url, nostream_url=nostream, stream_limit=opt("stream_limit"),
-                      timeout=opt("sut_timeout"), headers=headers, progress_pointer=opt("progress_pointer"),
-                      progress_cases=opt("progress_cases"), **others)
+    @property
+    def is_embedded(self) -> bool:
+        """No target given: the embedded reference serves every profile."""
+        return not names_a_target(self.options)
+
+    def _start_embedded(self) -> None:
+        from .reference.process import ReferenceProcess
+
+        self.embedded = ReferenceProcess(fault=self.options["fault"])
+        self.embedded.start()
+        self.embedded_targets = self.embedded.targets()
 
     def selected_profiles(self) -> set[str]:
-        chosen = set(self.config.getoption("streamcert_profile"))
+        chosen = set(self.options["profiles"])
         if chosen:
             return chosen
-        opt = self.config.getoption
-        embedded = not (opt("sut_url") or _other_targets(self.config))
-        profiles = set()
-        if opt("sut_url") or embedded:
-            profiles |= {"a2a", "interactions", "plans"}
-        for option, profile in (("acp_cmd", "acp"), ("progress_url", "progress"), ("client_cmd", "client"),
-                                ("line_cmd", "line")):
-            if opt(option) or embedded:
-                profiles.add(profile)
-        return profiles
+        return set(PROFILES) if self.is_embedded else served_profiles(self.options)
 
     def target_json(self) -> dict[str, Any]:
-        t = self.target()
-        return {"a2a": t.a2a_url, "acp": t.acp_cmd, "progress": t.progress_url, "client": t.client_cmd,
-                "line": t.line_cmd, "fault": self.config.getoption("sut_fault"),
-                "embedded": not (self.config.getoption("sut_url") or _other_targets(self.config))}
+        return {**self.target.report_json(), "fault": self.options["fault"], "embedded": self.is_embedded}
 
+    # -- hooks ---------------------------------------------------------------------------------------
 
-_STATE = pytest.StashKey[_State]()
+    @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist it is never called
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[EMBEDDED_KEY] = self.embedded_targets
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
+        if not props or report.when != "call" or self.is_worker:
+            return
+        from .report.aggregate import Aggregator
+
+        if self.aggregator is None:
+            self.aggregator = Aggregator()
+        for raw in props:
+            self.aggregator.add(report.nodeid, [Finding.from_json(d) for d in json.loads(raw)])
+        self.ran_suite = True
+
+    def pytest_sessionfinish(self) -> None:
+        if self.is_worker or not (self.ran_suite or _runs_suite(self.config)):
+            return
+        if not self.ran_suite and not self.options["report"]:
+            return
+        from .report.aggregate import Aggregator, build_report, load_baseline
+        from .report.writers import write_all
+
+        baseline = self.options["baseline"]
+        self.report = build_report(self.aggregator or Aggregator(), selected_profiles=self.selected_profiles(),
+                                   level=self.options["level"], target=self.target_json(),
+                                   started=self.started, finished=now(),
+                                   baseline=load_baseline(baseline) if baseline else None,
+                                   catalogue=load_catalogue())
+        self.report_dir = Path(self.options["report"] or run_options.DEFAULT_REPORT)
+        write_all(self.report, self.report_dir)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        from .report.summary import terminal_summary
+
+        terminalreporter.section("streamcert")
+        for line in terminal_summary(self.report):
+            terminalreporter.write_line(line)
+        terminalreporter.write_line(f"report: {self.report_dir}/compatibility.json")
+
+    def pytest_unconfigure(self) -> None:
+        if self.embedded is not None:
+            self.embedded.stop()
+            self.embedded = None
 
 
 # -- the fixture the conformance modules use -------------------------------------------------------
@@ -174,15 +157,15 @@ class Streamcert:
 
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.request = request
-        self.state = request.config.stash[_STATE]
+        self.run: StreamcertRun = request.config.pluginmanager.get_plugin(RUN_PLUGIN)
 
     @property
     def target(self) -> Target:
-        return self.state.target()
+        return self.run.target
 
     def check(self, scenario_id: str) -> list[Finding]:
         scenario = load_scenario(scenario_id)
-        if scenario.profile not in self.state.selected_profiles():
+        if scenario.profile not in self.run.selected_profiles():
             pytest.skip(f"profile {scenario.profile} not selected")
         target = self.target
         if not target.has(scenario.profile):
@@ -208,7 +191,7 @@ class Streamcert:
         return self._finish(findings)
 
     def _record(self, log: FrameLog, target: Target) -> None:
-        folder = self.request.config.getoption("record")
+        folder = self.run.options["record"]
         if folder:
             log.save(Path(folder) / f"{log.scenario}.json", secrets=target.secrets)
 
@@ -230,68 +213,6 @@ class Streamcert:
 @pytest.fixture
 def streamcert(request: pytest.FixtureRequest) -> Streamcert:
     return Streamcert(request)
-
-
-# -- collecting findings and writing the report (controller only) ----------------------------------
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
-    if not props or report.when != "call":
-        return
-    state = _STATE_REF.get("state")
-    if state is None:
-        return
-    from .report.aggregate import Aggregator
-
-    if state.agg is None:
-        state.agg = Aggregator()
-    for raw in props:
-        state.agg.add(report.nodeid, [Finding.from_json(d) for d in json.loads(raw)])
-    state.ran_suite = True
-
-
-# pytest_runtest_logreport has no config argument; keep a reference to the session's state.
-_STATE_REF: dict[str, _State] = {}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    _STATE_REF["state"] = session.config.stash[_STATE]
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    config = session.config
-    state = config.stash.get(_STATE, None)
-    if state is None or _is_worker(config) or not (state.ran_suite or _runs_suite(config)):
-        return
-    if not state.ran_suite and not config.getoption("streamcert_report"):
-        return
-    from .report.aggregate import Aggregator, build_report, load_baseline
-    from .report.writers import write_all
-
-    baseline_path = config.getoption("baseline")
-    report = build_report(state.agg or Aggregator(), selected_profiles=state.selected_profiles(),
-                          level=config.getoption("streamcert_level"), target=state.target_json(),
-                          started=state.started, finished=_now(),
-                          baseline=load_baseline(baseline_path) if baseline_path else None,
-                          catalogue=load_catalogue())
-    folder = Path(config.getoption("streamcert_report") or "reports/latest")
-    write_all(report, folder)
-    state.report = report
-    state.report_dir = folder
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    report = getattr(state, "report", None)
-    if report is None:
-        return
-    from .report.summary import terminal_summary
-
-    terminalreporter.section("streamcert")
-    for line in terminal_summary(report):
-        terminalreporter.write_line(line)
-    terminalreporter.write_line(f"report: {state.report_dir}/compatibility.json")
 
 
 @pytest.fixture

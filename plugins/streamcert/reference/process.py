@@ -1,5 +1,5 @@
-"""The embedded reference as a child process (`streamcert serve`), so its timing never competes
-with the suite's own process for the interpreter."""
+"""The embedded reference of a run: its server as a child process (`streamcert serve`), so its timing
+never competes with the suite's own process for the interpreter, and its stdio programs as commands."""
 
 from __future__ import annotations
 
@@ -7,10 +7,17 @@ import subprocess
 import sys
 import threading
 
+from ..targets import SERVER, embedded_targets
+from .faults import FAULTS
+
 
 class ReferenceProcess:
+    """`fault` is any fault variant: the server runs it if it breaks the server, else the program it
+    breaks does (see `targets`)."""
+
     def __init__(self, fault: str | None = None, extra_args: tuple[str, ...] = (), start_timeout: float = 20.0) -> None:
         self.fault = fault
+        self.broken = FAULTS[fault].target if fault else None  # the embedded program that runs the fault
         self.extra_args = extra_args
         self.start_timeout = start_timeout
         self.proc: subprocess.Popen[str] | None = None
@@ -18,7 +25,7 @@ class ReferenceProcess:
 
     def start(self) -> str:
         cmd = [sys.executable, "-m", "streamcert", "serve", "--port", "0", *self.extra_args]
-        if self.fault:
+        if self.broken == SERVER:
             cmd += ["--fault", self.fault]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line: list[str] = []
@@ -37,6 +44,12 @@ class ReferenceProcess:
             threading.Thread(target=stream.read, daemon=True).start()
         self.url = url
         return url
+
+    def targets(self) -> dict[str, str]:
+        """Target field → value for every target the embedded reference provides (once started)."""
+        if self.url is None:
+            raise RuntimeError("the embedded reference has not been started")
+        return embedded_targets(self.url, self.fault, self.broken)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -1,4 +1,4 @@
-"""Running the reference server: in a background thread (ReferenceServer) or in the foreground (serve)."""
+"""Running the reference server on 127.0.0.1: in a background thread (`start`) or in the foreground (`serve`)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,8 @@ def _server(app, graceful_s: int = 1) -> uvicorn.Server:
 
 
 class ReferenceServer:
-    """The reference agent on 127.0.0.1 in a background thread.
+    """The reference agent on 127.0.0.1, in a background thread (`start`, `stop`) or in the foreground
+    (`serve`).
 
         with ReferenceServer(fault="status-first") as server:
             httpx.get(server.url + "/.well-known/agent-card.json")
@@ -98,6 +99,18 @@ class ReferenceServer:
             time.sleep(0.005)
         return self
 
+    def serve(self, out: TextIO | None = None) -> None:
+        """Serve in the foreground until SIGINT/SIGTERM (`streamcert serve`). The first line printed is
+        the A2A base URL."""
+        self._sock = _bind(self._port)
+        self._port = self._sock.getsockname()[1]
+        print(self.url, file=out or sys.stdout, flush=True)
+        try:
+            _server(self.app).run(sockets=[self._sock])  # SIGINT and SIGTERM end it (see _Server)
+        finally:
+            self._sock.close()
+            self._sock = None
+
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
@@ -112,17 +125,3 @@ class ReferenceServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def serve(port: int = 0, fault: str | None = None, deterministic: bool = False,
-          keepalive: float | None = None, out: TextIO | None = None, d3: str = "close") -> int:
-    """Serve in the foreground until SIGINT/SIGTERM. The first line printed is the A2A base URL."""
-    app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3)
-    sock = _bind(port)
-    stream = out or sys.stdout
-    print(f"http://{HOST}:{sock.getsockname()[1]}", file=stream, flush=True)
-    try:
-        _server(app).run(sockets=[sock])  # uvicorn handles SIGINT and SIGTERM in the main thread
-    finally:
-        sock.close()
-    return 0

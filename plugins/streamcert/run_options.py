@@ -1,0 +1,170 @@
+"""The options of a run, declared once (DESIGN §5). `streamcert run` and the pytest plugin are both
+built from `RUN_OPTIONS`, and the CLI hands its values on to pytest with `pytest_args`.
+
+An option's `name` is its value's key on both sides (for a target, the `Target` field it sets), `cli`
+its flag on `streamcert run`, `pytest` its flag in a pytest run (the plugin's own, older names).
+A validator turns the text given into the value, or raises ArgumentTypeError: argparse and pytest
+then report a usage error naming the flag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from .catalogue import PROFILES
+from .targets import Target
+
+DEFAULT_REPORT = "reports/latest"
+
+
+# -- validators ------------------------------------------------------------------------------------
+
+def http_url(value: str) -> str:
+    parsed = urlparse(value)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:41241")
+    return value.rstrip("/")
+
+
+def positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
+    return number
+
+
+def header(value: str) -> str:
+    if ":" not in value:
+        raise argparse.ArgumentTypeError(f"{value!r} is not 'NAME: VALUE'")
+    return value
+
+
+def parse_header(raw: str) -> tuple[str, str]:
+    name, _, value = raw.partition(":")
+    return name.strip(), value.strip()
+
+
+def fault_name(value: str) -> str:
+    from .reference.faults import check_fault
+
+    try:
+        return check_fault(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown fault {value!r}; `streamcert serve --list-faults` lists them") from None
+
+
+def existing_file(value: str) -> str:
+    if not Path(value).is_file():
+        raise argparse.ArgumentTypeError(f"{value}: no such file")
+    return value
+
+
+def progress_cases_file(value: str) -> str:
+    from .progress_cases import CasesError, load_cases
+
+    try:
+        load_cases(value)
+    except CasesError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunOption:
+    name: str
+    cli: str
+    pytest: str
+    help: str
+    type: Callable[[str], Any] | None = None
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    repeat: bool = False  # may be given several times: the value is a list
+    metavar: str | None = None
+
+    def add_to(self, add: Callable[..., Any], flag: str, **extra: Any) -> None:
+        """Declare the option through `add` (argparse's add_argument or pytest's addoption): the one place
+        where both front ends take an option's default from."""
+        kwargs: dict[str, Any] = {"help": self.help, "default": [] if self.repeat else self.default, **extra}
+        if self.repeat:
+            kwargs["action"] = "append"
+        for key in ("type", "choices"):
+            if getattr(self, key) is not None:
+                kwargs[key] = getattr(self, key)
+        if self.choices is None:  # named after the flag, not after `name`
+            kwargs["metavar"] = self.metavar or flag.lstrip("-").replace("-", "_").upper()
+        add(flag, **kwargs)
+
+
+_DEFAULTS = Target()  # the drivers' limits when nobody says otherwise
+
+RUN_OPTIONS = (
+    RunOption("a2a_url", "--url", "--sut-url", "A2A agent base URL (card at URL/.well-known/agent-card.json)",
+              http_url),
+    RunOption("nostream_url", "--nostream-url", "--sut-nostream-url",
+              "an agent of the same implementation whose card declares streaming: false", http_url),
+    RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
+    RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
+    RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),
+    RunOption("line_cmd", "--line-cmd", "--line-cmd", "a progress-line renderer to certify"),
+    RunOption("progress_pointer", "--progress-pointer", "--progress-pointer",
+              f"JSON pointer to the progress object in each progress-stream event "
+              f"(default {_DEFAULTS.progress_pointer})", default=_DEFAULTS.progress_pointer),
+    RunOption("progress_cases", "--progress-cases", "--progress-cases",
+              "another copy of cases/progress.json to judge by (e.g. a project's conformance/progress.json)",
+              progress_cases_file),
+    RunOption("profiles", "--profile", "--streamcert-profile",
+              "profile to certify (repeatable); default: every profile that has a target",
+              choices=PROFILES, repeat=True),
+    RunOption("level", "--level", "--streamcert-level", "lowest requirement level judged (default: may, i.e. all)",
+              default="may", choices=("must", "should", "may")),
+    RunOption("report", "--report", "--streamcert-report",
+              f"report directory: compatibility.json, report.md, report.html (default {DEFAULT_REPORT})"),
+    RunOption("record", "--record", "--record", "write a cassette of each scenario into this directory"),
+    RunOption("baseline", "--baseline", "--baseline", "expected failures: a JSON file (see the README)",
+              existing_file),
+    RunOption("fault", "--fault", "--sut-fault", "embedded reference only: run the suite against this fault variant",
+              fault_name),
+    RunOption("stream_limit", "--stream-limit", "--stream-limit",
+              f"seconds one stream may stay open (default {_DEFAULTS.stream_limit:g})", positive,
+              _DEFAULTS.stream_limit),
+    RunOption("timeout", "--timeout", "--sut-timeout",
+              f"seconds to wait for a unary answer (default {_DEFAULTS.timeout:g})", positive, _DEFAULTS.timeout),
+    RunOption("headers", "--header", "--sut-header",
+              "header sent on every request (repeatable; scrubbed from every output)", header, repeat=True,
+              metavar="'NAME: VALUE'"),
+)
+
+
+def from_pytest(config: Any) -> dict[str, Any]:
+    """The options' values in a pytest run, by name."""
+    return {opt.name: config.getoption(opt.pytest) for opt in RUN_OPTIONS}
+
+
+def pytest_args(values: Mapping[str, Any]) -> list[str]:
+    """The pytest flags that give a pytest run these values (what is unset is left out)."""
+    args: list[str] = []
+    for opt in RUN_OPTIONS:
+        value = values.get(opt.name)
+        for item in value if opt.repeat else [value]:
+            if item is not None and item != "":
+                args += [opt.pytest, str(item)]
+    return args
+
+
+def target_of(values: Mapping[str, Any]) -> Target:
+    """The Target that option values (and the embedded reference's, merged in) describe."""
+    fields = {f.name for f in dataclasses.fields(Target)} - {"headers"}
+    chosen = {name: values[name] for name in fields if values.get(name) is not None}
+    return Target(headers=dict(parse_header(raw) for raw in values.get("headers", ())), **chosen)

@@ -1,0 +1,96 @@
+"""Where the implementation under test is (`Target`) and which target serves which profile (`SLOTS`).
+
+`SLOTS` is the one table of targets: the CLI (which `--profile` has a target), the plugin (which
+profiles run, the report's `target`), `Target.has` and the embedded reference's start-up all read
+it. A slot's `field` is a `Target` attribute and also the name of the run option that sets it
+(run_options.py).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str  # the target's key in the report's `target`
+    field: str  # the Target attribute, and the run option that sets it
+    profiles: tuple[str, ...]  # the profiles judged on this target
+    program: str | None = None  # the embedded reference's program that provides it (None: it has none)
+    route: str = ""  # for the server: the path under its URL
+
+
+SLOTS = (
+    Slot("a2a", "a2a_url", ("a2a", "interactions", "plans"), SERVER),
+    # The A2A agent's twin whose card declares streaming: false (A2A-ERR-001): no profile of its own.
+    Slot("nostream", "nostream_url", (), SERVER, "/agents/no-streaming"),
+    Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
+    Slot("progress", "progress_url", ("progress",), SERVER, "/progress"),  # POST the script, read SSE
+    Slot("client", "client_cmd", ("client",)),
+    Slot("line", "line_cmd", ("line",), "line"),  # python -m streamcert.reference.line
+)
+SLOT_OF_PROFILE = {profile: slot for slot in SLOTS for profile in slot.profiles}
+
+
+def reference_command(program: str, fault: str | None = None) -> str:
+    """The command line of one of the reference's stdio programs, broken by `fault` if given."""
+    cmd = f"{shlex.quote(sys.executable)} -m streamcert.reference.{program}"
+    return cmd + (f" --fault {fault}" if fault else "")
+
+
+def embedded_targets(url: str, fault: str | None = None, broken: str | None = None) -> dict[str, str]:
+    """Target field → value for the embedded reference whose server is at `url`; `fault` runs in the
+    program `broken` (the server at `url` was started with it already)."""
+    values = {}
+    for slot in SLOTS:
+        if slot.program == SERVER:
+            values[slot.field] = url + slot.route
+        elif slot.program:
+            values[slot.field] = reference_command(slot.program, fault if broken == slot.program else None)
+    return values
+
+
+def names_a_target(values: Mapping[str, Any]) -> bool:
+    """Whether a target of some profile is given (otherwise the embedded reference serves them all)."""
+    return any(values.get(slot.field) for slot in SLOTS if slot.profiles)
+
+
+def served_profiles(values: Mapping[str, Any]) -> set[str]:
+    """The profiles that have a target among `values` (Target field → value)."""
+    return {profile for profile, slot in SLOT_OF_PROFILE.items() if values.get(slot.field)}
+
+
+@dataclass
+class Target:
+    """Where the implementation under test is, and the limits the drivers keep to."""
+
+    a2a_url: str | None = None
+    nostream_url: str | None = None  # an agent whose card declares streaming: false (A2A-ERR-001)
+    stream_limit: float = 15.0  # seconds a single stream may stay open before it is cut
+    timeout: float = 10.0  # seconds for a unary answer
+    headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output
+    progress_url: str | None = None  # a progress stream: POST the script, read SSE (DESIGN §6)
+    progress_pointer: str = "/progress"  # JSON pointer to the progress object in each event
+    progress_cases: str | None = None  # another copy of cases/progress.json to judge by
+    line_cmd: str | None = None  # a progress-line renderer (DESIGN §7)
+    acp_cmd: str | None = None  # an ACP agent, started as a subprocess
+    client_cmd: str | None = None  # a client to certify (DESIGN §7)
+
+    def has(self, profile: str) -> bool:
+        """Whether this target can be judged on a profile."""
+        slot = SLOT_OF_PROFILE.get(profile)
+        return bool(slot and getattr(self, slot.field))
+
+    def report_json(self) -> dict[str, str | None]:
+        """The targets of the profiles, by slot name, as the report's `target` shows them."""
+        return {slot.name: getattr(self, slot.field) for slot in SLOTS if slot.profiles}
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        return tuple(v for v in self.headers.values() if v)
