@@ -1,97 +1,142 @@
 """The meta-test: the suite catches every fault variant of the reference on the requirements the
 fault names, blames nothing unrelated, and passes the unbroken reference on every requirement.
 
-A fault breaks one embedded program (`Fault.target`); the suite is run on every profile that
-program serves. Run as a program (`python tests/test_faults.py`) it prints the table of faults →
-requirements flagged, for the closing notes.
+A fault breaks one embedded program (`Fault.target`), which serves some profiles. What the fault can
+break is what the scenarios of those profiles that exercise one of its requirements (`catches` and
+`also`) judge: those scenarios are played, on a program of its own (its own server), and every
+requirement they judge is checked. With STREAMCERT_FAULT_SWEEP=1 (`tox -e sweep`) every fault plays
+every scenario of its program instead. The unbroken reference always plays every scenario of every
+program, in every server mode.
+
+Runs are played concurrently by a pool of threads, each run on its own server (fault_runs.py; under
+pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_PROFILES: their rules
+judge arrival times): each test plays those itself, one run at a time, with the pool of its process
+paused. Tests with timed runs come first, so most of them play before that pool has started.
+
+Run as a program (`python tests/test_faults.py`) it prints the table of faults → requirements
+flagged, for the closing notes.
 """
 
 from __future__ import annotations
 
-import shlex
+import os
 import sys
-from contextlib import contextmanager
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from fault_runs import Pool, Results, Run, merge, programs
 
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
-from streamcert.outcomes import Outcome, worst
+from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
-from streamcert.reference.server import ReferenceServer
-from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
+from streamcert.targets import SERVER
 
-# The profiles each embedded program serves.
-PROFILES = {"server": ("a2a", "interactions", "plans", "progress"), "line": ("line",), "acp": ("acp",)}
+PROFILES = programs()  # the embedded programs ("server", "line", "acp") → the profiles each serves
 # Modes the unbroken reference server must pass in (options of ReferenceServer), e.g. both D3 readings.
 SERVER_MODES: list[dict] = [{}, {"d3": "open"}]  # D3: streams close at a pause (default) / stay open
-STREAM_LIMIT = 4.0  # a fault that never closes a stream is cut here (tolerance for the close is 2 s)
+# Profiles whose rules judge arrival times (pacing 4/s, tolerances of 0.15 s): never played beside the pool.
+TIMED_PROFILES = ("progress",)
+SWEEP = os.environ.get("STREAMCERT_FAULT_SWEEP", "") not in ("", "0")
+POOL_WIDTH = 16  # runs played at once in one process; they mostly wait
 
 
-def _command(module: str, fault: str | None) -> str:
-    cmd = f"{shlex.quote(sys.executable)} -m streamcert.reference.{module}"
-    return cmd + (f" --fault {fault}" if fault else "")
+def scenarios_of(program: str) -> list[str]:
+    return [s for s in scenario_ids() if load_scenario(s).profile in PROFILES[program]]
 
 
-@contextmanager
-def embedded(kind: str, fault: str | None, mode: dict | None = None):
-    """A Target for the embedded program `kind`, broken by `fault` if given."""
-    if kind == "server":
-        with ReferenceServer(fault=fault, **(mode or {})) as server:
-            yield Target(a2a_url=server.url, nostream_url=server.agent_url("no-streaming"),
-                         progress_url=server.url + "/progress", stream_limit=STREAM_LIMIT)
-    elif kind == "line":
-        yield Target(line_cmd=_command("line", fault), stream_limit=STREAM_LIMIT)
-    else:
-        yield Target(acp_cmd=_command("acp", fault), stream_limit=STREAM_LIMIT)
+def requirements_of(program: str) -> list[str]:
+    return [r.id for r in load_catalogue().values() if r.profile in PROFILES[program]]
 
 
-def scenarios_of(kind: str) -> list[str]:
-    return [s for s in scenario_ids() if load_scenario(s).profile in PROFILES[kind]]
+def exercising(scenarios: list[str], req_ids: set[str]) -> list[str]:
+    """The scenarios that judge at least one of `req_ids`."""
+    return [s for s in scenarios if req_ids & set(load_scenario(s).requirements)]
 
 
-def requirements_of(kind: str) -> list[str]:
-    return [r.id for r in load_catalogue().values() if r.profile in PROFILES[kind]]
+def can_break(name: str) -> list[str]:
+    """The scenarios a fault can break: those of its program that exercise what it catches or may
+    blame as collateral (all of its program's in a sweep)."""
+    fault = FAULTS[name]
+    scenarios = scenarios_of(fault.target)
+    return scenarios if SWEEP else exercising(scenarios, set(fault.catches) | set(fault.also))
 
 
-def certify(kind: str, fault: str | None, mode: dict | None = None) -> dict[str, tuple[Outcome, list[str]]]:
-    """Every requirement's worst outcome against the embedded program (or one fault), with messages."""
-    found: dict[str, list] = {}
-    with embedded(kind, fault, mode) as target:
-        for sid in scenarios_of(kind):
-            scenario = load_scenario(sid)
-            log = run_scenario(sid, target)
-            for f in judge(log, scenario.requirements, RuleContext(scenario=scenario)):
-                found.setdefault(f.req_id, []).append(f)
-    out = {}
-    for rid, findings in found.items():
-        w = worst(f.outcome for f in findings)
-        out[rid] = (w, [f"{f.outcome.value}: {f.message}" for f in findings if f.outcome == w])
-    return out
+@dataclass(frozen=True)
+class Check:
+    """What one test plays: its untimed scenarios in the pool, its timed ones alone."""
+
+    untimed: Run | None
+    timed: Run | None
+
+    @classmethod
+    def of(cls, name: str, program: str, fault: str | None, scenarios: list[str], mode: dict | None = None) -> Check:
+        timed = tuple(s for s in scenarios if load_scenario(s).profile in TIMED_PROFILES)
+        untimed = tuple(s for s in scenarios if s not in timed)
+        mode_items = tuple(sorted((mode or {}).items()))
+        return cls(Run(name, program, fault, untimed, mode_items) if untimed else None,
+                   Run(name + ".timed", program, fault, timed, mode_items) if timed else None)
+
+    @property
+    def program(self) -> str:
+        return (self.untimed or self.timed).program
+
+    def results(self, pool: Pool) -> Results:
+        # The timed run first: once this process's pool has started, a timed run waits for the runs
+        # the pool is playing to end.
+        parts = [pool.play_alone(self.timed)] if self.timed else []
+        if self.untimed:
+            parts.append(pool.result(self.untimed))
+        return merge(*parts)
 
 
-def flagged(results: dict[str, tuple[Outcome, list[str]]]) -> set[str]:
+def _timed_first(checks: dict[str, Check]) -> list[str]:
+    """Test order: the checks with timed runs first, so that most are played before the pool starts in
+    their process rather than waiting for it to finish."""
+    return sorted(checks, key=lambda key: checks[key].timed is None)
+
+
+FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name)) for name in sorted(FAULTS)}
+UNBROKEN_CHECKS = {
+    f"{program}-{'-'.join(f'{k}-{v}' for k, v in mode.items()) or 'default'}": Check.of(
+        f"unbroken-{program}-{i}", program, None, scenarios_of(program), mode)
+    for program in PROFILES if scenarios_of(program)
+    for i, mode in enumerate(SERVER_MODES if program == SERVER else [{}])
+}
+# Test function → the checks it is parametrized with (by test id).
+CHECKS = {"test_unbroken_reference_passes_every_requirement": UNBROKEN_CHECKS,
+          "test_fault_is_caught_on_its_requirements_only": FAULT_CHECKS}
+
+
+def flagged(results: Results) -> set[str]:
     """Requirements the suite blamed: FAIL/ERROR, or WARNING/NON_STRICT (how a SHOULD is missed)."""
     return {rid for rid, (o, _) in results.items()
             if o in (Outcome.FAIL, Outcome.ERROR, Outcome.WARNING, Outcome.NON_STRICT)}
 
 
-UNBROKEN = [(kind, mode) for kind in PROFILES for mode in (SERVER_MODES if kind == "server" else [{}])
-            if scenarios_of(kind)]
+@pytest.fixture(scope="session")
+def fault_pool(request, tmp_path_factory):
+    """The pool over the untimed runs of the tests selected in this session; under xdist its folder
+    (claims and results) is shared by all workers of the session."""
+    runs = [check.untimed for item in request.session.items
+            if item.path == Path(__file__) and getattr(item, "originalname", None) in CHECKS
+            for check in [CHECKS[item.originalname][item.callspec.id]] if check.untimed]
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return Pool(runs, shared / "fault-runs", POOL_WIDTH)
 
 
-@pytest.mark.parametrize("kind,mode", UNBROKEN, ids=[f"{k}-{m or 'default'}" for k, m in UNBROKEN])
-def test_unbroken_reference_passes_every_requirement(kind, mode):
-    results = certify(kind, None, mode)
-    missing = [r for r in requirements_of(kind) if r not in results]
-    assert not missing, f"never judged against the reference: {missing}"
-    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
-    assert not not_pass, f"the unbroken reference does not pass: {not_pass}"
+@pytest.fixture(scope="module", autouse=True)
+def _finish_on_leaving(fault_pool):
+    """No run of the pool plays on while this process runs other modules (they may be timed too)."""
+    yield
+    fault_pool.finish()
 
 
 def test_every_requirement_has_a_fault():
     caught = {rid for fault in FAULTS.values() for rid in fault.catches}
-    judged = [r for kind in PROFILES if scenarios_of(kind) for r in requirements_of(kind)]
+    judged = [r for program in PROFILES if scenarios_of(program) for r in requirements_of(program)]
     assert set(judged) <= caught, sorted(set(judged) - caught)
 
 
@@ -102,26 +147,41 @@ def test_faults_name_catalogue_requirements():
         assert set(fault.catches) | set(fault.also) <= known, fault
 
 
-@pytest.mark.parametrize("name", sorted(FAULTS))
-def test_fault_is_caught_on_its_requirements_only(name):
+@pytest.mark.parametrize("name", _timed_first(FAULT_CHECKS))
+def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
     fault = FAULTS[name]
-    results = certify(fault.target, name)
+    results = FAULT_CHECKS[name].results(fault_pool)
     blamed = flagged(results)
     level = {r.id: r.level for r in load_catalogue().values()}
     for rid in fault.catches:
-        outcome, _ = results.get(rid, (None, []))
+        outcome, messages = results.get(rid, (None, []))
         want = (Outcome.FAIL,) if level[rid] == "MUST" else (Outcome.FAIL, Outcome.WARNING, Outcome.NON_STRICT)
-        assert outcome in want, f"{name}: {rid} is {outcome}, expected {'/'.join(o.value for o in want)}"
+        assert outcome in want, (f"{name}: {rid} is {outcome and outcome.value}, expected "
+                                 f"{'/'.join(o.value for o in want)} {messages[:1]}")
     unrelated = blamed - set(fault.catches) - set(fault.also)
     assert not unrelated, f"{name} also blamed unrelated requirements: " + "; ".join(
         f"{r} {results[r][0].value} {results[r][1][:1]}" for r in sorted(unrelated))
 
 
+@pytest.mark.parametrize("key", _timed_first(UNBROKEN_CHECKS))
+def test_unbroken_reference_passes_every_requirement(key, fault_pool):
+    check = UNBROKEN_CHECKS[key]
+    results = check.results(fault_pool)
+    missing = [r for r in requirements_of(check.program) if r not in results]
+    assert not missing, f"never judged against the reference: {missing}"
+    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
+    assert not not_pass, f"the unbroken reference does not pass: {not_pass}"
+
+
 def main() -> int:
+    with tempfile.TemporaryDirectory() as folder:
+        names = sorted(FAULTS)
+        pool = Pool([c.untimed for c in FAULT_CHECKS.values() if c.untimed], Path(folder), POOL_WIDTH)
+        results = {name: FAULT_CHECKS[name].results(pool) for name in _timed_first(FAULT_CHECKS)}
     print(f"{'fault':<30} flagged (✓ expected, + collateral, ! unexpected, ✗ missed)")
-    for name in sorted(FAULTS):
+    for name in names:
         fault = FAULTS[name]
-        blamed = flagged(certify(fault.target, name))
+        blamed = flagged(results[name])
         marks = [f"{r}✓" for r in fault.catches if r in blamed]
         marks += [f"{r}✗" for r in fault.catches if r not in blamed]
         marks += [f"{r}+" for r in sorted(blamed & set(fault.also))]

@@ -1,0 +1,245 @@
+"""The meta-test's runs: an embedded program (broken by one fault, or not) on its own server or
+command, a list of scenarios played on it one after another, the worst outcome per requirement.
+
+A `Pool` plays many runs at once (they mostly wait on sleeps and streams) in a bounded set of
+daemon threads. Under pytest-xdist every worker holds a pool over the same runs; a run is claimed by
+creating its claim file in a folder all workers share, so each run is played once, by whichever
+worker reaches it first, and its results are written beside it for the test that reads them. Every
+wait is bounded: a run that does not finish fails its test, never hangs the session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import traceback
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from streamcert.catalogue import load_scenario
+from streamcert.outcomes import Outcome, worst
+from streamcert.reference.server import ReferenceServer
+from streamcert.rules import RuleContext, judge
+from streamcert.scenarios import run_scenario
+from streamcert.targets import SERVER, SLOTS, Target, reference_command
+
+# A fault that never closes a stream is cut here (tolerance for the close is 2 s). It must stay well
+# above the longest pause of a scenario (cancel-subscribe waits 4 s for its second event, which a
+# subscriber that was not sent the Task must still see): at 4 s that was a race lost under load.
+STREAM_LIMIT = 5.0
+# Bounds of a run: starting its program, then each scenario (a stream is cut at STREAM_LIMIT and a
+# unary call at the driver's timeout; this only catches a run that hangs).
+START_BOUND_S = 30.0
+SCENARIO_BOUND_S = 120.0
+POLL_S = 0.05
+
+# Requirement id → (worst outcome, "OUTCOME: message" of the findings that had it).
+Results = dict[str, tuple[Outcome, list[str]]]
+
+
+@dataclass(frozen=True)
+class Run:
+    """Scenarios played in order on one embedded program ("server", "line" or "acp"), broken by
+    `fault` if given, the server started with `mode` (ReferenceServer options, e.g. d3=open)."""
+
+    name: str  # unique among the runs of a session; also a file name
+    program: str
+    fault: str | None
+    scenarios: tuple[str, ...]
+    mode: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def bound_s(self) -> float:
+        return START_BOUND_S + SCENARIO_BOUND_S * len(self.scenarios)
+
+
+def programs() -> dict[str, tuple[str, ...]]:
+    """The embedded reference's programs ("server", "line", "acp") → the profiles each serves."""
+    out: dict[str, tuple[str, ...]] = {}
+    for slot in SLOTS:
+        if slot.program:
+            out[slot.program] = out.get(slot.program, ()) + slot.profiles
+    return out
+
+
+@contextmanager
+def embedded(program: str, fault: str | None, mode: dict | None = None) -> Iterator[Target]:
+    """A Target for the embedded `program`, broken by `fault` if given."""
+    slots = [slot for slot in SLOTS if slot.program == program]
+    if program == SERVER:
+        with ReferenceServer(fault=fault, **(mode or {})) as server:
+            yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=STREAM_LIMIT)
+    else:
+        yield Target(**{slot.field: reference_command(program, fault) for slot in slots}, stream_limit=STREAM_LIMIT)
+
+
+def play(run: Run) -> Results:
+    """Play the run's scenarios on its program; every requirement they judge, with its worst outcome."""
+    found: dict[str, list] = {}
+    with embedded(run.program, run.fault, dict(run.mode)) as target:
+        for sid in run.scenarios:
+            scenario = load_scenario(sid)
+            log = run_scenario(sid, target)
+            for f in judge(log, scenario.requirements, RuleContext(scenario=scenario)):
+                found.setdefault(f.req_id, []).append((f.outcome, f"{f.outcome.value}: {f.message}"))
+    out: Results = {}
+    for rid, findings in found.items():
+        w = worst(o for o, _ in findings)
+        out[rid] = (w, [m for o, m in findings if o == w])
+    return out
+
+
+def merge(*parts: Results) -> Results:
+    """The results of several runs on the same program as one: the worst outcome of each requirement."""
+    out: Results = {}
+    for part in parts:
+        for rid, (outcome, messages) in part.items():
+            if rid not in out or worst([out[rid][0], outcome]) != out[rid][0]:
+                out[rid] = (outcome, list(messages))
+            elif outcome == out[rid][0]:
+                out[rid][1].extend(messages)
+    return out
+
+
+def _to_json(results: Results) -> dict:
+    return {rid: [outcome.value, messages] for rid, (outcome, messages) in results.items()}
+
+
+def _from_json(doc: dict) -> Results:
+    return {rid: (Outcome(value), messages) for rid, (value, messages) in doc.items()}
+
+
+class Pool:
+    """Plays `runs` in up to `width` threads, sharing them out with the pools of other processes that
+    use the same `folder` (one claim file per run; its results file is written when it finishes).
+
+    `result(run)` starts the pool if it is idle, moves the run to the front of the queue and waits for
+    its results (played here or by another worker). `play_alone(run)` plays a timing-sensitive run
+    with the pool paused in this process; `finish()` plays what is left and returns when it is idle.
+    """
+
+    def __init__(self, runs: Iterable[Run], folder: Path, width: int) -> None:
+        self.runs = {run.name: run for run in runs}
+        self.folder = folder
+        self.width = width
+        # The longest first: the pass ends when its longest run does.
+        self._queue = sorted(self.runs.values(), key=lambda r: -len(r.scenarios))
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._playing: dict[int, tuple[Run, float]] = {}  # thread → the run it plays, since when
+        self._paused = False  # while a timed run plays: threads end after their current run
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, run: Run, suffix: str) -> Path:
+        return self.folder / f"{run.name}.{suffix}"
+
+    def _claim(self, run: Run) -> bool:
+        try:
+            os.close(os.open(self._path(run, "claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False  # another worker plays it
+        return True
+
+    def _claimed_for(self, run: Run) -> float:
+        """Seconds since the run was claimed (by any worker); 0 if it is not claimed yet."""
+        claim = self._path(run, "claim")
+        return time.time() - claim.stat().st_mtime if claim.exists() else 0.0
+
+    def _record(self, run: Run) -> dict:
+        """Play the run: its results (or the error that stopped it), and where and when it was played
+        (for the figures of a pass; the tests do not read them)."""
+        started = time.time()
+        try:
+            doc = {"results": _to_json(play(run))}
+        except BaseException:  # reported by the test that reads it
+            doc = {"error": traceback.format_exc()}
+        return doc | {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "started": started,
+                      "finished": time.time()}
+
+    def _write(self, run: Run, doc: dict) -> None:
+        part = self._path(run, "part")
+        part.write_text(json.dumps(doc), "utf-8")
+        part.replace(self._path(run, "json"))  # atomic: a reader sees all of it or nothing
+
+    def _read(self, run: Run, doc: dict) -> Results:
+        if "error" in doc:
+            raise AssertionError(f"{run.name}: the run itself failed:\n{doc['error']}")
+        return _from_json(doc["results"])
+
+    def _work(self) -> None:
+        me = threading.get_ident()
+        while True:
+            with self._lock:
+                if self._paused or not self._queue:
+                    self._playing.pop(me, None)
+                    return
+                run = self._queue.pop(0)
+                self._playing[me] = (run, time.monotonic())
+            if self._claim(run):
+                self._write(run, self._record(run))
+
+    def _start(self) -> None:
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()]
+            for _ in range(min(self.width - len(self._threads), len(self._queue))):
+                thread = threading.Thread(target=self._work, name="fault-pool", daemon=True)
+                thread.start()
+                self._threads.append(thread)
+
+    def result(self, run: Run) -> Results:
+        with self._lock:
+            if run in self._queue:
+                self._queue.remove(run)
+                self._queue.insert(0, run)
+        self._start()
+        # Bounded by the run's own bound from when it was claimed (here or by another worker), and
+        # while it waits in the queue, by the longest run that may be ahead of it.
+        give_up = time.monotonic() + run.bound_s + max(r.bound_s for r in self.runs.values())
+        done = self._path(run, "json")
+        while not done.exists():
+            if time.monotonic() > give_up or self._claimed_for(run) > run.bound_s:
+                raise AssertionError(f"{run.name}: did not finish within {run.bound_s:.0f} s")
+            time.sleep(POLL_S)
+        return self._read(run, json.loads(done.read_text("utf-8")))
+
+    def play_alone(self, run: Run) -> Results:
+        """Play a run that is not in the pool, here and now, with no run of the pool playing beside it
+        in this process (its rules judge arrival times): the pool claims nothing new meanwhile and the
+        runs it is playing end first."""
+        self._paused = True
+        try:
+            self._idle()
+            box: list[dict] = []
+            thread = threading.Thread(target=lambda: box.append(self._record(run)), name=run.name, daemon=True)
+            thread.start()
+            thread.join(run.bound_s)
+        finally:
+            self._paused = False
+        if not box:
+            raise AssertionError(f"{run.name}: did not finish within {run.bound_s:.0f} s")
+        self._write(run, box[0])
+        return self._read(run, box[0])
+
+    def finish(self) -> None:
+        """Play every run not yet claimed, and return once no thread of this pool plays. Runs another
+        worker claimed may still be playing there, in another process: its threads do not compete for
+        this interpreter."""
+        self._start()
+        self._idle()
+
+    def _idle(self) -> None:
+        """Wait until no thread of this pool plays (one still busy past its run's bound is left behind:
+        that run fails its own test)."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                busy = [t for t in self._threads if t.is_alive() and (
+                    t.ident not in self._playing
+                    or now - self._playing[t.ident][1] <= self._playing[t.ident][0].bound_s)]
+            if not busy:
+                return
+            time.sleep(POLL_S)
