@@ -13,12 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
+from logs import script
 
-from streamcert import a2a
+from streamcert.protocols import a2a, interactions_v1
 from streamcert.reference.options import Options
 from streamcert.reference.server import ReferenceServer
 
-URI = a2a.INTERACTIONS_EXT
+URI = interactions_v1.URI
 RPC = "/a2a/jsonrpc"
 EXT_HEADERS = {a2a.VERSION_HEADER: a2a.PROTOCOL_VERSION, a2a.EXTENSIONS_HEADER: URI}
 PLAIN_HEADERS = {a2a.VERSION_HEADER: a2a.PROTOCOL_VERSION}
@@ -35,10 +36,6 @@ def server(request):
 def rpc(server, method: str, params: dict[str, Any], headers=EXT_HEADERS) -> dict[str, Any]:
     body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
     return httpx.post(server.url + RPC, json=body, headers=headers, timeout=10).json()
-
-
-def script(*steps: dict[str, Any]) -> dict[str, Any]:
-    return {"version": 1, "name": "reference-test", "steps": list(steps)}
 
 
 def start(server, *steps, headers=EXT_HEADERS) -> dict[str, Any]:

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from logs import script
 
-from streamcert import a2a
 from streamcert.catalogue import load_catalogue
+from streamcert.protocols import a2a, interactions_v1, progress_v1
+from streamcert.protocols.script import SCRIPT_KEY
 from streamcert.reference.app import create_app
 from streamcert.reference.faults import FAULTS, describe_faults
 from streamcert.reference.server import ReferenceServer
@@ -42,15 +42,11 @@ STREAM_BASIC = {"version": 1, "name": "stream-basic", "steps": [
 ]}
 
 
-def script(*steps: dict[str, Any]) -> dict[str, Any]:
-    return {"version": 1, "name": "unit", "steps": list(steps)}
-
-
 def message(text: str = "Run the unit tests for payments-api at commit 9f3c2e1",
             steps: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
     msg: dict[str, Any] = {"messageId": str(uuid.uuid4()), "role": a2a.ROLE_USER, "parts": [{"text": text}]}
     if steps is not None:
-        msg["metadata"] = {a2a.SCRIPT_KEY: steps}
+        msg["metadata"] = {SCRIPT_KEY: steps}
     msg.update(extra)
     return msg
 
@@ -142,7 +138,7 @@ def test_card_has_every_required_field(server: ReferenceServer) -> None:
         {"url": server.url + RPC, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
     caps = card["capabilities"]
     assert caps["streaming"] is True and caps["pushNotifications"] is False
-    assert [e["uri"] for e in caps["extensions"]] == [a2a.PROGRESS_EXT, a2a.INTERACTIONS_EXT]
+    assert [e["uri"] for e in caps["extensions"]] == [progress_v1.URI, interactions_v1.URI]
     assert all(e["required"] is False and e["description"] for e in caps["extensions"])
     skill = card["skills"][0]
     assert skill["id"] and skill["name"] and skill["description"] and skill["tags"]
@@ -378,9 +374,9 @@ def test_patch_version_is_accepted(server: ReferenceServer) -> None:
 
 
 def test_extensions_are_echoed(server: ReferenceServer) -> None:
-    asked = f"{a2a.INTERACTIONS_EXT}, https://example.com/unknown/v1"
+    asked = f"{interactions_v1.URI}, https://example.com/unknown/v1"
     response = post(server.url, a2a.LIST_TASKS, {}, headers={**HEADERS, a2a.EXTENSIONS_HEADER: asked})
-    assert response.headers[a2a.EXTENSIONS_HEADER] == a2a.INTERACTIONS_EXT
+    assert response.headers[a2a.EXTENSIONS_HEADER] == interactions_v1.URI
     assert a2a.EXTENSIONS_HEADER not in post(server.url, a2a.LIST_TASKS, {}).headers
 
 
@@ -404,7 +400,7 @@ def test_deterministic_runs_are_byte_identical() -> None:
     for _ in range(2):
         with ReferenceServer(deterministic=True) as srv:
             msg = {"messageId": "5bc8fbbc-bde5-4099-8164-d8399f767c45", "role": a2a.ROLE_USER,
-                   "parts": [{"text": "Run the unit tests"}], "metadata": {a2a.SCRIPT_KEY: STREAM_BASIC}}
+                   "parts": [{"text": "Run the unit tests"}], "metadata": {SCRIPT_KEY: STREAM_BASIC}}
             bodies.append(stream(srv.url, msg)[0].content)
     assert bodies[0] == bodies[1]
     res = results(frames(bodies[0].decode()))
@@ -417,19 +413,6 @@ def test_keepalive_pings() -> None:
         _, events = stream(srv.url, message(steps=script({"status": "wait"}, {"sleep": 300}, {"finish": "ok"})))
     assert "ping" in events
     assert results(events)[-1]["statusUpdate"]["status"]["state"] == a2a.COMPLETED
-
-
-def test_serve_prints_the_base_url_first() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "streamcert.reference", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = proc.stdout.readline().strip()
-        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url), url
-        assert httpx.get(url + a2a.CARD_PATH, timeout=5).json()["supportedInterfaces"][0]["url"] == url + RPC
-    finally:
-        proc.terminate()
-        proc.wait(10)
-    assert proc.returncode == 0
 
 
 # -- fault variants --------------------------------------------------------------------------------

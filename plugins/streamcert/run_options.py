@@ -58,9 +58,8 @@ def fault_name(value: str) -> str:
 
     try:
         return check_fault(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"unknown fault {value!r}; `streamcert serve --list-faults` lists them") from None
+    except ValueError as exc:  # the one message for an unknown name (reference/faults.py)
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def existing_file(value: str) -> str:

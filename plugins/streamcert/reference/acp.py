@@ -20,8 +20,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import acp
-from .faults import FAULTS
+from ..protocols import acp
+from ..protocols.script import SCRIPT_KEY
+from .faults import Switch, check_fault, fault_argument, switch, variant
 
 AGENT_INFO = {"name": "streamcert-reference", "title": "streamcert reference ACP agent", "version": "0.1.0"}
 
@@ -31,34 +32,26 @@ def log(text: str) -> None:
 
 
 class Agent:
-    def __init__(self, fault: str | None = None, protocol: int = acp.LATEST) -> None:
-        self.fault = fault
+    """The correct agent. Its fault variants (below) are subclasses that each override one thing."""
+
+    fault: str | None = None  # the fault this agent runs (faults.FAULTS; None: the correct one)
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
         self.protocol = protocol
         self.version = protocol
         self.capable = False
         self.sessions: dict[str, str] = {}  # sessionId → cwd
-        self.held = ""  # acp-two-messages-per-line: a message waiting for the next on its line
-        self.reported: dict[str, list[dict]] = {}  # planId → entries last sent (acp-diff-updates)
-        self.first_plan: str | None = None
-        self.withheld: set[str] = set()  # plans never sent (acp-plan-not-reported): nor their removal
-
-    def has(self, name: str) -> bool:
-        return self.fault == name
 
     # -- the wire ----------------------------------------------------------------------------------
     def emit(self, msg: dict[str, Any]) -> None:
-        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
-        if self.has("acp-two-messages-per-line") and msg.get("method") == "session/update" and not self.held:
-            self.held = line  # the next message is written on the same line
-            return
-        sys.stdout.write(self.held + line + "\n")
-        self.held = ""
+        sys.stdout.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 
     def update(self, session_id: str, update: dict[str, Any]) -> None:
-        if self.has("acp-wrong-session-id"):
-            session_id = "sess-other"
         self.emit({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}})
+
+    def close(self) -> None:
+        """At the end of input: nothing is left to write."""
 
     # -- methods -----------------------------------------------------------------------------------
     def handle(self, msg: dict[str, Any]) -> None:
@@ -80,16 +73,16 @@ class Agent:
             self.emit({"jsonrpc": "2.0", "id": rid, "result": result})
 
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        if self.has("acp-log-on-stdout"):
-            sys.stdout.write("reference ACP agent starting\n")
         asked = params.get("protocolVersion")
         self.version = asked if asked in acp.VERSIONS and asked <= self.protocol else self.protocol
-        self.capable = isinstance((params.get("clientCapabilities") or {}).get("plan"), dict)
-        if self.has("acp-unstable-without-capability"):
-            self.capable = True
+        self.capable = self.plan_capability(params)
         log(f"initialize: asked {asked}, speaking {self.version}, plan capability {self.capable}")
         return {"protocolVersion": self.version, "agentCapabilities": {"loadSession": False},
                 "authMethods": [], "agentInfo": AGENT_INFO}
+
+    def plan_capability(self, params: dict[str, Any]) -> bool:
+        """Whether the client advertised clientCapabilities.plan (v1: the unstable plan updates)."""
+        return isinstance((params.get("clientCapabilities") or {}).get("plan"), dict)
 
     def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
         sid = f"sess-{uuid.uuid4().hex[:12]}"
@@ -100,7 +93,7 @@ class Agent:
         sid = params.get("sessionId")
         if sid not in self.sessions:
             raise PromptFailed(f"unknown session {sid!r}")
-        script = (params.get("_meta") or {}).get(acp.SCRIPT_KEY)
+        script = (params.get("_meta") or {}).get(SCRIPT_KEY)
         steps = script.get("steps") if isinstance(script, dict) else [{"finish": "Nothing to do."}]
         for step in steps or []:
             name = next(iter(step), None) if isinstance(step, dict) and len(step) == 1 else None
@@ -117,64 +110,46 @@ class Agent:
         return self.version >= 2 or self.capable
 
     def plan(self, sid: str, spec: dict[str, Any]) -> None:
-        spec = dict(spec)
         pid, kind = spec.get("planId"), spec.get("type", "items")
-        if self.first_plan is None:
-            self.first_plan = pid
-        if self.has("acp-plan-not-reported") and pid == self.first_plan:
-            self.withheld.add(pid)
+        entries = self.entries_sent(pid, [dict(e) for e in spec.get("entries") or []])
+        if entries is None:
             return
-        if self.has("acp-first-update-only") and pid in self.reported:
-            return
-        entries = [dict(e) for e in spec.get("entries") or []]
-        sent = self.diff(pid, entries) if self.has("acp-diff-updates") else entries
-        self.reported[pid] = entries
-        if not self.unstable or (self.has("acp-v2-plan-form") and self.version >= 2 and kind == "items"):
-            if kind == "items":
-                self.update(sid, {"sessionUpdate": acp.PLAN, "entries": self.break_entries(sent)})
+        if self.stable_form(kind):
+            if kind == "items":  # the stable form has item plans only
+                self.update(sid, {"sessionUpdate": acp.PLAN, "entries": [self.entry(e) for e in entries]})
             return
         plan: dict[str, Any] = {"type": kind, "planId": pid}
         if kind == "items":
-            plan["entries"] = self.break_entries(sent)
+            plan["entries"] = [self.entry(e) for e in entries]
         elif kind == "file":
-            rel = str(spec.get("path", "plan.md"))
-            plan["uri"] = rel if self.has("acp-relative-file-uri") else Path(self.sessions[sid], rel).as_uri()
+            plan["uri"] = self.file_uri(sid, str(spec.get("path", "plan.md")))
         else:
             plan.update({k: v for k, v in spec.items() if k not in ("type", "planId", "path")})
-        if self.has("acp-custom-type-no-underscore") and kind.startswith("_"):
-            plan["type"] = kind[1:]
-        if self.has("acp-no-plan-id") and kind.startswith("_"):
-            del plan["planId"]
-        self.update(sid, {"sessionUpdate": acp.PLAN_UPDATE, "plan": plan})
+        self.update(sid, {"sessionUpdate": acp.PLAN_UPDATE, "plan": self.plan_object(plan)})
 
     def remove(self, sid: str, pid: str) -> None:
-        if pid in self.withheld:
-            return
-        self.reported.pop(pid, None)
         if not self.unstable:
             self.update(sid, {"sessionUpdate": acp.PLAN, "entries": []})
             return
-        if self.has("acp-remove-unknown-plan"):
-            pid = f"{pid}-unknown"
         self.update(sid, {"sessionUpdate": acp.PLAN_REMOVED, "planId": pid})
 
-    def diff(self, pid: str, entries: list[dict]) -> list[dict]:
-        """acp-diff-updates: only the entries that changed since the last update of this plan."""
-        before = self.reported.get(pid)
-        return entries if before is None else [e for e in entries if e not in before]
+    def stable_form(self, kind: str) -> bool:
+        """v1 without the capability sends the stable `plan {entries}`."""
+        return not self.unstable
 
-    def break_entries(self, entries: list[dict]) -> list[dict]:
-        out = []
-        for e in entries:
-            e = dict(e)
-            if self.has("acp-entry-missing-priority"):
-                e.pop("priority", None)
-            if self.has("acp-unknown-status") and str(e.get("status", "")).startswith("_"):
-                e["status"] = e["status"][1:]
-            if self.has("acp-unknown-priority") and str(e.get("priority", "")).startswith("_"):
-                e["priority"] = e["priority"][1:]
-            out.append(e)
-        return out
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        """The entries an update of plan `pid` carries: all of them; None: the update is not sent."""
+        return entries
+
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """One plan entry as sent."""
+        return entry
+
+    def file_uri(self, sid: str, path: str) -> str:
+        return Path(self.sessions[sid], path).as_uri()
+
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        return plan
 
 
 class PromptFailed(Exception):
@@ -212,13 +187,20 @@ STEPS = {"status": _say, "say": _say, "finish": _finish, "fail": _fail, "sleep":
          "acp_plan": _plan, "acp_plan_removed": _removed}
 
 
+def agent_for(fault: str | None = None, protocol: int = acp.LATEST) -> Agent:
+    """The correct agent, or the variant that runs `fault`; UnknownFault for a name FAULTS does not declare."""
+    check_fault(fault)
+    return variant(fault, Agent, VARIANTS)(protocol)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m streamcert.reference.acp")
-    parser.add_argument("--fault", choices=sorted(n for n, f in FAULTS.items() if f.target == "acp"))
+    parser.add_argument("--fault", type=fault_argument("acp"), metavar="NAME",
+                        help="run this fault variant (`streamcert serve --list-faults`: the ACP- ones)")
     parser.add_argument("--protocol", type=int, choices=acp.VERSIONS, default=acp.LATEST,
                         help="the latest protocol version spoken (default 2)")
     args = parser.parse_args(argv)
-    agent = Agent(fault=args.fault, protocol=args.protocol)
+    agent = agent_for(args.fault, args.protocol)
     log(f"ready (protocol {args.protocol}, fault {args.fault or 'none'})")
     for raw in sys.stdin:
         raw = raw.strip()
@@ -231,10 +213,165 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if isinstance(msg, dict):
             agent.handle(msg)
-    if agent.held:  # a message still waiting for a line-mate goes out on its own at the end
-        sys.stdout.write(agent.held + "\n")
-        sys.stdout.flush()
+    agent.close()
     return 0
+
+
+# -- fault variants: each an agent that gets one thing wrong ----------------------------------------
+VARIANTS: dict[Switch, type[Agent]] = {}
+
+
+def _variant(name: str):
+    def register(cls: type[Agent]) -> type[Agent]:
+        VARIANTS[switch(name)] = cls
+        cls.fault = name
+        return cls
+    return register
+
+
+@_variant("acp-log-on-stdout")
+class _LogOnStdout(Agent):
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        sys.stdout.write("reference ACP agent starting\n")
+        return super().initialize(params)
+
+
+@_variant("acp-two-messages-per-line")
+class _TwoMessagesPerLine(Agent):
+    """The first session/update is held and written on one line with the message after it."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.held = ""
+
+    def emit(self, msg: dict[str, Any]) -> None:
+        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        if msg.get("method") == "session/update" and not self.held:
+            self.held = line
+            return
+        sys.stdout.write(self.held + line + "\n")
+        self.held = ""
+        sys.stdout.flush()
+
+    def close(self) -> None:
+        if self.held:  # a message still waiting for a line-mate goes out on its own
+            sys.stdout.write(self.held + "\n")
+            sys.stdout.flush()
+
+
+@_variant("acp-wrong-session-id")
+class _WrongSessionId(Agent):
+    def update(self, session_id: str, update: dict[str, Any]) -> None:
+        super().update("sess-other", update)
+
+
+@_variant("acp-unstable-without-capability")
+class _UnstableWithoutCapability(Agent):
+    def plan_capability(self, params: dict[str, Any]) -> bool:
+        return True
+
+
+@_variant("acp-v2-plan-form")
+class _V2PlanForm(Agent):
+    def stable_form(self, kind: str) -> bool:
+        return super().stable_form(kind) or (self.version >= 2 and kind == "items")
+
+
+@_variant("acp-no-plan-id")
+class _NoPlanId(Agent):
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        if plan["type"].startswith("_"):
+            del plan["planId"]
+        return plan
+
+
+@_variant("acp-custom-type-no-underscore")
+class _CustomTypeNoUnderscore(Agent):
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        plan["type"] = plan["type"].removeprefix("_")
+        return plan
+
+
+@_variant("acp-entry-missing-priority")
+class _EntryMissingPriority(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in entry.items() if k != "priority"}
+
+
+def _no_underscore(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    if str(entry.get(key, "")).startswith("_"):
+        return {**entry, key: entry[key][1:]}
+    return entry
+
+
+@_variant("acp-unknown-status")
+class _UnknownStatus(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return _no_underscore(entry, "status")
+
+
+@_variant("acp-unknown-priority")
+class _UnknownPriority(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return _no_underscore(entry, "priority")
+
+
+@_variant("acp-relative-file-uri")
+class _RelativeFileUri(Agent):
+    def file_uri(self, sid: str, path: str) -> str:
+        return path
+
+
+class _Remembers(Agent):
+    """An agent that keeps the entries it last sent of each plan (until the plan is removed)."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.reported: dict[str, list[dict]] = {}  # planId → entries last sent
+
+    def remove(self, sid: str, pid: str) -> None:
+        self.reported.pop(pid, None)
+        super().remove(sid, pid)
+
+
+@_variant("acp-diff-updates")
+class _DiffUpdates(_Remembers):
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        before, self.reported[pid] = self.reported.get(pid), entries
+        return entries if before is None else [e for e in entries if e not in before]
+
+
+@_variant("acp-first-update-only")
+class _FirstUpdateOnly(_Remembers):
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        if pid in self.reported:
+            return None
+        self.reported[pid] = entries
+        return entries
+
+
+@_variant("acp-remove-unknown-plan")
+class _RemoveUnknownPlan(Agent):
+    def remove(self, sid: str, pid: str) -> None:
+        super().remove(sid, f"{pid}-unknown")
+
+
+@_variant("acp-plan-not-reported")
+class _PlanNotReported(Agent):
+    """The first plan of the script is never sent, nor its removal."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.first_plan: str | None = None
+
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        if self.first_plan is None:
+            self.first_plan = pid
+        return None if pid == self.first_plan else entries
+
+    def remove(self, sid: str, pid: str) -> None:
+        if pid != self.first_plan:
+            super().remove(sid, pid)
 
 
 if __name__ == "__main__":

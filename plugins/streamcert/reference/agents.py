@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import a2a
+from ..protocols import interactions_v1, progress_v1
 
 JSONRPC_PATH = "/a2a/jsonrpc"
 
 DEFAULT_EXTENSIONS = (
-    (a2a.PROGRESS_EXT, "Progress of the run: plans and progress objects in status metadata"),
-    (a2a.INTERACTIONS_EXT, "Questions, approvals and connections a person answers"),
+    (progress_v1.URI, "Progress of the run: plans and progress objects in status metadata"),
+    (interactions_v1.URI, "Questions, approvals and connections a person answers"),
 )
 
 
@@ -31,7 +31,7 @@ class AgentSpec:
     def has_builtin_plan(self) -> bool:
         """The seed (progress/v1): the root agent gets update_plan when its manifest turns it on,
         unless it declares its own tool of that name."""
-        return self.plan and "update_plan" not in self.tools
+        return self.plan and progress_v1.TOOL not in self.tools
 
     @property
     def prefix(self) -> str:
@@ -66,7 +66,7 @@ PLAN_SHADOW = AgentSpec(
     description="The reference agent with loop.plan on and its own tool named update_plan, which shadows "
                 "the built-in: it answers 'shadowed' and sends no plan.",
     plan=True,
-    tools=("update_plan",),
+    tools=(progress_v1.TOOL,),
 )
 
 AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW)

@@ -13,10 +13,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from .. import a2a
+from ..protocols import a2a
 from . import progress, rpc
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
 from .card import build_card
+from .faults import switch
 from .methods import Agent, Stream
 from .options import Options
 from .streams import drain, sse_body
@@ -51,9 +52,9 @@ def create_app(fault: str | None = None, deterministic: bool = False, keepalive:
 
 def _card_endpoint(agent: Agent):
     async def card(request: Request) -> Response:
-        if agent.options.has("card-404"):
+        if CARD_404.on(agent.options):
             return PlainTextResponse("Not Found", status_code=404)
-        if agent.options.has("card-not-json"):
+        if CARD_NOT_JSON.on(agent.options):
             return HTMLResponse("<html><body><h1>streamcert reference agent</h1></body></html>")
         base = f"{request.url.scheme}://{request.url.netloc}"
         return Response(rpc.dumps(build_card(agent.spec, base, agent.options)), media_type=a2a.JSON_MEDIA_TYPE)
@@ -69,7 +70,7 @@ def _activated(request: Request, agent: Agent) -> list[str]:
 def _check_version(request: Request, options: Options) -> None:
     # A missing or empty header reads as 0.3 (A2A §3.6), which this server does not speak.
     version = request.headers.get(a2a.VERSION_HEADER, "").strip() or "0.3"
-    if not _VERSION_OK.fullmatch(version) and not options.has("version-ignored"):
+    if not _VERSION_OK.fullmatch(version) and not VERSION_IGNORED.on(options):
         raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
                            f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
 
@@ -99,7 +100,7 @@ def _rpc_endpoint(agent: Agent):
 
 
 def _echo_headers(activated: list[str], options: Options) -> dict[str, str]:
-    if not activated or options.has("no-extension-echo"):
+    if not activated or NO_EXTENSION_ECHO.on(options):
         return {}
     return {a2a.EXTENSIONS_HEADER: ",".join(activated)}
 
@@ -109,7 +110,7 @@ def _json(body: dict[str, Any], headers: dict[str, str]) -> Response:
 
 
 def _error_response(body: dict[str, Any], options: Options, headers: dict[str, str]) -> Response:
-    if options.has("html-error"):
+    if HTML_ERROR.on(options):
         page = f"<html><body><h1>Error</h1><p>{html.escape(body['error']['message'])}</p></body></html>"
         return HTMLResponse(page, status_code=500, headers=headers)
     return _json(body, headers)
@@ -117,9 +118,18 @@ def _error_response(body: dict[str, Any], options: Options, headers: dict[str, s
 
 async def _stream_response(stream: Stream, rpc_id: Any, agent: Agent, headers: dict[str, str]) -> Response:
     options = agent.options
-    if options.has("no-stream"):
+    if NO_STREAM.on(options):
         await drain(stream, agent.store, options)
         return _json(rpc.response(rpc_id, options, result={"task": stream.record.snapshot()}), headers)
     # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
     headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
     return StreamingResponse(sse_body(stream, rpc_id, agent.store, options), headers=headers)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+CARD_404 = switch("card-404")
+CARD_NOT_JSON = switch("card-not-json")
+VERSION_IGNORED = switch("version-ignored")
+NO_EXTENSION_ECHO = switch("no-extension-echo")
+HTML_ERROR = switch("html-error")
+NO_STREAM = switch("no-stream")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import __version__, a2a
+from .. import __version__
+from ..protocols import a2a
+from ..protocols.script import SCRIPT_KEY
 from .agents import JSONRPC_PATH, AgentSpec
+from .faults import switch
 from .options import Options
 
 
@@ -24,7 +27,7 @@ def build_card(spec: AgentSpec, base_url: str, options: Options) -> dict[str, An
         "skills": [{
             "id": "play-script",
             "name": "Play a test script",
-            "description": f"Performs the script in the first message's {a2a.SCRIPT_KEY} metadata.",
+            "description": f"Performs the script in the first message's {SCRIPT_KEY} metadata.",
             "tags": ["testing", "conformance", "streamcert"],
         }],
     }
@@ -35,14 +38,22 @@ def build_card(spec: AgentSpec, base_url: str, options: Options) -> dict[str, An
 def _break(card: dict[str, Any], options: Options) -> None:
     interface = card["supportedInterfaces"][0]
     extensions = card["capabilities"]["extensions"]
-    if options.has("card-missing-field"):
+    if CARD_MISSING_FIELD.on(options):
         del card["version"]
-    if options.has("card-no-jsonrpc"):
+    if CARD_NO_JSONRPC.on(options):
         interface["protocolBinding"] = "GRPC"
-    if options.has("card-old-version"):
+    if CARD_OLD_VERSION.on(options):
         interface["protocolVersion"] = "0.3"
-    if options.has("extension-no-uri") and extensions:
+    if EXTENSION_NO_URI.on(options) and extensions:
         del extensions[0]["uri"]
-    if options.has("extension-required-not-bool"):
+    if EXTENSION_REQUIRED_NOT_BOOL.on(options):
         for extension in extensions:
             extension["required"] = "false"
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+CARD_MISSING_FIELD = switch("card-missing-field")
+CARD_NO_JSONRPC = switch("card-no-jsonrpc")
+CARD_OLD_VERSION = switch("card-old-version")
+EXTENSION_NO_URI = switch("extension-no-uri")
+EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")

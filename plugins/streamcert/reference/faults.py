@@ -2,14 +2,16 @@
 
 `catches`: requirement IDs the suite must flag (FAIL, or WARNING/NON_STRICT for a SHOULD).
 `also`: IDs it may flag as collateral, because the broken frame hides what they look at.
-The code checks each fault name in one small place (grep for the name).
+A site switches a fault on through `switch(NAME)` (below), which refuses a name not declared here.
 """
 
 from __future__ import annotations
 
+import argparse
+import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-
-from .. import a2a
+from typing import Protocol, TypeVar
 
 
 @dataclass(frozen=True)
@@ -218,8 +220,9 @@ _TABLE = (
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
-          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14) + _plan(1)),  # (the broken frame may be the
-    # pause, or a plan update)
+          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14) + _plan(1) + _task(10, 11, 12)),
+    # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
+    # driver waits for, so it cancels and subscribes only once the task has completed)
     Fault("bare-result", "stream events carry the StreamResponse without the JSON-RPC envelope",
           ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1) + _ix(1, 14)),
     Fault("wrong-rpc-id", "every JSON-RPC response carries an id other than its request's",
@@ -315,21 +318,82 @@ _TABLE = (
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _TABLE}
 
-# Error-code faults, applied where the error body is written (rpc.error_object).
-# Keys are a code, or an error's `case` when one code covers several situations.
-WRONG_CODES: dict[str, dict[int | str, int]] = {
-    "wrong-code-not-found": {a2a.TASK_NOT_FOUND: a2a.INTERNAL_ERROR},
-    "wrong-code-not-cancelable": {a2a.TASK_NOT_CANCELABLE: a2a.UNSUPPORTED_OPERATION},
-    "wrong-code-terminal-send": {"send-terminal": a2a.INVALID_PARAMS},
-    "wrong-code-protocol": {a2a.METHOD_NOT_FOUND: a2a.INVALID_REQUEST, a2a.PARSE_ERROR: a2a.INVALID_REQUEST},
-    "wrong-code-params": {a2a.INVALID_PARAMS: a2a.INTERNAL_ERROR},
-}
+
+# -- switching a fault on -------------------------------------------------------------------------
+# A program runs at most one fault. Every place that changes what a program does under a fault holds a
+# Switch, made when its module is imported by `switch(NAME)`: a name FAULTS does not declare stops
+# the module from loading. `SWITCH.on(program)` asks whether the program runs that fault; `program` is
+# what the fault was given to (the server's Options, the ACP Agent: anything with a `fault`) or the
+# fault's name itself.
+
+T = TypeVar("T")
+
+
+class UnknownFault(ValueError):
+    """A fault name that FAULTS does not declare."""
+
+
+class Program(Protocol):
+    fault: str | None
+
+
+@dataclass(frozen=True)
+class Switch:
+    name: str
+
+    def on(self, program: Program | str | None) -> bool:
+        fault = program if program is None or isinstance(program, str) else program.fault
+        return fault == self.name
+
+
+_SWITCHED: set[str] = set()
+
+
+def switch(name: str) -> Switch:
+    """The switch of the declared fault `name`; UnknownFault for a name FAULTS does not declare."""
+    check_fault(name)
+    _SWITCHED.add(name)
+    return Switch(name)
+
+
+def switched() -> frozenset[str]:
+    """The faults that the modules imported so far hold a switch for."""
+    return frozenset(_SWITCHED)
+
+
+def variant(program: Program | str | None, correct: T, variants: Mapping[Switch, T]) -> T:
+    """What `program` uses: the variant of the fault it runs, else `correct`."""
+    return next((value for fault, value in variants.items() if fault.on(program)), correct)
+
+
+def unknown_fault_message(name: str) -> str:
+    near = difflib.get_close_matches(name, FAULTS, n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    return f"unknown fault {name!r}; {hint}`streamcert serve --list-faults` lists them"
 
 
 def check_fault(name: str | None) -> str | None:
+    """`name` when FAULTS declares it, or None (the correct program); else UnknownFault."""
     if name is not None and name not in FAULTS:
-        raise ValueError(f"unknown fault {name!r}; known: {', '.join(sorted(FAULTS))}")
+        raise UnknownFault(unknown_fault_message(name))
     return name
+
+
+PROGRAMS = {"server": "the reference server", "line": "the reference line renderer", "acp": "the reference ACP agent"}
+
+
+def fault_argument(target: str) -> Callable[[str], str]:
+    """An argparse `type` for --fault: the name of a declared fault that breaks `target` (a Fault.target)."""
+    def fault_name(name: str) -> str:
+        try:
+            check_fault(name)
+        except UnknownFault as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if FAULTS[name].target != target:
+            raise argparse.ArgumentTypeError(f"fault {name!r} breaks {PROGRAMS[FAULTS[name].target]}, "
+                                             f"not {PROGRAMS[target]}")
+        return name
+    return fault_name
 
 
 def describe_faults() -> list[str]:

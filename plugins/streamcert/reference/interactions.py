@@ -20,15 +20,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
+from ..protocols.interactions_v1 import APPROVAL, URI, interaction_of
+from .faults import switch
 from .options import Options
 from .rpc import RpcError, invalid_params
-
-URI = a2a.INTERACTIONS_EXT
-APPROVAL, QUESTION, CONNECTION = "approval", "question", "connection"
-STATE_OF = {APPROVAL: a2a.AUTH_REQUIRED, QUESTION: a2a.INPUT_REQUIRED, CONNECTION: a2a.AUTH_REQUIRED}
-APP_LIMIT, REASON_LIMIT = 80, 280
-DENIED = "tool.denied"
 
 
 @dataclass
@@ -85,7 +81,7 @@ class Replay:
 
 
 def cut(text: str, limit: int, options: Options) -> str:
-    if options.has("truncate-utf16"):  # counts UTF-16 code units and cuts there, even inside a pair
+    if TRUNCATE_UTF16.on(options):  # counts UTF-16 code units and cuts there, even inside a pair
         units = text.encode("utf-16-le")  # (the half pair left at the cut becomes U+FFFD)
         return units[: 2 * limit].decode("utf-16-le", "replace") if len(units) > 2 * limit else text
     return text[:limit]
@@ -94,25 +90,15 @@ def cut(text: str, limit: int, options: Options) -> str:
 def pause_message(message_id: str, task_id: str, context_id: str, interaction: Interaction,
                   options: Options) -> dict[str, Any]:
     meta = interaction.metadata()
-    text_part: dict[str, Any] = {"text": interaction.prompt}
-    if options.has("prompt-only-in-metadata"):
-        text_part = {"data": meta, "mediaType": "application/json"}
-    message: dict[str, Any] = {"messageId": message_id, "role": a2a.ROLE_AGENT, "parts": [text_part],
-                               "taskId": task_id, "contextId": context_id, "metadata": {URI: meta}}
-    if not options.has("interaction-no-extensions-list"):
-        message["extensions"] = [URI]
-    return message
+    message: dict[str, Any] = {"messageId": message_id, "role": a2a.ROLE_AGENT, "parts": [{"text": interaction.prompt}],
+                               "taskId": task_id, "contextId": context_id, "metadata": {URI: meta},
+                               "extensions": [URI]}
+    return _break_pause_message(message, options)
 
 
 def fingerprint(message: dict[str, Any]) -> str:
     body = {k: v for k, v in message.items() if k != "messageId"}
     return json.dumps(body, sort_keys=True, ensure_ascii=False)
-
-
-def _extension_answer(message: dict[str, Any]) -> dict[str, Any] | None:
-    meta = message.get("metadata")
-    value = meta.get(URI) if isinstance(meta, dict) else None
-    return value if isinstance(value, dict) else None
 
 
 def _reply_value(message: dict[str, Any]) -> tuple[Any, str] | None:
@@ -130,48 +116,41 @@ def admit(ledger: Ledger, message: dict[str, Any], options: Options) -> Plain | 
     refused message changes nothing."""
     message_id = message.get("messageId")
     print_ = fingerprint(message)
-    retry_lost = options.has("retry-answers-again")
-    ext = _extension_answer(message)
-    if options.has("concurrent-double-effect") and message_id in ledger.in_flight and ext is not None:
-        # The key is only looked up once the first answer is done: a twin in flight is queued again.
+    ext = interaction_of(message)
+    if _twin_in_flight(ledger, message_id, ext, options):
         return _accept(ledger, None, print_, Answer(str(ext.get("interactionId")), _ext_value(ext), "extension"),
                        options)
     replay = replay_of(ledger, message, options)
     if replay is not None:
         return replay
+    if _stale_answer_taken(ledger, ext, options):
+        return Plain()
     open_ = ledger.open
     if open_ is None:
         if ext is not None:
             iid = ext.get("interactionId")
-            if iid in ledger.closed and not options.has("stale-answer-accepted"):
+            if iid in ledger.closed:
                 raise invalid_params(f"interaction {iid!r} is no longer open")
-            if iid not in ledger.closed:
-                raise invalid_params(f"no open interaction {iid!r} on this task")
+            raise invalid_params(f"no open interaction {iid!r} on this task")
         return Plain()
     if ext is not None:
-        iid = ext.get("interactionId")
-        ignore_id = options.has("interaction-id-ignored") or retry_lost
-        if iid != open_.id and not ignore_id:
-            if iid in ledger.closed and not options.has("stale-answer-accepted"):
+        iid = _named_interaction(ext, open_, options)
+        if iid != open_.id:
+            if iid in ledger.closed:
                 raise invalid_params(f"interaction {iid!r} is no longer open (the open one is {open_.id})")
-            if iid not in ledger.closed:
-                raise invalid_params(f"interaction {iid!r} is not open on this task (the open one is {open_.id})")
-            return Plain()  # stale-answer-accepted: taken and ignored
+            raise invalid_params(f"interaction {iid!r} is not open on this task (the open one is {open_.id})")
         if "approved" not in ext and "value" not in ext:
             raise invalid_params("an interactions/v1 answer needs approved or value")
         answer = Answer(open_.id, _ext_value(ext), "extension")
+    elif open_.kind == APPROVAL and not TEXT_APPROVES.on(options):
+        raise RpcError(a2a.UNSUPPORTED_OPERATION,
+                       f"Task is waiting for an approval ({open_.id}); text never approves: "
+                       "answer with the interactions/v1 extension")
     else:
-        if open_.kind == APPROVAL and not options.has("text-approves"):
-            raise RpcError(a2a.UNSUPPORTED_OPERATION,
-                           f"Task is waiting for an approval ({open_.id}); text never approves: "
-                           "answer with the interactions/v1 extension")
         reply = _reply_value(message)
         if reply is None:
             raise invalid_params("the reply has no text or data part")
-        value, via = reply
-        if open_.kind == APPROVAL:  # text-approves: any reply is taken as a yes
-            value = True
-        answer = Answer(open_.id, value, via)
+        answer = _break_reply(Answer(open_.id, *reply), open_, options)
     if open_.kind == APPROVAL and not isinstance(answer.value, bool):
         raise invalid_params("an approval is answered with approved (or value) true or false")
     return _accept(ledger, message_id, print_, answer, options)
@@ -180,12 +159,10 @@ def admit(ledger: Ledger, message: dict[str, Any], options: Options) -> Plain | 
 def replay_of(ledger: Ledger, message: dict[str, Any], options: Options) -> Replay | None:
     """A retry of an answer already taken (looked up first, even on a task that has ended since)."""
     message_id = message.get("messageId")
-    if message_id not in ledger.by_message or options.has("retry-answers-again"):
-        return None
-    if options.has("concurrent-double-effect") and message_id in ledger.in_flight:
+    if message_id not in ledger.by_message or _retry_not_recognised(ledger, message_id, options):
         return None
     seen, result = ledger.by_message[message_id]
-    if seen == fingerprint(message) and not options.has("retry-refused"):
+    if seen == fingerprint(message) and not RETRY_REFUSED.on(options):
         return Replay(result)
     raise invalid_params(f"messageId {message_id!r} was already used on this task"
                          + ("" if seen == fingerprint(message) else " for another message"))
@@ -196,11 +173,6 @@ def _ext_value(ext: dict[str, Any]) -> Any:
     return ext["approved"] if "approved" in ext else ext.get("value")
 
 
-# concurrent-double-effect: how long after an answer is done its key still counts as in flight (the
-# fault's race window, wide enough that a twin sent at the same moment always falls inside it).
-RACE_WINDOW_S = 0.5
-
-
 def _accept(ledger: Ledger, message_id: Any, print_: str, answer: Answer, options: Options) -> Admitted:
     result: asyncio.Future = asyncio.get_running_loop().create_future()
     if ledger.open is not None:
@@ -209,7 +181,7 @@ def _accept(ledger: Ledger, message_id: Any, print_: str, answer: Answer, option
     if isinstance(message_id, str):
         ledger.by_message[message_id] = (print_, result)
         ledger.in_flight.add(message_id)
-        hold = RACE_WINDOW_S if options.has("concurrent-double-effect") else 0
+        hold = RACE_WINDOW_S if CONCURRENT_DOUBLE_EFFECT.on(options) else 0  # (the correct agent: none)
         loop = asyncio.get_running_loop()
         result.add_done_callback(lambda _f: loop.call_later(hold, ledger.in_flight.discard, message_id))
     return Admitted(answer, result)
@@ -222,6 +194,61 @@ def connected(value: Any) -> bool:
 
 def value_text(answer: Answer, options: Options) -> str:
     """A question's answer as the model sees it: the value as JSON."""
-    if options.has("answer-value-mangled"):
+    if ANSWER_VALUE_MANGLED.on(options):
         return str(answer.value)
     return json.dumps(answer.value, ensure_ascii=False)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+TRUNCATE_UTF16 = switch("truncate-utf16")
+PROMPT_ONLY_IN_METADATA = switch("prompt-only-in-metadata")
+INTERACTION_NO_EXTENSIONS_LIST = switch("interaction-no-extensions-list")
+RETRY_ANSWERS_AGAIN = switch("retry-answers-again")
+CONCURRENT_DOUBLE_EFFECT = switch("concurrent-double-effect")
+STALE_ANSWER_ACCEPTED = switch("stale-answer-accepted")
+INTERACTION_ID_IGNORED = switch("interaction-id-ignored")
+TEXT_APPROVES = switch("text-approves")
+RETRY_REFUSED = switch("retry-refused")
+ANSWER_VALUE_MANGLED = switch("answer-value-mangled")
+ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
+# concurrent-double-effect: how long after an answer is done its key still counts as in flight (the
+# fault's race window, wide enough that a twin sent at the same moment always falls inside it).
+RACE_WINDOW_S = 0.5
+
+
+def _break_pause_message(message: dict[str, Any], options: Options) -> dict[str, Any]:
+    if PROMPT_ONLY_IN_METADATA.on(options):
+        message["parts"] = [{"data": message["metadata"][URI], "mediaType": "application/json"}]
+    if INTERACTION_NO_EXTENSIONS_LIST.on(options):
+        del message["extensions"]
+    return message
+
+
+def _twin_in_flight(ledger: Ledger, message_id: Any, ext: dict[str, Any] | None, options: Options) -> bool:
+    """concurrent-double-effect: the messageId is only looked up once the first answer is done, so an
+    identical answer still in flight is taken again."""
+    return CONCURRENT_DOUBLE_EFFECT.on(options) and message_id in ledger.in_flight and ext is not None
+
+
+def _retry_not_recognised(ledger: Ledger, message_id: Any, options: Options) -> bool:
+    """retry-answers-again: messageIds are not remembered; concurrent-double-effect: not while in flight."""
+    return RETRY_ANSWERS_AGAIN.on(options) or (CONCURRENT_DOUBLE_EFFECT.on(options) and message_id in ledger.in_flight)
+
+
+def _stale_answer_taken(ledger: Ledger, ext: dict[str, Any] | None, options: Options) -> bool:
+    """stale-answer-accepted: an answer naming an interaction already answered is taken, and ignored."""
+    return STALE_ANSWER_ACCEPTED.on(options) and ext is not None and ext.get("interactionId") in ledger.closed
+
+
+def _named_interaction(ext: dict[str, Any], open_: Interaction, options: Options) -> Any:
+    """The interaction an answer names; the id-ignoring faults take every answer for the open one."""
+    if any(fault.on(options) for fault in ID_IGNORED):
+        return open_.id
+    return ext.get("interactionId")
+
+
+def _break_reply(answer: Answer, open_: Interaction, options: Options) -> Answer:
+    """text-approves: a text or data reply to an approval is taken as a yes."""
+    if TEXT_APPROVES.on(options) and open_.kind == APPROVAL:
+        answer.value = True
+    return answer

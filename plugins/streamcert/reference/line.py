@@ -20,10 +20,10 @@ import json
 import sys
 from typing import Any
 
-from .options import Options
+from ..protocols.progress import ENDINGS  # stopped and failed are drawn as their text alone
+from .faults import Switch, check_fault, fault_argument, switch, variant
 
 SEPARATOR = " · "  # progress.line: "{{text}} · {{elapsed}}"
-TERMINAL = ("stopped", "failed")  # drawn as their text alone
 
 # progress.texts: the base text of each phase (its variant without an optional field is in text_of)
 TEXTS = {
@@ -50,48 +50,25 @@ STOPPED_REASONS = {"person": "by you", "steps": "step limit", "budget": "budget"
 
 
 class Renderer:
-    """Draws lines; holds state only for the fault variants that need it (a real client holds none)."""
+    """Draws the line of each progress object from that object alone: a client holds no state."""
 
-    def __init__(self, fault: str | None = None) -> None:
-        self.options = Options(fault=fault)
-        self._memo: dict[str, str] = {}
-        self._last: tuple[str, int] | None = None  # (phase, since) of the previous object
-
-    def has(self, name: str) -> bool:
-        return self.options.has(name)
+    fault: str | None = None  # the fault this renderer draws (faults.FAULTS; None: the correct one)
 
     # -- fields and numbers ------------------------------------------------------------------
     def field(self, progress: dict[str, Any], name: str) -> Any:
         """A field's value, or None when it is not known (absent or null)."""
-        if self.has("null-drawn") and name in progress and progress[name] is None:
-            return "null"  # a renderer that interpolates JSON text
-        value = progress.get(name)
-        if value is None and self.has("absent-guessed") and name in ("ahead", "rate"):
-            return 0  # a guess where the field is not known
-        return value
+        return progress.get(name)
 
     def integer(self, value: Any) -> str:
-        if isinstance(value, str):
-            return value
-        if self.has("integers-as-decimals"):
-            return f"{value:,.1f}"
-        return f"{int(value):,}"
+        return value if isinstance(value, str) else f"{int(value):,}"
 
     def rate(self, value: Any) -> str:
-        if isinstance(value, str):
-            return value
-        if self.has("rate-unformatted"):
-            return str(value)
-        return f"{value:,.1f}"
+        return value if isinstance(value, str) else f"{value:,.1f}"
 
     def percent(self, done: int, total: int) -> int:
-        if self.has("percent-rounded"):
-            return round(done * 100 / total)
         return done * 100 // total  # floor(done × 100 / total), exact on integers
 
     def fixed(self, table: dict[str, str], word: Any) -> str:
-        if self.has("raw-fixed-words"):
-            return str(word)
         return table.get(word, str(word))
 
     # -- the text ----------------------------------------------------------------------------
@@ -128,25 +105,20 @@ class Renderer:
             return "Stopped" if reason is None else TEXTS[phase].format(reason=self.fixed(STOPPED_REASONS, reason))
         if phase == "failed":
             return TEXTS[phase].format(reason=f(p, "reason"))
-        if phase == "compacting" and self.has("texts-paraphrased"):
-            return "Compacting conversation"
         return TEXTS.get(phase, str(phase))
 
     def person_what(self, p: dict[str, Any]) -> str:
         what, tool = self.field(p, "what"), self.field(p, "tool")
-        if what == "approval" and not self.has("raw-fixed-words"):
+        if what == "approval":
             return "an approval" if tool is None else f"allow {tool}?"
         return self.fixed(PERSON_WHAT, what)
 
     def countdown(self, p: dict[str, Any], now: int) -> int:
         """retrying's `in`, counted down from `since` in whole seconds, never below 0."""
-        left = int(p.get("in", 0)) - self.seconds(p, now)
-        return left if self.has("countdown-below-zero") else max(0, left)
+        return max(0, int(p.get("in", 0)) - self.seconds(p, now))
 
     # -- elapsed and the line ----------------------------------------------------------------
     def since_of(self, p: dict[str, Any], now: int) -> int:
-        if self.has("stateful-since") and self._last and self._last[0] == p.get("phase"):
-            return self._last[1]  # a client that times a phase itself, across objects
         return int(p.get("since", now))
 
     def seconds(self, p: dict[str, Any], now: int) -> int:
@@ -159,28 +131,22 @@ class Renderer:
             return f"{seconds}s"
         if seconds < 3600:
             minutes, secs = divmod(seconds, 60)
-            return f"{minutes}m {secs}s" if self.has("elapsed-unpadded") else f"{minutes}m {secs:02d}s"
+            return f"{minutes}m {secs:02d}s"
         hours, rest = divmod(seconds, 3600)
-        return f"{hours}h {rest // 60}m" if self.has("elapsed-unpadded") else f"{hours}h {rest // 60:02d}m"
+        return f"{hours}h {rest // 60:02d}m"
+
+    def with_elapsed(self, progress: dict[str, Any], form: str) -> bool:
+        """The text-alone form, and stopped and failed, are drawn without elapsed."""
+        return form != "text" and progress.get("phase") not in ENDINGS
 
     def line(self, progress: dict[str, Any] | None, now: int, form: str = "line") -> str:
         if progress is None:
-            return "null" if self.has("null-drawn") else ""
-        key = json.dumps([progress, form], sort_keys=True)
-        if self.has("frozen-elapsed") and key in self._memo:
-            return self._memo[key]  # a line drawn once and never redrawn
+            return ""  # no progress: nothing to draw
         text = self.text_of(progress, now)
-        if form == "text" and not self.has("text-form-ignored"):
-            out = text
-        elif progress.get("phase") in TERMINAL and not self.has("stopped-with-elapsed"):
-            out = text
-        elif self.has("no-elapsed"):
-            out = text
-        else:
-            out = text + SEPARATOR + self.elapsed(self.seconds(progress, now))
-        self._memo[key] = out
-        self._last = (progress.get("phase"), self.since_of(progress, now))
-        return out
+        seconds = self.seconds(progress, now)  # read in either form: an unreadable since draws an empty line
+        if not self.with_elapsed(progress, form):
+            return text
+        return text + SEPARATOR + self.elapsed(seconds)
 
 
 def render(progress: dict[str, Any] | None, now: int, form: str = "line") -> str:
@@ -200,17 +166,156 @@ def serve_lines(renderer: Renderer, stdin: Any = None, stdout: Any = None) -> No
         stdout.flush()
 
 
-def main(argv: list[str] | None = None) -> int:
-    from .faults import FAULTS
+def renderer_for(fault: str | None = None) -> Renderer:
+    """The correct renderer, or the variant that draws `fault`; UnknownFault for a name FAULTS does not declare."""
+    check_fault(fault)
+    return variant(fault, Renderer, VARIANTS)()
 
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m streamcert.reference.line")
-    parser.add_argument("--fault", choices=sorted(n for n, f in FAULTS.items() if f.target == "line"),
-                        help="draw lines as this fault variant does")
+    parser.add_argument("--fault", type=fault_argument("line"), metavar="NAME",
+                        help="draw lines as this fault variant does (`streamcert serve --list-faults`: the LINE- ones)")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(encoding="utf-8")
     sys.stdin.reconfigure(encoding="utf-8")
-    serve_lines(Renderer(args.fault))
+    serve_lines(renderer_for(args.fault))
     return 0
+
+
+# -- fault variants: each a renderer that draws one thing as a wrong client does ---------------------
+VARIANTS: dict[Switch, type[Renderer]] = {}
+
+
+def _variant(name: str):
+    def register(cls: type[Renderer]) -> type[Renderer]:
+        VARIANTS[switch(name)] = cls
+        cls.fault = name
+        return cls
+    return register
+
+
+@_variant("texts-paraphrased")
+class _TextsParaphrased(Renderer):
+    def text_of(self, p: dict[str, Any], now: int) -> str:
+        return "Compacting conversation" if p.get("phase") == "compacting" else super().text_of(p, now)
+
+
+@_variant("absent-guessed")
+class _AbsentGuessed(Renderer):
+    def field(self, progress: dict[str, Any], name: str) -> Any:
+        value = progress.get(name)
+        return 0 if value is None and name in ("ahead", "rate") else value  # a guess where it is not known
+
+
+@_variant("raw-fixed-words")
+class _RawFixedWords(Renderer):
+    def fixed(self, table: dict[str, str], word: Any) -> str:
+        return str(word)
+
+    def person_what(self, p: dict[str, Any]) -> str:
+        return self.fixed(PERSON_WHAT, self.field(p, "what"))
+
+
+@_variant("percent-rounded")
+class _PercentRounded(Renderer):
+    def percent(self, done: int, total: int) -> int:
+        return round(done * 100 / total)
+
+
+@_variant("integers-as-decimals")
+class _IntegersAsDecimals(Renderer):
+    def integer(self, value: Any) -> str:
+        return value if isinstance(value, str) else f"{value:,.1f}"
+
+
+@_variant("rate-unformatted")
+class _RateUnformatted(Renderer):
+    def rate(self, value: Any) -> str:
+        return value if isinstance(value, str) else str(value)
+
+
+@_variant("no-elapsed")
+class _NoElapsed(Renderer):
+    def with_elapsed(self, progress: dict[str, Any], form: str) -> bool:
+        return False
+
+
+@_variant("elapsed-unpadded")
+class _ElapsedUnpadded(Renderer):
+    def elapsed(self, seconds: int) -> str:
+        if seconds < 60:
+            return f"{seconds}s"
+        if seconds < 3600:
+            minutes, secs = divmod(seconds, 60)
+            return f"{minutes}m {secs}s"
+        hours, rest = divmod(seconds, 3600)
+        return f"{hours}h {rest // 60}m"
+
+
+@_variant("frozen-elapsed")
+class _FrozenElapsed(Renderer):
+    """A line drawn once for an object is never redrawn."""
+
+    def __init__(self) -> None:
+        self.drawn: dict[str, str] = {}
+
+    def line(self, progress: dict[str, Any] | None, now: int, form: str = "line") -> str:
+        if progress is None:
+            return super().line(progress, now, form)
+        key = json.dumps([progress, form], sort_keys=True)
+        if key not in self.drawn:
+            self.drawn[key] = super().line(progress, now, form)
+        return self.drawn[key]
+
+
+@_variant("countdown-below-zero")
+class _CountdownBelowZero(Renderer):
+    def countdown(self, p: dict[str, Any], now: int) -> int:
+        return int(p.get("in", 0)) - self.seconds(p, now)
+
+
+@_variant("stopped-with-elapsed")
+class _StoppedWithElapsed(Renderer):
+    def with_elapsed(self, progress: dict[str, Any], form: str) -> bool:
+        return form != "text"
+
+
+@_variant("null-drawn")
+class _NullDrawn(Renderer):
+    """A renderer that interpolates JSON text."""
+
+    def field(self, progress: dict[str, Any], name: str) -> Any:
+        return "null" if name in progress and progress[name] is None else progress.get(name)
+
+    def line(self, progress: dict[str, Any] | None, now: int, form: str = "line") -> str:
+        return "null" if progress is None else super().line(progress, now, form)
+
+
+@_variant("text-form-ignored")
+class _TextFormIgnored(Renderer):
+    def with_elapsed(self, progress: dict[str, Any], form: str) -> bool:
+        return progress.get("phase") not in ENDINGS
+
+
+@_variant("stateful-since")
+class _StatefulSince(Renderer):
+    """A client that times a phase itself, across objects: it keeps the since of the object before
+    when the phase is the same."""
+
+    def __init__(self) -> None:
+        self.last: tuple[str, int] | None = None  # (phase, since) of the object before
+
+    def since_of(self, p: dict[str, Any], now: int) -> int:
+        if self.last and self.last[0] == p.get("phase"):
+            return self.last[1]
+        return super().since_of(p, now)
+
+    def line(self, progress: dict[str, Any] | None, now: int, form: str = "line") -> str:
+        out = super().line(progress, now, form)
+        if progress is not None:
+            self.last = (progress.get("phase"), self.since_of(progress, now))
+        return out
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
-"""ListTasks: filters, newest-first order, paging, and the listing fault variants."""
+"""ListTasks: filters, newest-first order, paging; the listing fault variants after them."""
 
 from __future__ import annotations
 
 import base64
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a, progress_v1
 from . import params as p
+from .faults import switch
 from .options import Options
 from .rpc import invalid_params
 from .store import TaskRecord, TaskStore
@@ -34,7 +35,7 @@ def _select(records: list[TaskRecord], params: dict[str, Any], options: Options)
     if state is not None and state not in a2a.TASK_STATES:
         raise invalid_params(f"status must be a task state such as {a2a.WORKING}, got {state!r}")
     after = p.optional_time(params, "statusTimestampAfter")
-    if options.has("list-filter-ignored"):
+    if LIST_FILTER_IGNORED.on(options):
         context_id = state = None
     return [r for r in records
             if (context_id is None or r.context_id == context_id)
@@ -43,16 +44,14 @@ def _select(records: list[TaskRecord], params: dict[str, Any], options: Options)
 
 
 def list_tasks(store: TaskStore, params: dict[str, Any], options: Options) -> dict[str, Any]:
+    """One page of the tasks that match the filters, newest first."""
     page_size = p.optional_int(params, "pageSize", 1, a2a.LIST_PAGE_SIZE_MAX) or a2a.LIST_PAGE_SIZE_DEFAULT
     offset = decode_token(p.optional_str(params, "pageToken"))
     history_length = p.history_length(params)
-    include_artifacts = p.optional_bool(params, "includeArtifacts") or options.has("list-artifacts-always")
-    records = _select(store.all(), params, options)
-    newest_first = not options.has("list-oldest-first")
-    records.sort(key=lambda r: (r.status_at, r.seq), reverse=newest_first)
-    if options.has("list-missing-task") and records:
-        records = records[1:]
-    size = len(records) if options.has("list-paging-broken") else page_size
+    include_artifacts = p.optional_bool(params, "includeArtifacts") or LIST_ARTIFACTS_ALWAYS.on(options)
+    records = sorted(_select(store.all(), params, options), key=lambda r: (r.status_at, r.seq), reverse=True)
+    records = _break_order(records, options)
+    size = len(records) if LIST_PAGING_BROKEN.on(options) else page_size
     page = records[offset:offset + size]
     end = offset + size
     answer: dict[str, Any] = {
@@ -61,9 +60,31 @@ def list_tasks(store: TaskStore, params: dict[str, Any], options: Options) -> di
         "pageSize": page_size,
         "totalSize": len(records),
     }
-    if options.has("plan-list-missing"):
+    return _break_answer(answer, options)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+LIST_FILTER_IGNORED = switch("list-filter-ignored")
+LIST_ARTIFACTS_ALWAYS = switch("list-artifacts-always")
+LIST_OLDEST_FIRST = switch("list-oldest-first")
+LIST_MISSING_TASK = switch("list-missing-task")
+LIST_PAGING_BROKEN = switch("list-paging-broken")
+PLAN_LIST_MISSING = switch("plan-list-missing")
+LIST_MISSING_FIELDS = switch("list-missing-fields")
+
+
+def _break_order(records: list[TaskRecord], options: Options) -> list[TaskRecord]:
+    if LIST_OLDEST_FIRST.on(options):
+        return records[::-1]  # (status time, seq) orders every task: reversed is oldest first
+    if LIST_MISSING_TASK.on(options):
+        return records[1:]
+    return records
+
+
+def _break_answer(answer: dict[str, Any], options: Options) -> dict[str, Any]:
+    if PLAN_LIST_MISSING.on(options):
         for task in answer["tasks"]:
-            task.get("metadata", {}).pop(a2a.PROGRESS_EXT, None)
-    if options.has("list-missing-fields"):
-        answer = {"tasks": answer["tasks"]}
+            task.get("metadata", {}).pop(progress_v1.URI, None)
+    if LIST_MISSING_FIELDS.on(options):
+        return {"tasks": answer["tasks"]}
     return answer

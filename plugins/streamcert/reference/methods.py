@@ -8,14 +8,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a, interactions_v1, progress_v1
 from . import params as p
 from .agents import AgentSpec
+from .faults import switch
 from .interactions import Admitted, Plain, Replay, admit, replay_of
 from .listing import list_tasks
 from .options import Options
-from .player import Run, play
+from .player import play
 from .rpc import RpcError, invalid_params
+from .run import Run
 from .shapes import status, status_update
 from .store import TaskRecord, TaskStore
 
@@ -58,9 +60,7 @@ class Agent:
             record, admission = self._follow_up(message)
             return record, message, False, admission
         clock = self.options.clock
-        minted = "" if self.options.has("client-ids") else None
-        task_id = minted if minted is not None else clock.new_id()
-        context_id = message.get("contextId") or (minted if minted is not None else clock.new_id())
+        task_id, context_id = _new_ids(message, self.options)
         record = self.store.create(task_id, context_id, status(a2a.SUBMITTED, clock.stamp(clock.now())))
         record.history.append(self._history_copy(message, record))
         return record, message, True, Plain()
@@ -70,15 +70,14 @@ class Agent:
         replay = replay_of(record.interactions, message, self.options)
         if replay is not None:  # a retry of an answer: answered once, not recorded again
             return record, replay
-        if a2a.is_terminal(record.state) and self.options.has("answer-terminal-accepted") \
-                and a2a.INTERACTIONS_EXT in (message.get("metadata") or {}):
-            return record, Plain()
         if a2a.is_terminal(record.state):
+            if _takes_answer_to_ended_task(message, self.options):
+                return record, Plain()
             raise RpcError(a2a.UNSUPPORTED_OPERATION,
                            f"Task {record.id} is in terminal state {record.state}", case="send-terminal")
         given = message.get("contextId")
         # Our choice for a taskId of another context: InvalidParams (-32602), the request contradicts itself.
-        if given and given != record.context_id and not self.options.has("cross-context-accepted"):
+        if given and given != record.context_id and not CROSS_CONTEXT_ACCEPTED.on(self.options):
             raise invalid_params(f"Task {record.id} belongs to context {record.context_id}, not {given}")
         admission = admit(record.interactions, message, self.options)
         if isinstance(admission, Replay):
@@ -89,11 +88,9 @@ class Agent:
         return record, admission
 
     def _history_copy(self, message: dict[str, Any], record: TaskRecord) -> dict[str, Any]:
+        if HISTORY_IDS_MISSING.on(self.options):
+            return _without_ids(message)
         copy_ = copy.deepcopy(message)
-        if self.options.has("history-ids-missing"):
-            copy_.pop("taskId", None)
-            copy_.pop("contextId", None)
-            return copy_
         return {"messageId": copy_.pop("messageId"), "contextId": record.context_id, "taskId": record.id,
                 **{k: v for k, v in copy_.items() if k not in ("taskId", "contextId")}}
 
@@ -110,8 +107,7 @@ class Agent:
         return record
 
     def _require_streaming(self) -> None:
-        refused = not self.spec.streaming and not self.options.has("streaming-not-refused")
-        if refused or self.options.has("stream-refused"):
+        if not _streams(self.spec, self.options):
             raise RpcError(a2a.UNSUPPORTED_OPERATION, "This agent does not stream (capabilities.streaming is false)",
                            case="streaming-off")
 
@@ -153,24 +149,8 @@ class Agent:
 
     async def get_task(self, params: dict[str, Any]) -> dict[str, Any]:
         record = self._task(p.task_id(params))
-        history_length = p.history_length(params)
-        if self.options.has("history-length-ignored"):
-            history_length = None
-        task = record.snapshot(history_length)
-        if a2a.is_interrupted(record.state) and "message" in task["status"]:
-            if self.options.has("pause-message-dropped-get"):
-                del task["status"]["message"]
-            elif self.options.has("get-task-interaction-dropped"):
-                task["status"]["message"].pop("metadata", None)
-        if self.options.has("plan-stale-get") and record.first_plan is not None:
-            task["metadata"][a2a.PROGRESS_EXT] = copy.deepcopy(record.first_plan)
-        if self.options.has("stale-task") and a2a.is_terminal(record.state):
-            task["status"]["state"] = a2a.WORKING
-        if self.options.has("wrong-status-message"):
-            first = next((m for m in record.history if m.get("role") == a2a.ROLE_AGENT), None)
-            if first is not None:
-                task["status"]["message"] = copy.deepcopy(first)
-        return task
+        task = record.snapshot(p.history_length(params))
+        return _break_task(task, record, self.options)
 
     async def list_tasks(self, params: dict[str, Any]) -> dict[str, Any]:
         return list_tasks(self.store, params, self.options)
@@ -179,24 +159,99 @@ class Agent:
         record = self._task(p.task_id(params))
         if a2a.is_terminal(record.state):
             raise RpcError(a2a.TASK_NOT_CANCELABLE, f"Task {record.id} is already {record.state}")
-        if not self.options.has("cancel-ignored"):
-            if record.runner is not None:
-                record.runner.cancel()
-            Run(record, self.store, self.options).status(a2a.CANCELED)
+        if CANCEL_IGNORED.on(self.options):
+            return record.snapshot()
+        if record.runner is not None:
+            record.runner.cancel()
+        Run(record, self.store, self.options).status(a2a.CANCELED)
         return record.snapshot()
 
     async def subscribe_to_task(self, params: dict[str, Any]) -> Stream:
         self._require_streaming()
         record = self._task(p.task_id(params))
         if a2a.is_terminal(record.state):
-            if self.options.has("subscribe-terminal-streams"):
+            if SUBSCRIBE_TERMINAL_STREAMS.on(self.options):
                 return Stream(record, None, {"task": record.snapshot()}, a2a.SUBSCRIBE_TO_TASK)
             raise RpcError(a2a.UNSUPPORTED_OPERATION, f"Task {record.id} is already {record.state}",
                            case="subscribe-terminal")
-        first = None if self.options.has("subscribe-no-task") else {"task": record.snapshot()}
-        queue = self.store.subscribe(record)
-        if self.options.has("second-stream-diverges"):
-            # A fresh copy of the current state (new timestamp, no message): the task stream never carried it.
-            fresh = status(record.state, self.options.clock.stamp(self.options.clock.now()))
-            queue.put_nowait(status_update(record.id, record.context_id, fresh))
-        return Stream(record, queue, first, a2a.SUBSCRIBE_TO_TASK)
+        first = {"task": record.snapshot()}
+        stream = Stream(record, self.store.subscribe(record), first, a2a.SUBSCRIBE_TO_TASK)
+        return _break_subscription(stream, self.options)
+
+
+# -- fault variants: what each changes in a method ---------------------------------------------------
+CLIENT_IDS = switch("client-ids")
+HISTORY_IDS_MISSING = switch("history-ids-missing")
+ANSWER_TERMINAL_ACCEPTED = switch("answer-terminal-accepted")
+CROSS_CONTEXT_ACCEPTED = switch("cross-context-accepted")
+STREAMING_NOT_REFUSED = switch("streaming-not-refused")
+STREAM_REFUSED = switch("stream-refused")
+HISTORY_LENGTH_IGNORED = switch("history-length-ignored")
+PAUSE_MESSAGE_DROPPED_GET = switch("pause-message-dropped-get")
+GET_TASK_INTERACTION_DROPPED = switch("get-task-interaction-dropped")
+PLAN_STALE_GET = switch("plan-stale-get")
+STALE_TASK = switch("stale-task")
+WRONG_STATUS_MESSAGE = switch("wrong-status-message")
+CANCEL_IGNORED = switch("cancel-ignored")
+SUBSCRIBE_TERMINAL_STREAMS = switch("subscribe-terminal-streams")
+SUBSCRIBE_NO_TASK = switch("subscribe-no-task")
+SECOND_STREAM_DIVERGES = switch("second-stream-diverges")
+
+
+def _new_ids(message: dict[str, Any], options: Options) -> tuple[str, str]:
+    """The new task's id and, unless the message names one, its context id: minted by the server."""
+    if CLIENT_IDS.on(options):  # nothing minted: empty strings
+        return "", message.get("contextId") or ""
+    clock = options.clock
+    return clock.new_id(), message.get("contextId") or clock.new_id()
+
+
+def _without_ids(message: dict[str, Any]) -> dict[str, Any]:
+    """history-ids-missing: the server's copy of the client message, without taskId and contextId."""
+    copy_ = copy.deepcopy(message)
+    copy_.pop("taskId", None)
+    copy_.pop("contextId", None)
+    return copy_
+
+
+def _takes_answer_to_ended_task(message: dict[str, Any], options: Options) -> bool:
+    """answer-terminal-accepted: an interactions/v1 answer to an ended task is taken (and changes nothing)."""
+    return ANSWER_TERMINAL_ACCEPTED.on(options) and interactions_v1.URI in (message.get("metadata") or {})
+
+
+def _streams(spec: AgentSpec, options: Options) -> bool:
+    """Whether the agent streams: as its card says (capabilities.streaming), unless a fault says otherwise."""
+    if STREAM_REFUSED.on(options):
+        return False
+    return spec.streaming or STREAMING_NOT_REFUSED.on(options)
+
+
+def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> dict[str, Any]:
+    """What each GetTask fault changes in the Task answered."""
+    if HISTORY_LENGTH_IGNORED.on(options):
+        task = record.snapshot()
+    paused_with_message = a2a.is_interrupted(record.state) and "message" in task["status"]
+    if PAUSE_MESSAGE_DROPPED_GET.on(options) and paused_with_message:
+        del task["status"]["message"]
+    if GET_TASK_INTERACTION_DROPPED.on(options) and paused_with_message:
+        task["status"]["message"].pop("metadata", None)
+    if PLAN_STALE_GET.on(options) and record.first_plan is not None:
+        task["metadata"][progress_v1.URI] = copy.deepcopy(record.first_plan)
+    if STALE_TASK.on(options) and a2a.is_terminal(record.state):
+        task["status"]["state"] = a2a.WORKING
+    if WRONG_STATUS_MESSAGE.on(options):
+        first = next((m for m in record.history if m.get("role") == a2a.ROLE_AGENT), None)
+        if first is not None:
+            task["status"]["message"] = copy.deepcopy(first)
+    return task
+
+
+def _break_subscription(stream: Stream, options: Options) -> Stream:
+    """What each SubscribeToTask fault changes in the stream it opens."""
+    if SUBSCRIBE_NO_TASK.on(options):
+        stream.first = None
+    if SECOND_STREAM_DIVERGES.on(options):
+        # A fresh copy of the current state (new timestamp, no message): the task stream never carried it.
+        fresh = status(stream.record.state, options.clock.stamp(options.clock.now()))
+        stream.queue.put_nowait(status_update(stream.record.id, stream.record.context_id, fresh))
+    return stream

@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .clock import Clock
-from .faults import check_fault
+from .faults import check_fault, switch
 
-# How long the `no-close` fault holds a stream open after the terminal status. The suite's
-# tolerance is 2 s; a client that leaves earlier ends the hold.
-NO_CLOSE_HOLD_S = 30.0
 D3_READINGS = ("close", "open")
 
 
@@ -26,11 +23,17 @@ class Options:
         check_fault(self.fault)
         if self.d3 not in D3_READINGS:
             raise ValueError(f"d3 must be one of {', '.join(D3_READINGS)}, got {self.d3!r}")
-        self.clock = Clock(self.deterministic, style=_timestamp_style(self.fault))
-
-    def has(self, name: str) -> bool:
-        return self.fault == name
+        self.clock = Clock(self.deterministic, style=_timestamp_style(self))
 
 
-def _timestamp_style(fault: str | None) -> str:
-    return {"offset-timestamps": "offset", "second-timestamps": "seconds"}.get(fault or "", "ms")
+# -- fault variants: the timestamp faults write another style ---------------------------------------
+OFFSET_TIMESTAMPS = switch("offset-timestamps")
+SECOND_TIMESTAMPS = switch("second-timestamps")
+
+
+def _timestamp_style(options: Options) -> str:
+    if OFFSET_TIMESTAMPS.on(options):
+        return "offset"
+    if SECOND_TIMESTAMPS.on(options):
+        return "seconds"
+    return "ms"

@@ -11,41 +11,30 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable
 
-DATA_INTERVAL_S = 0.25  # four data-only changes a second, at most
-# The `pacing-delays-phase` fault: a new phase waits this long after the data-only frame before it.
-FAULT_PHASE_HOLD_S = 1.0
+from ..protocols.progress import PACING_INTERVAL_S  # four data-only changes a second, at most
+from .faults import Switch, switch, variant
+from .options import Options
 
 Progress = dict[str, Any] | None
 
 
 class Pacer:
-    def __init__(self, send: Callable[[Progress], None], *, pace_data: bool = True, send_data: bool = True,
-                 hold_phase_s: float = 0.0) -> None:
+    def __init__(self, send: Callable[[Progress], None]) -> None:
         self._send = send
-        self._pace_data = pace_data  # False: the `pacing-off` fault
-        self._send_data = send_data  # False: the `data-frozen` fault
-        self._hold_phase_s = hold_phase_s  # > 0: the `pacing-delays-phase` fault
         self._loop = asyncio.get_running_loop()
         self._last_sent = float("-inf")  # loop time of the last frame of the current phase
-        self._last_was_data = False
         self._pending: Progress | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     async def phase(self, progress: Progress) -> None:
         """A new phase (or the turn's end): sent at once; a data-only change still waiting is dropped."""
         self._cancel()
-        if self._hold_phase_s and self._last_was_data:
-            wait = self._last_sent + self._hold_phase_s - self._loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
         self._emit(progress, data=False)
 
     def data(self, progress: Progress) -> None:
         """A data-only change of the current phase: sent now if the pace allows, else kept for later."""
-        if not self._send_data:
-            return
-        due = self._last_sent + DATA_INTERVAL_S
-        if not self._pace_data or self._loop.time() >= due:
+        due = self._last_sent + PACING_INTERVAL_S
+        if self._loop.time() >= due:
             self._cancel()
             self._emit(progress, data=True)
             return
@@ -70,5 +59,51 @@ class Pacer:
 
     def _emit(self, progress: Progress, *, data: bool) -> None:
         self._last_sent = self._loop.time()
-        self._last_was_data = data
         self._send(progress)
+
+
+def pacer_for(options: Options, send: Callable[[Progress], None]) -> Pacer:
+    """The pacer of a progress stream: the correct one, or the variant of the pacing fault `options` runs."""
+    return variant(options, Pacer, VARIANTS)(send)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+class _PacingOff(Pacer):
+    """Every data-only change is sent at once."""
+
+    def data(self, progress: Progress) -> None:
+        self._cancel()
+        self._emit(progress, data=True)
+
+
+class _DataFrozen(Pacer):
+    """Data-only changes are never sent."""
+
+    def data(self, progress: Progress) -> None:
+        pass
+
+
+class _DelaysPhase(Pacer):
+    """A new phase right after data-only frames waits behind their pacing."""
+
+    HOLD_S = 1.0  # after the data-only frame before it
+    _last_was_data = False
+
+    async def phase(self, progress: Progress) -> None:
+        self._cancel()
+        if self._last_was_data:
+            wait = self._last_sent + self.HOLD_S - self._loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        await super().phase(progress)
+
+    def _emit(self, progress: Progress, *, data: bool) -> None:
+        self._last_was_data = data
+        super()._emit(progress, data=data)
+
+
+VARIANTS: dict[Switch, type[Pacer]] = {
+    switch("prog-pacing-off"): _PacingOff,
+    switch("prog-data-frozen"): _DataFrozen,
+    switch("prog-pacing-delays-phase"): _DelaysPhase,
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
 from .clock import parse_timestamp
 from .rpc import invalid_params
 

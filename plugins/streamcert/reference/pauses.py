@@ -6,15 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
+from ..protocols.interactions_v1 import APP_MAX, APPROVAL, CONNECTION, DENIED, QUESTION, REASON_MAX, STATE_OF
+from .faults import switch
 from .interactions import (
-    APP_LIMIT,
-    APPROVAL,
-    CONNECTION,
-    DENIED,
-    QUESTION,
-    REASON_LIMIT,
-    STATE_OF,
     Answer,
     Interaction,
     connected,
@@ -22,24 +17,15 @@ from .interactions import (
     pause_message,
     value_text,
 )
-from .player import Run, ScriptError
+from .options import Options
+from .run import Run, ScriptError, text_arg
 from .shapes import status, status_update
-
-
-def _text(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise ScriptError(f"{what} must be a string, got {type(value).__name__}")
-    return value
 
 
 async def pause(run: Run, interaction: Interaction) -> Answer:
     """Publish the open interaction, wait for its answer, and return to WORKING."""
     record, options = run.record, run.options
-    state = STATE_OF[interaction.kind]
-    if interaction.kind == APPROVAL and options.has("approval-input-required"):
-        state = a2a.INPUT_REQUIRED
-    if interaction.kind == QUESTION and options.has("ask-stays-working"):
-        state = a2a.WORKING
+    state = _break_pause_state(interaction.kind, STATE_OF[interaction.kind], options)
     record.interactions.open = interaction
     clock = options.clock
     message = pause_message(clock.new_id(), record.id, record.context_id, interaction, options)
@@ -48,12 +34,12 @@ async def pause(run: Run, interaction: Interaction) -> Answer:
         item = await record.inbox.get()
         if isinstance(item, Answer):
             break
-    run.status(a2a.SUBMITTED if options.has("resume-submitted") else a2a.WORKING)
+    run.status(a2a.SUBMITTED if RESUME_SUBMITTED.on(options) else a2a.WORKING)
     return item
 
 
 async def step_ask(run: Run, arg: Any) -> bool:
-    prompt = _text(arg, "the question")
+    prompt = text_arg(arg, "the question")
     answer = await pause(run, Interaction(run.options.clock.new_id(), QUESTION, prompt))
     run.last_result = value_text(answer, run.options)
     return False
@@ -62,22 +48,15 @@ async def step_ask(run: Run, arg: Any) -> bool:
 async def step_call(run: Run, arg: Any) -> bool:
     if not isinstance(arg, dict):
         raise ScriptError("a call needs an object {server, tool, args}")
-    server, tool = _text(arg.get("server"), "the call's server"), _text(arg.get("tool"), "the call's tool")
+    server, tool = text_arg(arg.get("server"), "the call's server"), text_arg(arg.get("tool"), "the call's tool")
     detail: dict[str, Any] = {"server": server, "tool": tool}
     if isinstance(arg.get("reason"), str):
         detail["reason"] = arg["reason"]
-    if run.options.has("approval-detail-args"):
-        detail["args"] = arg.get("args", {})
-    if run.options.has("approval-detail-missing-tool"):
-        del detail["tool"]
+    detail = _break_detail(detail, arg, run.options)
     # The approval's interactionId is the held call's effect id.
     effect_id = "eff_" + run.options.clock.new_id()
     answer = await pause(run, Interaction(effect_id, APPROVAL, f"Approve {server} / {tool}?", detail))
-    approved = answer.value is True
-    if run.options.has("approval-not-run"):
-        approved = False
-    if run.options.has("denial-runs-call"):
-        approved = True
+    approved = _break_approved(answer.value is True, run.options)
     run.last_result = f"{server}/{tool}: done" if approved else DENIED
     return False
 
@@ -85,16 +64,51 @@ async def step_call(run: Run, arg: Any) -> bool:
 async def step_connect(run: Run, arg: Any) -> bool:
     if not isinstance(arg, dict):
         raise ScriptError("connect needs an object {app, reason}")
-    app = cut(_text(arg.get("app"), "the app"), APP_LIMIT, run.options)
-    reason = cut(_text(arg.get("reason"), "the reason"), REASON_LIMIT, run.options)
+    app = cut(text_arg(arg.get("app"), "the app"), APP_MAX, run.options)
+    reason = cut(text_arg(arg.get("reason"), "the reason"), REASON_MAX, run.options)
     interaction = Interaction(run.options.clock.new_id(), CONNECTION, f"Connect {app}: {reason}",
                               {"app": app, "reason": reason})
     answer = await pause(run, interaction)
     yes = connected(answer.value)
-    if run.options.has("connection-true-not-read"):
+    if CONNECTION_TRUE_NOT_READ.on(run.options):  # only {"connected": true} connects
         yes = isinstance(answer.value, dict) and yes
     run.last_result = f"Connected: {app}" if yes else f"Not connected: {app}"
     return False
 
 
 STEPS = {"ask": step_ask, "call": step_call, "connect": step_connect}
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+APPROVAL_INPUT_REQUIRED = switch("approval-input-required")
+ASK_STAYS_WORKING = switch("ask-stays-working")
+RESUME_SUBMITTED = switch("resume-submitted")
+APPROVAL_DETAIL_ARGS = switch("approval-detail-args")
+APPROVAL_DETAIL_MISSING_TOOL = switch("approval-detail-missing-tool")
+APPROVAL_NOT_RUN = switch("approval-not-run")
+DENIAL_RUNS_CALL = switch("denial-runs-call")
+CONNECTION_TRUE_NOT_READ = switch("connection-true-not-read")
+
+
+def _break_pause_state(kind: str, state: str, options: Options) -> str:
+    if kind == APPROVAL and APPROVAL_INPUT_REQUIRED.on(options):
+        return a2a.INPUT_REQUIRED
+    if kind == QUESTION and ASK_STAYS_WORKING.on(options):
+        return a2a.WORKING
+    return state
+
+
+def _break_detail(detail: dict[str, Any], arg: dict[str, Any], options: Options) -> dict[str, Any]:
+    if APPROVAL_DETAIL_ARGS.on(options):
+        detail["args"] = arg.get("args", {})
+    if APPROVAL_DETAIL_MISSING_TOOL.on(options):
+        del detail["tool"]
+    return detail
+
+
+def _break_approved(approved: bool, options: Options) -> bool:
+    if APPROVAL_NOT_RUN.on(options):
+        return False
+    if DENIAL_RUNS_CALL.on(options):
+        return True
+    return approved

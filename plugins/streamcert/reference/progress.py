@@ -14,7 +14,7 @@ A small runtime plays the script and keeps the progress object the seed describe
   status TEXT                       the status text (sent beside progress, unchanged); say: no change
   sleep MS                          the phase holds
 Steps are timed against one schedule, so the turn does not drift as steps accumulate.
-Every fault of this route is checked below, in `Faults`.
+The faults of this route follow the correct code (and pacing.py holds the pacing faults).
 """
 
 from __future__ import annotations
@@ -22,59 +22,28 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from .. import a2a
+from ..protocols import a2a
+from ..protocols.progress import STOP_REASONS, WHAT_MAX
+from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
+from .faults import switch
 from .options import Options
-from .pacing import FAULT_PHASE_HOLD_S, Pacer
+from .pacing import pacer_for
 
 PATH = "/progress"
-WHAT_LIMIT = 80
 WRITE_TICK_S = 0.02
-STOP_REASONS = ("person", "steps", "budget")
 _END = object()
-
-
-@dataclass(frozen=True)
-class Faults:
-    """The fault variants of this route, read once from the options (grep the names: one place each)."""
-
-    unknown_phase: bool
-    since_seconds: bool
-    null_field: bool
-    field_types: bool
-    what_unshortened: bool
-    guessed_what: bool
-    since_reset_on_data: bool
-    since_not_renewed: bool
-    phase_mismatch: bool
-    status_replaced: bool
-    ends_with_last_phase: bool
-    stopped_then_null: bool
-
-    @classmethod
-    def of(cls, options: Options) -> "Faults":
-        return cls(*(options.has(name) for name in (
-            "prog-unknown-phase", "prog-since-seconds", "prog-null-field", "prog-field-types",
-            "prog-what-unshortened", "prog-guessed-what", "prog-since-reset-on-data", "prog-since-not-renewed",
-            "prog-phase-mismatch", "prog-status-replaced", "prog-ends-with-last-phase", "prog-stopped-then-null")))
-
-
-def pacer_for(options: Options, send) -> Pacer:
-    return Pacer(send, pace_data=not options.has("prog-pacing-off"),
-                 send_data=not options.has("prog-data-frozen"),
-                 hold_phase_s=FAULT_PHASE_HOLD_S if options.has("prog-pacing-delays-phase") else 0.0)
 
 
 class ScriptError(Exception):
     pass
 
 
-def short_line(text: str, limit: int = WHAT_LIMIT) -> str:
+def short_line(text: str, limit: int = WHAT_MAX) -> str:
     """One line of at most `limit` characters: the first non-blank line, cut with an ellipsis."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
     return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
@@ -84,7 +53,7 @@ class Turn:
     """One turn of the runtime: plays the steps and sends (status, progress) frames to `out`."""
 
     def __init__(self, options: Options, out: asyncio.Queue) -> None:
-        self.faults = Faults.of(options)
+        self.options = options
         self.out = out
         self.status_text = ""
         self.progress: dict[str, Any] | None = None  # the current progress (what the runtime knows)
@@ -96,35 +65,26 @@ class Turn:
     # -- sending ---------------------------------------------------------------------------------
     def _send(self, progress: dict[str, Any] | None) -> None:
         self.sent = progress
-        status = self.status_text
-        if self.faults.status_replaced and progress is not None:
-            status = f"Working: {progress['phase']}"
-        self.out.put_nowait({"status": status, "progress": progress})
-
-    def _since(self) -> int | float:
-        if self.faults.since_seconds:
-            return time.time()
-        return time.time_ns() // 1_000_000
+        self.out.put_nowait({"status": _break_status(self.status_text, progress, self.options), "progress": progress})
 
     async def phase(self, name: str, **data: Any) -> None:
         """A new phase (or the same phase for another thing): a new `since`, sent at once."""
-        self.progress = {"phase": name, "since": self._since(), **data}
-        await self.pacer.phase(dict(self.progress))
+        self.progress = {"phase": name, "since": _since(self, name, data), **data}
+        await self.pacer.phase(_break_progress(dict(self.progress), self.options))
 
     def update(self, **data: Any) -> None:
         """A data-only change of the current phase: `since` kept, paced."""
         assert self.progress is not None
         self.progress = {**self.progress, **data}
-        if self.faults.since_reset_on_data:
-            self.progress["since"] = self._since()
-        self.pacer.data(dict(self.progress))
+        self.pacer.data(_break_progress(dict(self.progress), self.options, data_only=True))
 
     async def end(self, progress: dict[str, Any] | None) -> None:
+        """The turn's end: its last phase (stopped, failed) or, when it finished, null."""
+        if any(fault.on(self.options) for fault in END_FAULTS):
+            return await _broken_end(self, progress)
         if progress is not None:
             await self.phase(progress.pop("phase"), **progress)
-            if self.faults.stopped_then_null:
-                await self.pacer.phase(None)
-        elif not self.faults.ends_with_last_phase:
+        else:
             self.progress = None
             await self.pacer.phase(None)
         self.pacer.close()
@@ -141,8 +101,8 @@ class Turn:
     # -- playing ---------------------------------------------------------------------------------
     async def play(self, steps: list[Any]) -> None:
         try:
-            if self.faults.unknown_phase:
-                await self.phase("preparing")
+            if UNKNOWN_PHASE.on(self.options):
+                await self.phase("preparing")  # the fault: a phase of no such name opens the turn
             for step in steps:
                 if not isinstance(step, dict) or len(step) != 1:
                     raise ScriptError(f"a step is an object with exactly one key, got {step!r}")
@@ -184,15 +144,10 @@ async def step_read_prompt(turn: Turn, arg: Any) -> None:
     total, updates = _int(arg.get("total"), "read_prompt.total"), _int(arg.get("updates", 0), "read_prompt.updates")
     span = _ms(arg.get("ms", 0), "read_prompt.ms")
     # No prompt-progress frame has come yet: done and total are not known (left out).
-    unknown = {"done": None, "total": None} if turn.faults.null_field else {}
-    await turn.phase("reading_prompt", **unknown)
+    await turn.phase("reading_prompt")
     for k in range(1, updates + 1):
         await turn.wait(span / updates)
-        done = total * k // updates
-        if turn.faults.field_types:
-            turn.update(done=str(done), total=str(total))
-        else:
-            turn.update(done=done, total=total)
+        turn.update(done=total * k // updates, total=total)
     if not updates:
         await turn.wait(span)
 
@@ -207,7 +162,7 @@ async def step_write(turn: Turn, arg: Any) -> None:
     arg = _obj(arg, "write")
     tokens, span = _int(arg.get("tokens"), "write.tokens"), _ms(arg.get("ms", 0), "write.ms")
     # Nothing measured yet: no rate (left out).
-    await turn.phase("writing", **({"rate": None} if turn.faults.null_field else {}))
+    await turn.phase("writing")
     elapsed, last = 0.0, None
     while elapsed < span:
         step = min(WRITE_TICK_S, span - elapsed)
@@ -230,26 +185,16 @@ async def step_tool(turn: Turn, arg: Any) -> None:
     span = _ms(arg.get("ms", 0), "tool.ms")
     data: dict[str, Any] = {"tool": name}
     what = arg.get("what")
-    if isinstance(what, str) and what.strip():
-        data["what"] = what if turn.faults.what_unshortened else short_line(what)
-    elif turn.faults.guessed_what:
-        data["what"] = name
-    elif turn.faults.null_field:
-        data["what"] = None
-    current = turn.progress
-    if (turn.faults.since_not_renewed and current and current.get("phase") == "running_tool"
-            and current.get("tool") == name):
-        turn.progress = {"phase": "running_tool", "since": current["since"], **data}
-        await turn.pacer.phase(dict(turn.progress))
-    else:
-        await turn.phase("running_tool", **data)
+    if isinstance(what, str) and what.strip():  # else no what: not known (left out)
+        data["what"] = what if WHAT_UNSHORTENED.on(turn.options) else short_line(what)
+    await turn.phase("running_tool", **data)
     await turn.wait(span)
 
 
 async def step_ask(turn: Turn, arg: Any) -> None:
     if not isinstance(arg, str):
         raise ScriptError("ask takes the question's text")
-    await turn.phase("waiting_for_person", what="approval" if turn.faults.phase_mismatch else "question")
+    await turn.phase("waiting_for_person", what="question")
 
 
 async def step_call(turn: Turn, arg: Any) -> None:
@@ -297,6 +242,75 @@ STEPS = {
 }
 
 
+# -- fault variants ---------------------------------------------------------------------------------
+UNKNOWN_PHASE = switch("prog-unknown-phase")
+SINCE_SECONDS = switch("prog-since-seconds")
+SINCE_NOT_RENEWED = switch("prog-since-not-renewed")
+SINCE_RESET_ON_DATA = switch("prog-since-reset-on-data")
+NULL_FIELD = switch("prog-null-field")
+FIELD_TYPES = switch("prog-field-types")
+GUESSED_WHAT = switch("prog-guessed-what")
+WHAT_UNSHORTENED = switch("prog-what-unshortened")
+PHASE_MISMATCH = switch("prog-phase-mismatch")
+STATUS_REPLACED = switch("prog-status-replaced")
+STOPPED_THEN_NULL = switch("prog-stopped-then-null")
+ENDS_WITH_LAST_PHASE = switch("prog-ends-with-last-phase")
+END_FAULTS = (STOPPED_THEN_NULL, ENDS_WITH_LAST_PHASE)
+
+# prog-null-field: the fields a phase sends as null while they are not known.
+UNKNOWN_FIELDS = {"reading_prompt": ("done", "total"), "writing": ("rate",), "running_tool": ("what",)}
+
+
+def _since(turn: Turn, phase: str, data: dict[str, Any]) -> int | float:
+    """A new phase's since: now, in Unix milliseconds."""
+    current = turn.progress
+    if (SINCE_NOT_RENEWED.on(turn.options) and phase == "running_tool" and current
+            and current.get("phase") == "running_tool" and current.get("tool") == data.get("tool")):
+        return current["since"]  # the call of the tool already running keeps the since before
+    if SINCE_SECONDS.on(turn.options):
+        return time.time()
+    return _now_ms()
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _break_progress(progress: dict[str, Any], options: Options, data_only: bool = False) -> dict[str, Any]:
+    """The progress object as the progress faults send it."""
+    phase = progress["phase"]
+    if NULL_FIELD.on(options):
+        for name in UNKNOWN_FIELDS.get(phase, ()):
+            progress.setdefault(name, None)
+    if FIELD_TYPES.on(options) and phase == "reading_prompt":
+        progress.update({k: str(progress[k]) for k in ("done", "total") if k in progress})
+    if GUESSED_WHAT.on(options) and phase == "running_tool":
+        progress.setdefault("what", progress["tool"])
+    if PHASE_MISMATCH.on(options) and phase == "waiting_for_person" and progress.get("what") == "question":
+        progress["what"] = "approval"
+    if SINCE_RESET_ON_DATA.on(options) and data_only:
+        progress["since"] = _now_ms()
+    return progress
+
+
+def _break_status(text: str, progress: dict[str, Any] | None, options: Options) -> str:
+    if STATUS_REPLACED.on(options) and progress is not None:
+        return f"Working: {progress['phase']}"
+    return text
+
+
+async def _broken_end(turn: Turn, progress: dict[str, Any] | None) -> None:
+    """Turn.end as the end faults send it: null after stopped or failed; no null after a finished turn."""
+    if progress is not None:
+        await turn.phase(progress.pop("phase"), **progress)
+        if STOPPED_THEN_NULL.on(turn.options):
+            await turn.pacer.phase(None)
+    elif not ENDS_WITH_LAST_PHASE.on(turn.options):
+        turn.progress = None
+        await turn.pacer.phase(None)
+    turn.pacer.close()
+
+
 def _frame(item: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n\n"
 
@@ -305,9 +319,10 @@ def endpoint(options: Options):
     async def progress(request: Request) -> Response:
         try:
             body = json.loads(await request.body())
-            script = body.get(a2a.SCRIPT_KEY) if isinstance(body, dict) else None
-            if not isinstance(script, dict) or script.get("version") != 1 or not isinstance(script.get("steps"), list):
-                raise ValueError(f"the body needs {a2a.SCRIPT_KEY}: a version 1 script with a steps list")
+            script = body.get(SCRIPT_KEY) if isinstance(body, dict) else None
+            if not isinstance(script, dict) or script.get("version") != SCRIPT_VERSION \
+                    or not isinstance(script.get("steps"), list):
+                raise ValueError(f"the body needs {SCRIPT_KEY}: a version 1 script with a steps list")
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
         steps = script["steps"]

@@ -6,13 +6,13 @@ import json
 import re
 from typing import Any
 
-from .. import a2a
-from .faults import WRONG_CODES
+from ..protocols import a2a
+from .faults import Switch, switch, variant
 from .options import Options
 
 
 class RpcError(Exception):
-    """An A2A error answer. `case` names the situation when one code covers several (see faults)."""
+    """An A2A error answer. `case` names the situation when one code covers several (see WRONG_CODES)."""
 
     def __init__(self, code: int, message: str, case: str | None = None) -> None:
         super().__init__(message)
@@ -35,12 +35,35 @@ def reason(code: int) -> str:
 
 
 def error_object(error: RpcError, options: Options) -> dict[str, Any]:
-    remap = WRONG_CODES.get(options.fault or "", {})
-    code = remap.get(error.case or "", remap.get(error.code, error.code))
-    out: dict[str, Any] = {"code": code, "message": error.message}
-    if not options.has("error-data-missing"):
-        out["data"] = [{"@type": a2a.ERROR_INFO_TYPE, "reason": reason(code), "domain": a2a.ERROR_DOMAIN}]
+    out = {"code": error.code, "message": error.message,
+           "data": [{"@type": a2a.ERROR_INFO_TYPE, "reason": reason(error.code), "domain": a2a.ERROR_DOMAIN}]}
+    return _break_error(out, error, options)
+
+
+def response(rpc_id: Any, options: Options, result: Any = None,
+             error: RpcError | None = None) -> dict[str, Any]:
+    if WRONG_RPC_ID.on(options):
+        rpc_id = _other_id(rpc_id)
+    out: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id}
+    if error is not None:
+        out["error"] = error_object(error, options)
+        return out
+    out["result"] = result
     return out
+
+
+# -- fault variants: what each changes in an envelope or an error object ---------------------------
+WRONG_RPC_ID = switch("wrong-rpc-id")
+ERROR_DATA_MISSING = switch("error-data-missing")
+# The wrong-code faults: the code each writes instead, by code, or by an error's `case` when one code
+# covers several situations.
+WRONG_CODES: dict[Switch, dict[int | str, int]] = {
+    switch("wrong-code-not-found"): {a2a.TASK_NOT_FOUND: a2a.INTERNAL_ERROR},
+    switch("wrong-code-not-cancelable"): {a2a.TASK_NOT_CANCELABLE: a2a.UNSUPPORTED_OPERATION},
+    switch("wrong-code-terminal-send"): {"send-terminal": a2a.INVALID_PARAMS},
+    switch("wrong-code-protocol"): {a2a.METHOD_NOT_FOUND: a2a.INVALID_REQUEST, a2a.PARSE_ERROR: a2a.INVALID_REQUEST},
+    switch("wrong-code-params"): {a2a.INVALID_PARAMS: a2a.INTERNAL_ERROR},
+}
 
 
 def _other_id(rpc_id: Any) -> Any:
@@ -49,15 +72,13 @@ def _other_id(rpc_id: Any) -> Any:
     return f"{rpc_id}-other" if isinstance(rpc_id, str) else 0
 
 
-def response(rpc_id: Any, options: Options, result: Any = None,
-             error: RpcError | None = None) -> dict[str, Any]:
-    if options.has("wrong-rpc-id"):
-        rpc_id = _other_id(rpc_id)
-    out: dict[str, Any] = {"jsonrpc": "2.0", "id": rpc_id}
-    if error is not None:
-        out["error"] = error_object(error, options)
-        return out
-    out["result"] = result
+def _break_error(out: dict[str, Any], error: RpcError, options: Options) -> dict[str, Any]:
+    wrong = variant(options, None, WRONG_CODES)
+    if wrong is not None:
+        out["code"] = wrong.get(error.case or "", wrong.get(error.code, error.code))
+        out["data"][0]["reason"] = reason(out["code"])
+    if ERROR_DATA_MISSING.on(options):
+        del out["data"]
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
 
 
 def agent_message(message_id: str, task_id: str, context_id: str, text: str) -> dict[str, Any]:
@@ -32,10 +32,6 @@ def artifact_update(task_id: str, context_id: str, artifact: dict[str, Any],
     if last_chunk:
         event["lastChunk"] = True
     return {"artifactUpdate": event}
-
-
-def result_kind(result: dict[str, Any]) -> str:
-    return next(iter(result))
 
 
 def event_state(result: dict[str, Any]) -> str | None:

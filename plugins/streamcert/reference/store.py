@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
 from .clock import parse_timestamp
+from .faults import switch, variant
 from .interactions import Ledger
 from .options import Options
 
@@ -55,6 +56,7 @@ class TaskRecord:
 class TaskStore:
     def __init__(self, options: Options) -> None:
         self.options = options
+        self._join = variant(options, join_parts, {ARTIFACTS_NOT_JOINED: _keep_last_chunk})
         self._tasks: dict[str, TaskRecord] = {}
         self._seq = itertools.count(1)
 
@@ -107,10 +109,8 @@ class TaskStore:
         stored = record.artifacts.get(incoming["artifactId"])
         if stored is None or not event.get("append"):
             record.artifacts[incoming["artifactId"]] = incoming
-        elif self.options.has("artifacts-not-joined"):
-            stored["parts"] = incoming["parts"]
         else:
-            join_parts(stored["parts"], incoming["parts"])
+            self._join(stored["parts"], incoming["parts"])
 
 
 def join_parts(parts: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:
@@ -125,3 +125,12 @@ def join_parts(parts: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:
 
 def _plain_text(part: dict[str, Any]) -> bool:
     return set(part) == {"text"} and isinstance(part["text"], str)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+ARTIFACTS_NOT_JOINED = switch("artifacts-not-joined")
+
+
+def _keep_last_chunk(parts: list[dict[str, Any]], more: list[dict[str, Any]]) -> None:
+    """artifacts-not-joined: an appended chunk replaces the artifact's parts."""
+    parts[:] = more

@@ -1,6 +1,6 @@
 """Writing a Stream as text/event-stream: one `data:` event per JSON-RPC response, close after terminal.
 
-The stream fault variants are applied here, each in one place.
+The correct writer comes first; the stream fault variants follow it, chosen at one point each.
 """
 
 from __future__ import annotations
@@ -10,15 +10,16 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from .. import a2a
+from ..protocols import a2a
 from . import rpc
+from .faults import switch
 from .methods import Stream
-from .options import NO_CLOSE_HOLD_S, Options
+from .options import Options
 from .shapes import artifact_update, event_state, status_update, to_v03
 from .store import TaskStore
 
 PING = b": ping\n\n"
-OTHER_CONTEXT = "00000000-0000-4000-8000-0000000fffff"  # for the wrong-context fault
+Results = AsyncIterator[dict[str, Any] | None]  # None marks a keep-alive
 
 
 class _Receiver:
@@ -44,13 +45,16 @@ class _Receiver:
             self.pending.cancel()
 
 
-async def results(stream: Stream, store: TaskStore, options: Options) -> AsyncIterator[dict[str, Any] | None]:
-    """The stream's results up to and including the terminal status; None marks a keep-alive."""
-    receiver = _Receiver(stream.queue, options.keepalive) if stream.queue is not None else None
-    # The interrupted-streams-silent fault: after a pause (or opened on a paused task) a stream goes quiet.
-    quiet_after_pause = options.has("interrupted-streams-silent")
-    closes_at_pause = options.d3 == "close" and not quiet_after_pause  # D3: the "close" reading
-    silent = quiet_after_pause and a2a.is_interrupted(stream.record.state)
+def results(stream: Stream, store: TaskStore, options: Options) -> Results:
+    """The stream's results up to and including the terminal status; None marks a keep-alive.
+    At an interrupted state the stream closes, or goes on under the "open" reading of conflict D3."""
+    if INTERRUPTED_STREAMS_SILENT.on(options):
+        return _quiet_after_pause(stream, _results(stream, store, options.keepalive, close_at_pause=False))
+    return _results(stream, store, options.keepalive, close_at_pause=options.d3 == "close")
+
+
+async def _results(stream: Stream, store: TaskStore, keepalive: float | None, close_at_pause: bool) -> Results:
+    receiver = _Receiver(stream.queue, keepalive) if stream.queue is not None else None
     try:
         if stream.first is not None:
             yield stream.first
@@ -58,75 +62,38 @@ async def results(stream: Stream, store: TaskStore, options: Options) -> AsyncIt
                 return
         while receiver is not None:
             result = await receiver.next()
-            if not silent:
-                yield result
+            yield result
             if result is not None and a2a.is_terminal(event_state(result)):
                 return
-            # A pause is a statusUpdate in an interrupted state (never the first Task of a stream).
-            paused = result is not None and "statusUpdate" in result and a2a.is_interrupted(event_state(result))
-            if paused and closes_at_pause:
+            if close_at_pause and _is_pause(result):
                 return
-            silent = silent or (paused and quiet_after_pause)
     finally:
         if receiver is not None:
             receiver.close()
             store.unsubscribe(stream.record, stream.queue)
 
 
-def _shape(result: dict[str, Any], stream: Stream, options: Options) -> dict[str, Any]:
-    """The result as this server variant writes it (the correct server: unchanged)."""
-    own = stream.origin == a2a.SEND_STREAMING_MESSAGE  # the task stream faults leave SubscribeToTask alone
-    if "task" in result and own and options.has("status-first"):
-        task = result["task"]
-        result = status_update(task["id"], task["contextId"], task["status"])
-    if "statusUpdate" in result and options.has("wrong-context"):
-        result = {"statusUpdate": {**result["statusUpdate"], "contextId": OTHER_CONTEXT}}
-    if "artifactUpdate" in result and options.has("two-kinds"):
-        result = {**result, "statusUpdate": {"taskId": stream.record.id, "contextId": stream.record.context_id,
-                                             "status": stream.record.status}}
-    if options.has("v03-names"):
-        result = to_v03(result)
-    return result
+def _is_pause(result: dict[str, Any] | None) -> bool:
+    # A pause is a statusUpdate in an interrupted state (never the first Task of a stream).
+    return result is not None and "statusUpdate" in result and a2a.is_interrupted(event_state(result))
 
 
-def encode(result: dict[str, Any], rpc_id: Any, options: Options, index: int, last: bool,
-           damage: bool = False) -> bytes:
-    """One SSE event. `damage`: this frame may be broken by the frame faults (frame 2 of a task stream)."""
-    envelope = result if options.has("bare-result") else rpc.response(rpc_id, options, result=result)
-    if damage and options.has("result-and-error"):
-        envelope["error"] = {"code": a2a.INTERNAL_ERROR, "message": "result-and-error fault"}
-    data = rpc.dumps(envelope)
-    if damage and options.has("bad-json-frame"):
-        data = data[:-1]
-    if damage and options.has("bad-utf8"):
-        cut = data.find(b'"text":"') + len(b'"text":"') if b'"text":"' in data else 1
-        data = data[:cut] + b"\xff" + data[cut:]
-    ending = b"\n" if last and options.has("unterminated-last-block") else b"\n\n"
-    return b"data: " + data + ending
+def encode(result: dict[str, Any], rpc_id: Any, options: Options) -> bytes:
+    """One SSE event: the result in its JSON-RPC response."""
+    return b"data: " + rpc.dumps(rpc.response(rpc_id, options, result=result)) + b"\n\n"
 
 
-async def sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
-    index = 0
-    own = stream.origin == a2a.SEND_STREAMING_MESSAGE  # frame faults break the task stream, not subscribers
+def sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
+    """The stream as SSE: one event per result, a `: ping` comment per keep-alive."""
+    if any(fault.on(options) for fault in WRITER_FAULTS):
+        return _broken_sse_body(stream, rpc_id, store, options)
+    return _sse_body(stream, rpc_id, store, options)
+
+
+async def _sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
     async with aclosing(results(stream, store, options)) as source:
         async for result in source:
-            if result is None:
-                yield PING
-                continue
-            index += 1
-            terminal = a2a.is_terminal(event_state(result))
-            last = terminal and not (own and options.has("event-after-terminal"))
-            damage = own and index == 2 and not terminal
-            yield encode(_shape(result, stream, options), rpc_id, options, index, last, damage)
-            if index == 2 and options.has("close-early"):
-                return
-    if own and options.has("event-after-terminal"):
-        late = artifact_update(stream.record.id, stream.record.context_id,
-                               {"artifactId": "late-note", "parts": [{"text": "written after the end"}]},
-                               last_chunk=True)
-        yield encode(late, rpc_id, options, index + 1, last=True)
-    if options.has("no-close"):
-        await asyncio.sleep(NO_CLOSE_HOLD_S)
+            yield PING if result is None else encode(result, rpc_id, options)
 
 
 async def drain(stream: Stream, store: TaskStore, options: Options) -> None:
@@ -134,3 +101,97 @@ async def drain(stream: Stream, store: TaskStore, options: Options) -> None:
     async with aclosing(results(stream, store, options)) as source:
         async for _ in source:
             pass
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+INTERRUPTED_STREAMS_SILENT = switch("interrupted-streams-silent")
+# What a result says (the task stream's faults leave SubscribeToTask alone).
+STATUS_FIRST = switch("status-first")
+WRONG_CONTEXT = switch("wrong-context")
+TWO_KINDS = switch("two-kinds")
+V03_NAMES = switch("v03-names")
+# How a result is framed: every frame, or frame 2 of a task stream when it is not the terminal one.
+BARE_RESULT = switch("bare-result")
+RESULT_AND_ERROR = switch("result-and-error")
+BAD_JSON_FRAME = switch("bad-json-frame")
+BAD_UTF8 = switch("bad-utf8")
+UNTERMINATED_LAST_BLOCK = switch("unterminated-last-block")
+# When the stream ends.
+CLOSE_EARLY = switch("close-early")
+EVENT_AFTER_TERMINAL = switch("event-after-terminal")
+NO_CLOSE = switch("no-close")
+WRITER_FAULTS = (STATUS_FIRST, WRONG_CONTEXT, TWO_KINDS, V03_NAMES, BARE_RESULT, RESULT_AND_ERROR, BAD_JSON_FRAME,
+                 BAD_UTF8, UNTERMINATED_LAST_BLOCK, CLOSE_EARLY, EVENT_AFTER_TERMINAL, NO_CLOSE)
+
+OTHER_CONTEXT = "00000000-0000-4000-8000-0000000fffff"  # wrong-context's contextId
+# How long no-close holds a stream open after the terminal status. The suite's tolerance is 2 s; a
+# client that leaves earlier ends the hold.
+NO_CLOSE_HOLD_S = 30.0
+
+
+async def _quiet_after_pause(stream: Stream, source: Results) -> Results:
+    """interrupted-streams-silent: a stream that has shown a pause, or was opened on a paused task,
+    carries nothing more (its opening Task aside) and closes at the end."""
+    silent = a2a.is_interrupted(stream.record.state)
+    async with aclosing(source):
+        async for result in source:
+            opening = result is not None and result is stream.first
+            if opening or not silent:
+                yield result
+            silent = silent or _is_pause(result)
+
+
+async def _broken_sse_body(stream: Stream, rpc_id: Any, store: TaskStore,
+                           options: Options) -> AsyncIterator[bytes]:
+    """sse_body as the stream-writing faults write it."""
+    own = stream.origin == a2a.SEND_STREAMING_MESSAGE  # these faults break the task stream, not subscribers
+    index = 0
+    async with aclosing(results(stream, store, options)) as source:
+        async for result in source:
+            if result is None:
+                yield PING
+                continue
+            index += 1
+            terminal = a2a.is_terminal(event_state(result))
+            yield _broken_event(_shape(result, stream, options), rpc_id, options, last=terminal,
+                                damage=own and index == 2 and not terminal)
+            if index == 2 and CLOSE_EARLY.on(options):
+                return
+    if own and EVENT_AFTER_TERMINAL.on(options):
+        late = artifact_update(stream.record.id, stream.record.context_id,
+                               {"artifactId": "late-note", "parts": [{"text": "written after the end"}]},
+                               last_chunk=True)
+        yield encode(late, rpc_id, options)
+    if NO_CLOSE.on(options):
+        await asyncio.sleep(NO_CLOSE_HOLD_S)
+
+
+def _shape(result: dict[str, Any], stream: Stream, options: Options) -> dict[str, Any]:
+    """The result as the shape faults write it."""
+    own = stream.origin == a2a.SEND_STREAMING_MESSAGE
+    if "task" in result and own and STATUS_FIRST.on(options):
+        task = result["task"]
+        result = status_update(task["id"], task["contextId"], task["status"])
+    if "statusUpdate" in result and WRONG_CONTEXT.on(options):
+        result = {"statusUpdate": {**result["statusUpdate"], "contextId": OTHER_CONTEXT}}
+    if "artifactUpdate" in result and TWO_KINDS.on(options):
+        result = {**result, "statusUpdate": {"taskId": stream.record.id, "contextId": stream.record.context_id,
+                                             "status": stream.record.status}}
+    if V03_NAMES.on(options):
+        result = to_v03(result)
+    return result
+
+
+def _broken_event(result: dict[str, Any], rpc_id: Any, options: Options, last: bool, damage: bool) -> bytes:
+    """One SSE event as the framing faults write it. `damage`: frame 2 of a task stream, not terminal."""
+    envelope = result if BARE_RESULT.on(options) else rpc.response(rpc_id, options, result=result)
+    if damage and RESULT_AND_ERROR.on(options):
+        envelope["error"] = {"code": a2a.INTERNAL_ERROR, "message": "result-and-error fault"}
+    data = rpc.dumps(envelope)
+    if damage and BAD_JSON_FRAME.on(options):
+        data = data[:-1]
+    if damage and BAD_UTF8.on(options):
+        cut = data.find(b'"text":"') + len(b'"text":"') if b'"text":"' in data else 1
+        data = data[:cut] + b"\xff" + data[cut:]
+    ending = b"\n" if last and UNTERMINATED_LAST_BLOCK.on(options) else b"\n\n"
+    return b"data: " + data + ending
