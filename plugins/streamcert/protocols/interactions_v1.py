@@ -22,6 +22,9 @@ INTERACTION_ID, KIND, PROMPT, DETAIL = "interactionId", "kind", "prompt", "detai
 APPROVED, VALUE = "approved", "value"
 
 DENIED = "tool.denied"  # what the model sees when a person denies a held call
+# request_connection: the prompt a person sees, and what the model sees after the answer.
+CONNECT_PROMPT = "Connect {app}: {reason}"
+CONNECTED, NOT_CONNECTED = "Connected: {app}", "Not connected: {app}"
 
 # request_connection cuts the app and the reason to these many characters (code points). Whether a
 # cut ends in the ellipsis is not said for these fields.

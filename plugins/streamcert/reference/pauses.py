@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..protocols import a2a
+from ..protocols import interactions_v1 as ix
 from ..protocols.interactions_v1 import APP_MAX, APPROVAL, CONNECTION, DENIED, QUESTION, REASON_MAX, STATE_OF
 from .faults import switch
 from .interactions import (
@@ -66,13 +67,13 @@ async def step_connect(run: Run, arg: Any) -> bool:
         raise ScriptError("connect needs an object {app, reason}")
     app = cut(text_arg(arg.get("app"), "the app"), APP_MAX, run.options)
     reason = cut(text_arg(arg.get("reason"), "the reason"), REASON_MAX, run.options)
-    interaction = Interaction(run.options.clock.new_id(), CONNECTION, f"Connect {app}: {reason}",
+    interaction = Interaction(run.options.clock.new_id(), CONNECTION, ix.CONNECT_PROMPT.format(app=app, reason=reason),
                               {"app": app, "reason": reason})
     answer = await pause(run, interaction)
     yes = connected(answer.value)
     if CONNECTION_TRUE_NOT_READ.on(run.options):  # only {"connected": true} connects
         yes = isinstance(answer.value, dict) and yes
-    run.last_result = f"Connected: {app}" if yes else f"Not connected: {app}"
+    run.last_result = (ix.CONNECTED if yes else ix.NOT_CONNECTED).format(app=app)
     return False
 
 

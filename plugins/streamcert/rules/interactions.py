@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocols import a2a
+from ..protocols import interactions_v1 as ix
 from ..protocols.interactions_v1 import (
     APP_MAX,
     APPROVAL,
@@ -356,7 +357,8 @@ def connection_prompt_and_outcome(v: Interruptions, out: Verdict) -> None:
     for pause, step in conns:
         meta, detail = pause.interaction or {}, _detail(pause)
         app, reason = detail.get("app"), detail.get("reason")
-        if not isinstance(app, str) or not isinstance(reason, str) or meta.get(PROMPT) != f"Connect {app}: {reason}":
+        texts = isinstance(app, str) and isinstance(reason, str)
+        if not texts or meta.get(PROMPT) != ix.CONNECT_PROMPT.format(app=app, reason=reason):
             why = f"pause {pause.n}: prompt {meta.get(PROMPT)!r}, detail {json.dumps(detail, ensure_ascii=False)}"
             bad.append((why, pause.evidence(why)))
             continue
@@ -374,7 +376,7 @@ def connection_prompt_and_outcome(v: Interruptions, out: Verdict) -> None:
         _, value = v.answer_sent(pause.n)
         yes = value is True or (isinstance(value, dict) and value.get("connected") is True)
         names = {app, step.arg.get("app")}
-        want = {f"Connected: {n}" if yes else f"Not connected: {n}" for n in names}
+        want = {(ix.CONNECTED if yes else ix.NOT_CONNECTED).format(app=n) for n in names}
         if seen not in want:
             why = f"answer {pause.n} ({json.dumps(value)}): the model saw {seen!r}, expected {sorted(want)[0]!r}"
             bad.append((why, pause.evidence(why)))
