@@ -377,3 +377,66 @@ def test_random_chunking_equals_one_shot(seed):
     whole, _ = parse([raw])
     pieces, _ = parse(split_at(raw, *cuts))
     assert fields(pieces) == fields(whole)
+
+
+# -- edges of the chunk-wise implementation -------------------------------------------------------
+def test_pending_cr_then_a_chunk_holding_only_part_of_a_character():
+    # The chunk after the CR decodes to nothing yet; the CR still ends "data: a", and the "é" that
+    # completes in the next chunk starts a new line (an unknown field), not the LF of a CRLF.
+    out, parser = parse([b"data: a\r", b"\xc3", b"\xa9\n\ndata: b\r", b"\n\r\n"])
+    assert [(e.data, e.t) for e in out] == [("a", 2.0), ("b", 3.0)]
+    assert not parser.invalid_utf8
+
+
+def test_long_line_in_7_byte_chunks_equals_one_shot():
+    line = ("é€🎉 " * 100_000)[:(1 << 20) // 3]  # about 1 MiB of UTF-8, with sequences cut by the chunks
+    raw = (f": {line}\r\nid: {line}\r\ndata:{line}\r\ndata: x\r\n\r\nx-{line}: y\r\ndata: {line}\r\n\r\n"
+           f"retry: 12\rdata: z\r\r").encode()
+    whole, p1 = parse([raw])
+    small, p2 = parse([raw[i:i + 7] for i in range(0, len(raw), 7)])
+    assert fields(small) == fields(whole)
+    assert [(e.kind, e.data) for e in whole] == [("comment", line), ("event", f"{line}\nx"), ("event", line),
+                                                 ("event", "z")]
+    assert [e.last_event_id for e in whole] == ["", line, line, line]
+    assert (p1.discarded, p1.invalid_utf8, p1.retry) == (p2.discarded, p2.invalid_utf8, p2.retry) == (None, False, 12)
+
+
+def test_long_lines_split_their_field_as_short_ones_do():
+    long = "v" * (1 << 17)
+    raw = (f"data:{long}\ndata:  {long}\ndata{long}: a\n:{long}\nid: 1\x00{long}\nevent: {long}\n\n").encode()
+    out, _ = parse([raw])
+    assert [(e.kind, e.data, e.event_type, e.last_event_id) for e in out] == [
+        ("comment", long, "message", ""), ("event", f"{long}\n {long}", long, "")]
+
+
+def test_invalid_utf8_in_an_unfinished_line_is_flagged_at_once():
+    # A stream cut before the line ends (no finish) must still report the bytes it saw.
+    parser = SSEParser()
+    assert parser.feed(b"data: a\xffb", 0.0) == []
+    assert parser.invalid_utf8 is True
+
+
+def test_a_sequence_cut_by_a_chunk_is_not_invalid():
+    parser = SSEParser()
+    assert parser.feed(b"data: a\xe2\x82", 0.0) == []
+    assert parser.invalid_utf8 is False
+    assert [e.data for e in parser.feed(b"\xac\n\n", 1.0)] == ["a€"]
+    assert parser.invalid_utf8 is False
+
+
+def test_invalid_utf8_in_a_long_line_and_in_its_field_name():
+    out, parser = parse([b"da\xfft: x\n", b"data: " + b"y" * 70_000 + b"\xed\xa0\x80\n\n"])
+    assert [e.data for e in out] == ["y" * 70_000 + "\ufffd" * 3]
+    assert parser.invalid_utf8 is True
+
+
+@pytest.mark.parametrize("chunks, discarded, invalid", [
+    ([BOM.encode()], None, False),
+    ([b"\xef", b"\xbb", b"\xbf"], None, False),
+    ([b"\xef", b"\xbb"], "\ufffd", True),
+    ([b"\xef\xbb", b"x\n"], "\ufffdx", True),
+], ids=["bom-only", "bom-bytewise", "bom-prefix-at-end", "bom-prefix-then-text"])
+def test_stream_that_is_only_a_bom_or_part_of_one(chunks, discarded, invalid):
+    out, parser = parse(chunks)
+    assert out == []
+    assert (parser.discarded, parser.invalid_utf8) == (discarded, invalid)
