@@ -4,7 +4,7 @@ Runs the pacing scenarios N times in a row (default 20) against the embedded ref
 busy-loop processes load both cores, and prints for every run the outcome of each timing requirement
 with what it measured, then how many runs gave anything but PASS.
 
-    python tests/bench_pacing.py [--runs N] [--no-load]
+    python bench/pacing.py [--runs N] [--no-load]
 """
 
 from __future__ import annotations

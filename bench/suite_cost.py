@@ -1,0 +1,101 @@
+"""Suite cost: the full embedded run (`streamcert run`) sequential and with `-- -n 2`, next to the
+scenarios' inherent time, the waits their scripts demand.
+
+The inherent time is read from cases/scenarios/*.json: every step's `sleep` and `think` (ms) and the
+`ms` of its `write`, `read_prompt` and `tool`, each scenario counted once (the embedded run plays each
+once). The steps of a task the driver cancels while it sleeps (cancel-subscribe's long task, the
+errors scenario's busy task) are not waited for and not counted. The drivers have no fixed waits of
+their own. Goals: sequential within 1.3× of inherent + 2 s; -n 2 no slower than sequential.
+
+    python bench/suite_cost.py [--runs 1] [--cap 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = ROOT / "cases" / "scenarios"
+CUT = {("cancel-subscribe", "script"), ("errors", "busy_script")}  # tasks canceled mid-sleep by their driver
+WAIT_KEYS = ("sleep", "think")  # a step's own milliseconds
+TIMED_KEYS = ("write", "read_prompt", "tool")  # a step whose object carries `ms`
+
+
+def step_ms(step: dict) -> int:
+    ms = sum(step[k] for k in WAIT_KEYS if isinstance(step.get(k), (int, float)))
+    return ms + sum(step[k].get("ms", 0) for k in TIMED_KEYS if isinstance(step.get(k), dict))
+
+
+def inherent() -> tuple[float, float, dict[str, float]]:
+    """(seconds counted, seconds cut by the drivers, seconds by scenario)."""
+    counted, cut, by_scenario = 0.0, 0.0, {}
+    for path in sorted(SCENARIOS.glob("*.json")):
+        doc = json.loads(path.read_text("utf-8"))
+        scripts = [(key, doc[key]) for key in ("script", "busy_script") if isinstance(doc.get(key), dict)]
+        scripts += [("scripts", s) for s in doc.get("scripts", []) if isinstance(s, dict)]
+        for key, script in scripts:
+            seconds = sum(step_ms(s) for s in script.get("steps", []) if isinstance(s, dict)) / 1000
+            if (doc["id"], key) in CUT:
+                cut += seconds
+            elif seconds:
+                counted += seconds
+                by_scenario[doc["id"]] = by_scenario.get(doc["id"], 0.0) + seconds
+    return counted, cut, by_scenario
+
+
+def slowest(junit: Path, n: int = 5) -> str:
+    """The n slowest tests of a run's junit.xml, and the sum of all its tests' times."""
+    cases = [(float(c.get("time") or 0), c.get("name") or "") for c in ET.parse(junit).iter("testcase")]
+    top = ", ".join(f"{name} {seconds:.2f}" for seconds, name in sorted(cases, reverse=True)[:n])
+    return f"tests sum {sum(s for s, _ in cases):.2f} s; slowest: {top}"
+
+
+def full_run(extra: list[str], cap: float) -> tuple[float, str]:
+    """Wall seconds of one `streamcert run`, and its last output line (pytest's summary) and slowest tests."""
+    with tempfile.TemporaryDirectory() as report:
+        cmd = [sys.executable, "-m", "streamcert", "run", "--report", report, *extra]
+        started = time.monotonic()
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
+        except subprocess.TimeoutExpired:
+            return float("nan"), f"not finished within {cap:.0f} s"
+        seconds = time.monotonic() - started
+        lines = done.stdout.strip().splitlines()
+        junit = Path(report) / "junit.xml"
+        tests = f"; {slowest(junit)}" if junit.exists() else ""
+        return seconds, f"exit {done.returncode}: {lines[-1] if lines else ''}{tests}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=1, help="runs of each mode (the median is kept)")
+    parser.add_argument("--cap", type=float, default=300.0, help="seconds one run may take")
+    args = parser.parse_args()
+    counted, cut, by_scenario = inherent()
+    print(f"inherent: {counted:.2f} s over {len(by_scenario)} scenarios "
+          f"({', '.join(f'{k} {v:.2f}' for k, v in sorted(by_scenario.items(), key=lambda kv: -kv[1]))}); "
+          f"{cut:.1f} s more in tasks the drivers cancel, not counted")
+    figures = {}
+    for name, extra in (("sequential", []), ("-n 2", ["--", "-n", "2"])):
+        times = []
+        for _ in range(args.runs):
+            seconds, summary = full_run(extra, args.cap)
+            times.append(seconds)
+            print(f"{name}: {seconds:.2f} s ({summary})", flush=True)
+        figures[name] = statistics.median(times)
+    seq, par = figures["sequential"], figures["-n 2"]
+    print(f"sequential {seq:.2f} s, -n 2 {par:.2f} s, inherent {counted:.2f} s; sequential/(inherent+2 s) "
+          f"{seq / (counted + 2):.2f}x (goal <= 1.3x), -n 2/sequential {par / seq:.2f}x (goal <= 1.0x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
