@@ -129,3 +129,23 @@ def test_unsupported_ids_skip_their_rules():
 def test_unjudgeable_carries_its_message():
     assert Unjudgeable().message == ""
     assert Unjudgeable("why", [{"a": 1}]).evidence == [{"a": 1}]
+
+
+def test_evidence_numbers_frames_among_data_events_and_follows_a_copy():
+    import copy
+
+    from logs import sse
+
+    from streamcert.framelog import Event
+    from streamcert.rules import ev_evidence
+
+    ex = sse("stream", ["a", "b", "c"])
+    ping = Event(index=1, t=0.0, kind="comment", data="ping")
+    ex.events.insert(1, ping)
+    a, b, c = (ev for ev in ex.events if not ev.is_comment)
+    assert [ev_evidence(ex, ev)["frame"] for ev in (a, ping, b, c)] == [1, 1, 2, 3]
+    assert ex.frame_number(Event(index=9, t=0.0, data="elsewhere")) == 0
+    twin = copy.deepcopy(ex)  # a copy is numbered on its own events, not on the original's
+    del twin.events[0]
+    assert [twin.frame_number(ev) for ev in twin.events] == [0, 1, 2]
+    assert "_frame_numbers" not in ex.to_json()  # the numbering is never saved

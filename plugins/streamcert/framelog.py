@@ -154,6 +154,20 @@ class Exchange:
     def data_events(self) -> list[Event]:
         return [e for e in self.events if not e.is_comment]
 
+    def frame_number(self, event: Event) -> int:
+        """The 1-based number of `event` among this exchange's data events (a comment: the number of the
+        data event before it); 0 when it is not one of this exchange's events. Numbered once per events list
+        and kept beside it (not a field: never saved), so evidence for every frame of a flood stays linear."""
+        key = (id(self.events), len(self.events))
+        cached = self.__dict__.get("_frame_numbers")
+        if cached is None or cached[0] != key:
+            numbers, n = {}, 0
+            for ev in self.events:
+                n += not ev.is_comment
+                numbers[id(ev)] = n
+            cached = self.__dict__["_frame_numbers"] = (key, numbers)
+        return cached[1].get(id(event), 0)
+
     def results(self) -> Iterator[tuple[Event, Any]]:
         """(event, JSON-RPC result) for every data event whose payload has an object `result`."""
         for ev in self.data_events():

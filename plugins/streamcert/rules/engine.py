@@ -272,13 +272,7 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 def frame_no(exchange: Exchange, event: Any) -> int:
     """1-based number of a data event among the exchange's data events (comments not counted)."""
-    n = 0
-    for ev in exchange.events:
-        if not ev.is_comment:
-            n += 1
-        if ev is event:
-            return n
-    return 0
+    return exchange.frame_number(event)
 
 
 def ev_evidence(exchange: Exchange, event: Any, note: str = "") -> dict[str, Any]:
