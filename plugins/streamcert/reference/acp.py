@@ -22,7 +22,7 @@ from typing import Any
 
 from ..protocols import acp
 from ..protocols.script import SCRIPT_KEY
-from .faults import Switch, check_fault, fault_argument, switch, variant
+from .faults import check_fault, fault_argument, subclass_variants, variant
 
 AGENT_INFO = {"name": "streamcert-reference", "title": "streamcert reference ACP agent", "version": "0.1.0"}
 
@@ -218,15 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # -- fault variants: each an agent that gets one thing wrong ----------------------------------------
-VARIANTS: dict[Switch, type[Agent]] = {}
-
-
-def _variant(name: str):
-    def register(cls: type[Agent]) -> type[Agent]:
-        VARIANTS[switch(name)] = cls
-        cls.fault = name
-        return cls
-    return register
+VARIANTS, _variant = subclass_variants()
 
 
 @_variant("acp-log-on-stdout")

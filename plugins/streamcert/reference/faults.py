@@ -366,6 +366,21 @@ def variant(program: Program | str | None, correct: T, variants: Mapping[Switch,
     return next((value for fault, value in variants.items() if fault.on(program)), correct)
 
 
+def subclass_variants() -> tuple[dict[Switch, type], Callable[[str], Callable[[type], type]]]:
+    """For a program whose fault variants are subclasses of its correct class (the line renderer, the ACP
+    agent): the table switch → subclass that `variant` reads, and the class decorator that fills it."""
+    table: dict[Switch, type] = {}
+
+    def register_as(name: str) -> Callable[[type], type]:
+        def register(cls: type) -> type:
+            table[switch(name)] = cls
+            cls.fault = name
+            return cls
+        return register
+
+    return table, register_as
+
+
 def unknown_fault_message(name: str) -> str:
     near = difflib.get_close_matches(name, FAULTS, n=1)
     hint = f"did you mean {near[0]!r}? " if near else ""

@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from ..protocols.progress import ENDINGS  # stopped and failed are drawn as their text alone
-from .faults import Switch, check_fault, fault_argument, switch, variant
+from .faults import check_fault, fault_argument, subclass_variants, variant
 
 SEPARATOR = " · "  # progress.line: "{{text}} · {{elapsed}}"
 
@@ -184,15 +184,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # -- fault variants: each a renderer that draws one thing as a wrong client does ---------------------
-VARIANTS: dict[Switch, type[Renderer]] = {}
-
-
-def _variant(name: str):
-    def register(cls: type[Renderer]) -> type[Renderer]:
-        VARIANTS[switch(name)] = cls
-        cls.fault = name
-        return cls
-    return register
+VARIANTS, _variant = subclass_variants()
 
 
 @_variant("texts-paraphrased")
