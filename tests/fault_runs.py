@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import threading
 import time
 import traceback
@@ -26,6 +27,13 @@ from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
 from streamcert.targets import SERVER, SLOTS, Target, reference_command
+
+# The pool starts the reference's stdio programs (line renderer, ACP agent) from many threads at once.
+# There CPython 3.11's vfork spawn once failed with "OSError: [Errno 14] Bad address" (a clean clone's CI
+# run, 1 in about 6 runs of the meta-test); a plain fork is the safe way to spawn from a threaded
+# process. The suite itself spawns from one thread, so only this harness needs it.
+if hasattr(subprocess, "_USE_VFORK"):
+    subprocess._USE_VFORK = False
 
 # A fault that never closes a stream is cut here (tolerance for the close is 2 s). It must stay well
 # above the longest pause of a scenario (cancel-subscribe waits 4 s for its second event, which a
