@@ -179,7 +179,7 @@ RuleFn = Callable[[Any, Any], Any]
 class Rule:
     fn: RuleFn
     req_ids: tuple[str, ...]
-    view: type
+    view: type[View]
 
     @property
     def name(self) -> str:
@@ -189,7 +189,7 @@ class Rule:
 _REGISTRY: dict[str, list[Rule]] = {}
 
 
-def rule(*req_ids: str, view: type) -> Callable[[RuleFn], RuleFn]:
+def rule(*req_ids: str, view: type[View]) -> Callable[[RuleFn], RuleFn]:
     """Register a rule for the requirement IDs it decides, reading `view` (a class with `of(log, ctx)`)."""
 
     def deco(fn: RuleFn) -> RuleFn:
@@ -253,7 +253,7 @@ def _apply(entry: Rule, log: FrameLog, ctx: RuleContext, views: dict[type, Any])
     return out.findings
 
 
-def _build(view_cls: type, log: FrameLog, ctx: RuleContext) -> Any:
+def _build(view_cls: type[View], log: FrameLog, ctx: RuleContext) -> Any:
     """A view, or the Unjudgeable that says why there is none (kept, so every rule reading it learns why)."""
     try:
         return view_cls.of(log, ctx)
