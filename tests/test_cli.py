@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -184,8 +185,9 @@ def test_serve_prints_its_url_first(tmp_path):
                             stderr=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:"), url
-        assert httpx.get(url + "/.well-known/agent-card.json", timeout=10).status_code == 200
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+", url), url
+        card = httpx.get(url + "/.well-known/agent-card.json", timeout=10).json()
+        assert card["supportedInterfaces"][0]["url"] == url + "/a2a/jsonrpc"  # the card names the URL it serves
     finally:
         proc.terminate()
         assert proc.wait(15) == 0, proc.stderr.read()

@@ -157,10 +157,6 @@ class Verdict:
         self.add(outcome, message, [ev for _, ev in bad[:SHOWN]], **kw)
         return True
 
-    @property
-    def decided(self) -> bool:
-        return bool(self.findings)
-
 
 class Verdicts(dict[str, Verdict]):
     """The collectors of a rule that decides several requirements, by ID."""

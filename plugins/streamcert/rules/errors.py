@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import Exchange, FrameLog
-from ..outcomes import Outcome
 from ..protocols import a2a
 from . import Run, Verdict, ex_evidence, rule
 from .unary import VIA_SSE, Answer, got_nothing, task_of
@@ -114,9 +113,10 @@ def streaming_refused(run: Run, out: Verdict) -> None:
             if c.ok and c.code == a2a.TASK_NOT_FOUND:
                 weak = ("SubscribeToTask on an unknown id (the setup task could not be made): TaskNotFoundError "
                         "accepted in place of UnsupportedOperationError")
-    _verdict(out, checks, reading=_via_reading(checks))
-    if weak and out.findings and out.findings[0].outcome == Outcome.PASS:
-        out.findings[0].outcome, out.findings[0].reading = Outcome.NON_STRICT, weak
+    if weak and checks and all(c.ok for c in checks):
+        out.non_strict("; ".join(c.text for c in checks), reading=weak)
+    else:
+        _verdict(out, checks, reading=_via_reading(checks))
 
 
 @rule("A2A-ERR-002", view=Run)
@@ -189,8 +189,8 @@ def error_details(run: Run, out: Verdict) -> None:
               if (why := _error_info_problem(err))]
     if misses:
         listed = "; ".join(why for why, _ in misses)
-        out.add(Outcome.NON_STRICT, f"SHOULD not met on {len(misses)} of {len(errors)} error response(s): {listed}",
-                [ev for _, ev in misses[:5]])
+        out.non_strict(f"SHOULD not met on {len(misses)} of {len(errors)} error response(s): {listed}",
+                       [ev for _, ev in misses[:5]])
     else:
         out.passed(f"all {len(errors)} error response(s) carry error.data with a google.rpc.ErrorInfo "
                    f"(reason, domain {a2a.ERROR_DOMAIN})")
