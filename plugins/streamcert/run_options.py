@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from . import limits
 from .catalogue import PROFILES
 from .targets import Target
 
@@ -39,6 +40,16 @@ def positive(value: str) -> float:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
     if number <= 0:
         raise argparse.ArgumentTypeError(f"{value!r} must be greater than 0")
+    return number
+
+
+def nonnegative(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must not be negative")
     return number
 
 
@@ -143,6 +154,19 @@ RUN_OPTIONS = (
     RunOption("headers", "--header", "--sut-header",
               "header sent on every request (repeatable; scrubbed from every output)", header, repeat=True,
               metavar="'NAME: VALUE'"),
+    RunOption("scrub", "--scrub", "--streamcert-scrub",
+              "another name (glob, any case) of a header, cookie, query parameter or JSON field whose values are "
+              "secrets, scrubbed from every output (repeatable)", repeat=True, metavar="PATTERN"),
+    RunOption("allow_origins", "--allow-origin", "--streamcert-allow-origin",
+              "another origin (scheme://host:port) the credentials may be sent to, e.g. a card's interface URL "
+              "(repeatable)", http_url, repeat=True, metavar="ORIGIN"),
+    *(RunOption(cap.field, cap.option, "--streamcert-" + cap.option[2:],
+                f"{cap.what} cap (default {limits.show(cap.default, cap.unit)})",
+                limits.byte_size if cap.unit == "bytes" else positive, cap.default, metavar=cap.unit.upper())
+      for cap in limits.CAPS),
+    RunOption("wait_for_target", "--wait-for-target", "--streamcert-wait-for-target",
+              "seconds to wait for the target to come up before the run (default 0: it must answer at once)",
+              nonnegative, 0.0, metavar="SECONDS"),
 )
 
 
@@ -166,4 +190,7 @@ def target_of(values: Mapping[str, Any]) -> Target:
     """The Target that option values (and the embedded reference's, merged in) describe."""
     fields = {f.name for f in dataclasses.fields(Target)} - {"headers"}
     chosen = {name: values[name] for name in fields if values.get(name) is not None}
+    for name in ("scrub", "allow_origins"):  # repeated options arrive as lists
+        if name in chosen:
+            chosen[name] = tuple(chosen[name])
     return Target(headers=dict(parse_header(raw) for raw in values.get("headers", ())), **chosen)

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import limits
+
 SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
 
 
@@ -81,6 +83,15 @@ class Target:
     line_cmd: str | None = None  # a progress-line renderer (DESIGN §7)
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (DESIGN §7)
+    # The caps of limits.py (their defaults, options and messages live there).
+    max_event_bytes: int = int(limits.MAX_EVENT.default)
+    max_body_bytes: int = int(limits.MAX_BODY.default)
+    max_stream_bytes: int = int(limits.MAX_STREAM.default)
+    max_decompressed_bytes: int = int(limits.MAX_DECOMPRESSED.default)
+    idle_limit: float = limits.IDLE.default  # seconds a response may stay silent between bytes
+    start_limit: float = limits.START.default  # seconds a subprocess target has to answer its first request
+    scrub: tuple[str, ...] = ()  # more names (glob, any case) of headers, cookies, query parameters, JSON fields
+    allow_origins: tuple[str, ...] = ()  # other origins the credentials may be sent to (scheme://host:port)
 
     def has(self, profile: str) -> bool:
         """Whether this target can be judged on a profile."""
