@@ -78,6 +78,22 @@ def test_out_of_order_and_duplicate_updates_are_ordered_by_timestamp():
     assert all(f.outcome == Outcome.PASS for f in found.values()), found
 
 
+def test_the_latest_plan_repeated_on_later_status_updates_is_no_extra_update():
+    # progress/v1: updates may arrive more than once; a client keeps the plan of the latest. A server that
+    # carries the latest plan again on its later status updates (here the one showing R2) sends no new plan.
+    events = [plan_update(P1, TS[0]), said("R1: Plan updated"), plan_update(P2, TS[1]),
+              plan_update(P2, TS[2]), said("R2: Plan updated")]
+    found = run(log_of(events, [P1, P2], get_plan=P2, list_plan=P2), "PLAN-001", "PLAN-002", "PLAN-011")
+    assert {r: f.outcome for r, f in found.items()} == {"PLAN-001": Outcome.PASS, "PLAN-002": Outcome.PASS}
+
+
+def test_an_earlier_plan_sent_again_after_a_later_one_is_an_extra_update():
+    events = [plan_update(P1, TS[0]), plan_update(P2, TS[1]), plan_update(P1, TS[2]),
+              said("R1: Plan updated"), said("R2: Plan updated")]
+    found = run(log_of(events, [P1, P2], get_plan=P1, list_plan=P1), "PLAN-001")
+    assert found["PLAN-001"].outcome == Outcome.FAIL, found
+
+
 @pytest.mark.parametrize("rid,events,get_plan,list_plan", [
     ("PLAN-001", [plan_update(P2, TS[1])], P2, P2),
     ("PLAN-002", [plan_update(P1, TS[0]), plan_update(P2[:1], TS[1])], P2[:1], P2[:1]),

@@ -60,16 +60,24 @@ def timestamp(upd: dict[str, Any]) -> datetime | None:
 
 
 def ordered(ex: Exchange) -> list[PlanUpdate]:
-    """Plan updates by status.timestamp (arrival breaks ties); a repeat (same time, same plan) counts once."""
+    """Plan updates by status.timestamp (arrival breaks ties); an update whose plan is the one before it
+    counts once: delivered twice, or the latest plan repeated on a later status update (progress/v1 lets
+    updates arrive more than once, and a client keeps the plan of the latest: a repeat changes nothing)."""
     items = streamed(ex)
     if all(timestamp(u.update) is not None for u in items):
         items = sorted(items, key=lambda u: timestamp(u.update))  # stable: arrival order among equals
     out: list[PlanUpdate] = []
     for item in items:
-        if out and out[-1].plan == item.plan and timestamp(out[-1].update) == timestamp(item.update):
+        if out and out[-1].plan == item.plan:
             continue
         out.append(item)
     return out
+
+
+def changes(calls: list[Any]) -> list[Any]:
+    """The calls with a call that repeats the plan of the call before it counted once: its update could
+    not be told from a repeat of the one before."""
+    return [c for k, c in enumerate(calls) if k == 0 or c != calls[k - 1]]
 
 
 def read_back(log: FrameLog) -> list[tuple[str, Exchange, Any]]:
@@ -148,8 +156,8 @@ class PlanUpdates:
 
     log: FrameLog
     stream: Exchange
-    updates: list[PlanUpdate]  # ordered, a repeat counted once
-    calls: list[Any]  # the well-shaped update_plan calls, in script order
+    updates: list[PlanUpdate]  # ordered, a repeat of the plan before counted once
+    calls: list[Any]  # the well-shaped update_plan calls, in script order, a repeat of the call before counted once
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> PlanUpdates:
@@ -164,7 +172,7 @@ class PlanUpdates:
     @classmethod
     def read(cls, log: FrameLog, ex: Exchange) -> PlanUpdates:
         """The same reading of any stream, whole or not."""
-        return cls(log, ex, ordered(ex), [c for c in plan_calls(log.script) if well_shaped(c)])
+        return cls(log, ex, ordered(ex), changes([c for c in plan_calls(log.script) if well_shaped(c)]))
 
     @property
     def script(self) -> dict[str, Any] | None:
