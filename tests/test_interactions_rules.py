@@ -403,9 +403,23 @@ def test_idem001_retry_gets_the_same_result():
     found = run(_retry_log(reuse_error=rpc_error(-32602)), "IDEM-001")["IDEM-001"]
     assert found.outcome == Outcome.PASS and found.reading == "the first answer's response again"
     assert "-32602" in found.measured["different_body"]
-    assert outcome_of(_retry_log(retry_error=rpc_error(-32602)), "IDEM-001") == Outcome.FAIL
     other = {"task": {**task("TASK_STATE_COMPLETED"), "id": "task-9"}}
     assert outcome_of(_retry_log(retry_result=other), "IDEM-001") == Outcome.FAIL
+
+
+def test_idem001_a_refused_retry_answered_once():
+    # "a retry with the same id answers once": refusing the retry is one defensible reading (reported).
+    found = run(_retry_log(retry_error=rpc_error(-32602)), "IDEM-001")["IDEM-001"]
+    assert found.outcome == Outcome.PASS and found.reading == "a refusal" and "-32602" in found.message
+
+
+def test_idem001_the_task_before_the_answer_is_a_second_answer():
+    now = {"task": task("TASK_STATE_WORKING")}  # moved on since the answer: the task as it is now
+    found = run(_retry_log(retry_result=now), "IDEM-001")["IDEM-001"]
+    assert found.outcome == Outcome.PASS and found.reading == "the task as it is now"
+    before = {"task": task("TASK_STATE_INPUT_REQUIRED", question(1).message)}  # pause 1 still open
+    found = run(_retry_log(retry_result=before), "IDEM-001")["IDEM-001"]
+    assert found.outcome == Outcome.FAIL and "before the answer" in found.message
 
 
 def test_idem002_retry_has_no_second_effect():

@@ -207,7 +207,8 @@ IX_FAULTS = (
           _ix(13)),
     Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "
           "data part", _ix(14), _int(1) + _ix(2)),
-    Fault("retry-refused", "an answer retried with the same messageId and body is refused (-32602)", _idem(1)),
+    Fault("retry-shows-before", "an answer retried with the same messageId and body gets the task as it was "
+          "before the answer (its interaction still open)", _idem(1)),
     Fault("retry-answers-again", "messageIds are not remembered: a retried answer answers whatever is open",
           _idem(2), _idem(1, 3) + _int(4)),  # (the twin answers the next question before GetTask reads it)
     Fault("concurrent-double-effect", "the messageId is recorded only once an answer is done: an identical answer "

@@ -162,10 +162,9 @@ def replay_of(ledger: Ledger, message: dict[str, Any], options: Options) -> Repl
     if message_id not in ledger.by_message or _retry_not_recognised(ledger, message_id, options):
         return None
     seen, result = ledger.by_message[message_id]
-    if seen == fingerprint(message) and not RETRY_REFUSED.on(options):
+    if seen == fingerprint(message):
         return Replay(result)
-    raise invalid_params(f"messageId {message_id!r} was already used on this task"
-                         + ("" if seen == fingerprint(message) else " for another message"))
+    raise invalid_params(f"messageId {message_id!r} was already used on this task for another message")
 
 
 def _ext_value(ext: dict[str, Any]) -> Any:
@@ -208,7 +207,6 @@ CONCURRENT_DOUBLE_EFFECT = switch("concurrent-double-effect")
 STALE_ANSWER_ACCEPTED = switch("stale-answer-accepted")
 INTERACTION_ID_IGNORED = switch("interaction-id-ignored")
 TEXT_APPROVES = switch("text-approves")
-RETRY_REFUSED = switch("retry-refused")
 ANSWER_VALUE_MANGLED = switch("answer-value-mangled")
 ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
 # concurrent-double-effect: how long after an answer is done its key still counts as in flight (the

@@ -41,6 +41,7 @@ class Agent:
     def __init__(self, spec: AgentSpec, options: Options, runners: set[asyncio.Task]) -> None:
         self.spec, self.options, self.runners = spec, options, runners
         self.store = TaskStore(options)
+        self._before_answer: dict[tuple[str, Any], dict[str, Any]] = {}  # (fault: retry-shows-before)
         self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
             a2a.SEND_MESSAGE: self.send_message,
             a2a.SEND_STREAMING_MESSAGE: self.send_streaming_message,
@@ -82,6 +83,8 @@ class Agent:
         admission = admit(record.interactions, message, self.options)
         if isinstance(admission, Replay):
             return record, admission
+        if isinstance(admission, Admitted) and RETRY_SHOWS_BEFORE.on(self.options):
+            self._before_answer[record.id, message.get("messageId")] = record.snapshot()
         copy_ = self._history_copy(message, record)
         record.history.append(copy_)
         record.inbox.put_nowait(admission.answer if isinstance(admission, Admitted) else copy_)
@@ -119,6 +122,9 @@ class Agent:
         immediately = p.optional_bool(config, "returnImmediately") or config.get("blocking") is False
         record, message, new, admission = self._admit(params)
         if isinstance(admission, Replay):
+            before = self._before_answer.get((record.id, message.get("messageId")))
+            if before is not None:  # (fault: retry-shows-before)
+                return {"task": copy.deepcopy(before)}
             return copy.deepcopy(await asyncio.shield(admission.result))
         queue = self.store.subscribe(record)
         # An answer is taken while the task still shows its pause: wait for it to move on first.
@@ -196,6 +202,7 @@ CANCEL_IGNORED = switch("cancel-ignored")
 SUBSCRIBE_TERMINAL_STREAMS = switch("subscribe-terminal-streams")
 SUBSCRIBE_NO_TASK = switch("subscribe-no-task")
 SECOND_STREAM_DIVERGES = switch("second-stream-diverges")
+RETRY_SHOWS_BEFORE = switch("retry-shows-before")
 
 
 def _new_ids(message: dict[str, Any], options: Options) -> tuple[str, str]:

@@ -32,21 +32,31 @@ def _numbered(v: Interruptions, prefix: str) -> list[tuple[int, Any]]:
 
 
 @rule("IDEM-001", view=Interruptions)
-def retry_gets_the_same_result(v: Interruptions, out: Verdict) -> None:
+def retry_answers_once(v: Interruptions, out: Verdict) -> None:
     for n, ex in _numbered(v, "retry_"):
         took, value = reply(ex)
         first_took, first = v.reply(f"answer_{n}")
-        if took is None or not first_took:
+        if took is None or not first_took or n > len(v.pauses):
             continue
         measured: dict[str, Any] = {}
         reused = _different_body(v, n)
         if reused:
             measured["different_body"] = f"the same messageId with another body was {reused}"
+        extra = f"; {measured['different_body']} (reported, not judged)" if measured else ""
         if not took:
-            out.failed(f"the retry of answer {n} (same messageId and body) got {named_code(value)}; expected the "
-                       "first answer's result or the task", [ex_evidence(ex)], measured=measured)
+            reading = "a refusal"
+            out.passed(f"the retry of answer {n} was refused with {named_code(value)}: answered once{extra}",
+                       measured=measured, reading=reading)
             continue
         task = value.get("task") if isinstance(value, dict) and isinstance(value.get("task"), dict) else value
+        answered = v.pauses[n - 1]
+        status = task.get("status") if isinstance(task, dict) and isinstance(task.get("status"), dict) else {}
+        if (value != first and status.get("state") == answered.state
+                and answered.interaction is not None and interaction_of(status.get("message")) == answered.interaction):
+            out.failed(f"the retry of answer {n} got the task as it was before the answer ({answered.state}, "
+                       f"its interaction {(answered.interaction or {}).get('interactionId')!r} still open): a second answer, not the first one's "
+                       "response", [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
+            continue
         if value == first:
             reading = "the first answer's response again"
         elif isinstance(task, dict) and task.get("id") == v.task_id:
@@ -55,7 +65,6 @@ def retry_gets_the_same_result(v: Interruptions, out: Verdict) -> None:
             out.failed(f"the retry of answer {n} got a result that is neither the first answer's nor the same task",
                        [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
             continue
-        extra = f"; {measured['different_body']} (reported, not judged)" if measured else ""
         out.passed(f"the retry of answer {n} succeeded with {reading}{extra}", measured=measured, reading=reading)
 
 
