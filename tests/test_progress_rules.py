@@ -201,7 +201,16 @@ def test_status_beside_progress_unchanged():
     assert outcome_of("PROG-014", good, steps=steps)[0] == Outcome.PASS
     assert outcome_of("PROG-014", replaced, steps=steps)[0] == Outcome.FAIL
     assert outcome_of("PROG-014", missing, steps=steps)[0] == Outcome.FAIL
-    assert outcome_of("PROG-014", ["not json", item(None)], steps=steps)[0] == Outcome.FAIL
+    without_progress = [{"status": "Planning"}, item(None, "Planning")]
+    assert outcome_of("PROG-014", without_progress, steps=steps)[0] == Outcome.FAIL
+
+
+def test_a_frame_with_neither_status_nor_progress_is_not_bound():
+    # "every frame … that carries the status text carries progress beside it": the sentence is conditional
+    steps = [{"status": "Planning"}, {"think": 100}, {"finish": "ok"}]
+    frames = [{"kind": "keep-alive"}, item(p("thinking"), "Planning"), "not json", item(None, "Planning")]
+    outcome, findings = outcome_of("PROG-014", frames, steps=steps)
+    assert outcome == Outcome.PASS and "2 frame(s) carried neither" in findings[0].message
 
 
 def test_phase_follows_the_steps():
@@ -219,7 +228,7 @@ def test_pointer_from_the_log():
     notes = {"progress_pointer": "/data/progress"}
     assert outcome_of("PROG-013", items, notes=notes)[0] == Outcome.PASS
     assert outcome_of("PROG-014", items, notes=notes)[0] == Outcome.PASS
-    assert outcome_of("PROG-014", items)[0] == Outcome.FAIL  # nothing at /progress
+    assert outcome_of("PROG-013", items)[0] == Outcome.FAIL  # nothing at /progress
 
 
 def test_no_answer_is_error():

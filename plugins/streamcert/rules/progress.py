@@ -356,11 +356,22 @@ def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
 
 @rule("PROG-014", view=ProgressStream)
 def status_beside(v: ProgressStream, out: Verdict) -> None:
-    bad = [(f.problem, v.evidence(f)) for f in v.frames if f.problem]
-    bad += [("no status text beside progress" if f.status is _MISSING else f"status is {f.status!r}, not a text",
-             v.evidence(f)) for f in v.frames if not f.problem and not isinstance(f.status, str)]
+    # "every frame … that carries the status text carries progress beside it": a frame that carries
+    # neither (a keep-alive, another kind of frame, one that is not JSON) is not bound by it.
+    bad, neither = [], 0
+    for f in v.frames:
+        has_progress, has_status = f.problem is None, f.status is not _MISSING
+        if not has_progress and not has_status:
+            neither += 1
+        elif not has_progress:
+            bad.append((f"a status text without progress beside it ({f.problem})", v.evidence(f)))
+        elif not has_status:
+            bad.append(("no status text beside progress", v.evidence(f)))
+        elif not isinstance(f.status, str):
+            bad.append((f"status is {f.status!r}, not a text", v.evidence(f)))
+    judged = [f for f in v.frames if f.problem is None or f.status is not _MISSING]
     if not bad and v.plan is not None:
-        shown = [f.status for f in v.frames]
+        shown = [f.status for f in judged]
         i = 0
         for text in v.plan.status_texts:
             while i < len(shown) and shown[i] != text:
@@ -370,8 +381,9 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
                 out.failed(f"the status text {text!r} set by the script never appears unchanged beside progress "
                            f"(texts seen: {quote(repr(seen), 200)})", [v.evidence(v.frames[-1])] if v.frames else [])
                 return
-    if not out.fail_each("frame(s) without the status text and progress side by side", bad) and v.frames:
-        out.passed(f"status beside progress on all {len(v.frames)} frames")
+    if not out.fail_each("frame(s) without the status text and progress side by side", bad) and judged:
+        out.passed(f"status beside progress on all {len(judged)} frames that carry either"
+                   + (f"; {neither} frame(s) carried neither (not bound by the sentence)" if neither else ""))
 
 
 @rule("PROG-015", view=ScriptedProgress)
