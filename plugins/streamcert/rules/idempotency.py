@@ -53,9 +53,9 @@ def retry_answers_once(v: Interruptions, out: Verdict) -> None:
         status = task.get("status") if isinstance(task, dict) and isinstance(task.get("status"), dict) else {}
         if (value != first and status.get("state") == answered.state
                 and answered.interaction is not None and interaction_of(status.get("message")) == answered.interaction):
-            out.failed(f"the retry of answer {n} got the task as it was before the answer ({answered.state}, "
-                       f"its interaction {(answered.interaction or {}).get('interactionId')!r} still open): a second answer, not the first one's "
-                       "response", [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
+            opened = (answered.interaction or {}).get("interactionId")
+            out.failed(f"the retry of answer {n} got the task as it was before the answer ({answered.state}, its "
+                       f"interaction {opened!r} still open): a second answer, not the first one's response", [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
             continue
         if value == first:
             reading = "the first answer's response again"
