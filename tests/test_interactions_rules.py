@@ -332,6 +332,15 @@ def test_ix010_cuts():
     reason = "🚀 Because: " + "e\u0301" * 200
     assert judge_cut(reason, reason[:279], 280)[0] == "utf16"  # 280 UTF-16 units
     assert judge_cut(reason, reason[:200], 280)[0] == "bad"
+    # grapheme clusters: the reason is 212 clusters (411 code points), so kept whole is one reading,
+    # and a cut to 280 clusters of a longer one another
+    assert judge_cut(reason, reason, 280)[0] == "graphemes"
+    longer = "Because: " + "e\u0301" * 300
+    assert judge_cut(longer, longer[:9 + 2 * 271], 280)[0] == "graphemes"
+    assert judge_cut(longer, longer[:9 + 2 * 250], 280)[0] == "bad"
+    graphemes = connection(app=app, cut=(app[:80], reason), reason=reason)
+    found = run(ix_log(graphemes), "IX-010")["IX-010"]
+    assert found.outcome == Outcome.NON_STRICT and "grapheme clusters" in found.message
     ok = connection(app=app, cut=(app[:80], "to file"))
     assert outcome_of(ix_log(ok), "IX-010") == Outcome.PASS
     wide = connection(app="y" + "🚀" * 100, cut=("y" + "🚀" * 39 + "\ufffd", "to file"))

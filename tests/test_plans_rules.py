@@ -154,6 +154,7 @@ def test_agents_without_the_builtin_send_no_plan(kind, rid):
 A121 = "a" * 121
 NB = "c" * 118 + E + "cc"  # a non-BMP character last kept by the strict cut
 COMB = "f" * 118 + "e\u0301" + "ff"  # the strict cut falls between a base and its combining mark
+ACUTE = "e\u0301"  # one grapheme cluster, two code points
 
 
 @pytest.mark.parametrize("raw,got,must_ok,should", [
@@ -161,7 +162,7 @@ COMB = "f" * 118 + "e\u0301" + "ff"  # the strict cut falls between a base and i
     (A121, "a" * 119 + "…", True, Outcome.PASS),
     (A121, A121, False, None),  # not cut
     (A121, "a" * 120, False, None),  # no ellipsis
-    (A121, "a" * 120 + "…", True, Outcome.NON_STRICT),  # limit plus ellipsis
+    (A121, "a" * 120 + "…", False, None),  # limit plus ellipsis: 121 however counted, over "at most 120"
     (NB, "c" * 118 + E + "…", True, Outcome.PASS),
     (NB, "c" * 118 + "\ud83d" + "…", False, None),  # lone surrogate
     (NB, "c" * 118 + "\ufffd" + "…", False, None),  # U+FFFD for the split character
@@ -170,7 +171,11 @@ COMB = "f" * 118 + "e\u0301" + "ff"  # the strict cut falls between a base and i
     ("b" * 119 + E, "b" * 119 + E, True, Outcome.PASS),  # within the limit in code points: unchanged (strict)
     (COMB, "f" * 118 + "e…", True, Outcome.PASS),  # strict cut between base and mark
     (COMB, "f" * 118 + "…", True, Outcome.PASS),  # grapheme-safe back-off
-    (A121, "a" * 50 + "…", True, Outcome.FAIL),  # a length no reading gives
+    (A121, "a" * 50 + "…", False, None),  # shorter than any reading's cut: changes what the agent wrote
+    (ACUTE * 130, ACUTE * 119 + "…", True, Outcome.NON_STRICT),  # counted in grapheme clusters
+    (ACUTE * 100, ACUTE * 100, True, Outcome.NON_STRICT),  # 200 code points, 100 clusters: within, kept whole
+    (ACUTE * 100, ACUTE * 59 + "e…", True, Outcome.PASS),  # strict: 119 code points and …
+    (ACUTE * 130, ACUTE * 118 + "…", False, None),  # 118 clusters: short under every counting
     (A121, "b" * 119 + "…", False, None),  # not a prefix
 ])
 def test_judge_cut(raw, got, must_ok, should):

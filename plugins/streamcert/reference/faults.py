@@ -91,11 +91,13 @@ PLAN_FAULTS = (
     Fault("plan-cut-no-ellipsis", "a long label is cut to 120 characters without the ellipsis", _plan(6)),
     Fault("plan-cut-splits-surrogate", "labels are cut by UTF-16 units, halving a surrogate pair at the cut "
           "(the lone half is sent as U+FFFD)", _plan(6), _plan(7)),
-    Fault("plan-cut-121", "a long label keeps 120 characters and adds the ellipsis (121 in all)", _plan(7)),
+    Fault("plan-cut-121", "a long label keeps 120 characters and adds the ellipsis (121 in all)", _plan(6),
+          _plan(7)),  # one label's cut is a grapheme-cluster cut (NON_STRICT)
     Fault("plan-cut-utf16", "labels are counted and cut in UTF-16 code units (a pair at the cut dropped "
           "whole)", _plan(7)),
     Fault("plan-note-no-ellipsis", "a long note is cut to 280 characters without the ellipsis", _plan(8)),
-    Fault("plan-note-cut-281", "a long note keeps 280 characters and adds the ellipsis (281 in all)", _plan(9)),
+    Fault("plan-note-cut-281", "a long note keeps 280 characters and adds the ellipsis (281 in all)", _plan(8),
+          _plan(9)),  # one note's cut is a grapheme-cluster cut (NON_STRICT)
     Fault("plan-length-fails", "update_plan fails (a tool error, no plan) when the plan is over a limit",
           _plan(10), _plan(1)),
     Fault("plan-wrong-shape-accepted", "update_plan drops the malformed steps and sends the rest as the plan",

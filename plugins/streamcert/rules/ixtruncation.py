@@ -1,8 +1,9 @@
 """IX-010: request_connection cuts the app and the reason to their limits (interactions/v1 · Connections).
 
-Characters are Unicode code points. A cut counted in UTF-16 code units is NON_STRICT (with both
-counts); a cut inside a character (a lone surrogate, U+FFFD) or one that is not a prefix of the text
-fails. Whether the cut ends in "…" is not said for these fields: both are accepted and reported.
+Characters are Unicode code points. A cut counted in UTF-16 code units or in grapheme clusters is
+NON_STRICT (with the counts); a cut inside a character (a lone surrogate, U+FFFD) or one that is not
+a prefix of the text fails. Whether the cut ends in "…" is not said for these fields: both are
+accepted and reported.
 This module keeps its own judge of a cut: it never calls the reference's truncation.
 """
 
@@ -12,13 +13,11 @@ from typing import Any
 
 from ..protocols.interactions_v1 import CONNECTION, DETAIL, ELLIPSIS, LIMITS
 from . import Verdict, rule
+from .characters import graphemes, utf16_len
 from .ixview import Interruptions
 
-STRICT, UTF16, BAD = "strict", "utf16", "bad"  # how one cut field is judged
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+STRICT, UTF16, GRAPHEMES, BAD = "strict", "utf16", "graphemes", "bad"  # how one cut field is judged
+WEAKER = {UTF16: "UTF-16 code units", GRAPHEMES: "grapheme clusters"}
 
 
 def judge_cut(given: str, got: Any, limit: int) -> tuple[str, str]:
@@ -30,6 +29,8 @@ def judge_cut(given: str, got: Any, limit: int) -> tuple[str, str]:
         return BAD, f"the cut splits a character (lone surrogate or U+FFFD): {counts}"
     if len(given) <= limit:
         return (STRICT, "not cut (within the limit)") if got == given else (BAD, f"{got!r} for {given!r}")
+    if got == given and graphemes(given) <= limit:
+        return GRAPHEMES, f"kept whole: within {limit} grapheme clusters ({graphemes(given)}; {counts})"
     body = got[:-1] if got.endswith(ELLIPSIS) else got
     if not given.startswith(body):
         return BAD, f"not a cut of the text: {counts}"
@@ -38,6 +39,8 @@ def judge_cut(given: str, got: Any, limit: int) -> tuple[str, str]:
         return STRICT, f"cut at {len(got)} code points{mark}"
     if utf16_len(got) == limit or (body != got and utf16_len(body) == limit):
         return UTF16, f"cut counted in UTF-16 code units{mark}: {counts}"
+    if graphemes(got) == limit or (body != got and graphemes(body) == limit):
+        return GRAPHEMES, f"cut counted in grapheme clusters{mark}: {graphemes(got)} clusters; {counts}"
     return BAD, f"cut at neither {limit} code points nor {limit} UTF-16 units{mark}: {counts}"
 
 
@@ -65,9 +68,11 @@ def connection_cut_to_its_limits(v: Interruptions, out: Verdict) -> None:
         out.failed(f"{text}; expected {limits} code points, never inside a character", [r[2] for r in bad])
         return
     measured = {"cuts": [r[1] for r in results]}
-    if any(r[0] == UTF16 for r in results):
-        out.non_strict(f"{text}: characters counted as UTF-16 code units, not code points",
-                       [r[2] for r in results if r[0] == UTF16], measured=measured, reading="UTF-16 code units")
+    weaker = sorted({WEAKER[r[0]] for r in results if r[0] in WEAKER})
+    if weaker:
+        counted = " and ".join(weaker)
+        out.non_strict(f"{text}: characters counted as {counted}, not code points",
+                       [r[2] for r in results if r[0] in WEAKER], measured=measured, reading=counted)
         return
     marks = sorted({f"ending in {ELLIPSIS}" if f"ending in {ELLIPSIS}" in r[1] else f"without {ELLIPSIS}"
                     for r in results})
