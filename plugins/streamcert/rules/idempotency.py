@@ -55,7 +55,8 @@ def retry_answers_once(v: Interruptions, out: Verdict) -> None:
                 and answered.interaction is not None and interaction_of(status.get("message")) == answered.interaction):
             opened = (answered.interaction or {}).get("interactionId")
             out.failed(f"the retry of answer {n} got the task as it was before the answer ({answered.state}, its "
-                       f"interaction {opened!r} still open): a second answer, not the first one's response", [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
+                       f"interaction {opened!r} still open): a second answer, not the first one's response",
+                       [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
             continue
         if value == first:
             reading = "the first answer's response again"
