@@ -233,9 +233,12 @@ def test_int004_and_ix005_fail_when_get_task_shows_another_pause():
 def test_int005_answer_to_an_ended_task():
     refused = unary("answer_terminal", error=rpc_error(-32004), rpc_method="SendMessage", t=60.0)
     found = run(ix_log(question(), after=[refused]), "A2A-INT-005")["A2A-INT-005"]
-    assert found.outcome == Outcome.PASS and "-32004" in found.reading
+    assert found.outcome == Outcome.PASS and "-32004" in found.message
     accepted = unary("answer_terminal", {"task": task("TASK_STATE_COMPLETED")}, rpc_method="SendMessage", t=60.0)
     assert outcome_of(ix_log(question(), after=[accepted]), "A2A-INT-005") == Outcome.FAIL
+    other = unary("answer_terminal", error=rpc_error(-32602), rpc_method="SendMessage", t=60.0)
+    found = run(ix_log(question(), after=[other]), "A2A-INT-005")["A2A-INT-005"]
+    assert found.outcome == Outcome.FAIL and "-32602" in found.message
 
 
 def test_a_failure_says_what_was_seen_and_cites_the_catalogue_source():

@@ -188,6 +188,8 @@ IX_FAULTS = (
           _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
     Fault("answer-terminal-accepted", "an interactions/v1 answer to a task in a terminal state is accepted",
           _int(5)),
+    Fault("answer-terminal-wrong-code", "an interactions/v1 answer to a task in a terminal state is refused with "
+          "-32602 instead of UnsupportedOperationError", _int(5)),
     Fault("approval-input-required", "an approval pauses in TASK_STATE_INPUT_REQUIRED", _ix(1)),
     Fault("interaction-no-extensions-list", "the interrupted status message does not list the extension in "
           "`extensions`", _ix(2)),

@@ -74,6 +74,8 @@ class Agent:
         if a2a.is_terminal(record.state):
             if _takes_answer_to_ended_task(message, self.options):
                 return record, Plain()
+            if _refuses_answer_to_ended_task_otherwise(message, self.options):
+                raise invalid_params(f"Task {record.id} has ended: there is no interaction to answer")
             raise RpcError(a2a.UNSUPPORTED_OPERATION,
                            f"Task {record.id} is in terminal state {record.state}", case="send-terminal")
         given = message.get("contextId")
@@ -189,6 +191,7 @@ class Agent:
 CLIENT_IDS = switch("client-ids")
 HISTORY_IDS_MISSING = switch("history-ids-missing")
 ANSWER_TERMINAL_ACCEPTED = switch("answer-terminal-accepted")
+ANSWER_TERMINAL_WRONG_CODE = switch("answer-terminal-wrong-code")
 CROSS_CONTEXT_ACCEPTED = switch("cross-context-accepted")
 STREAMING_NOT_REFUSED = switch("streaming-not-refused")
 STREAM_REFUSED = switch("stream-refused")
@@ -224,6 +227,11 @@ def _without_ids(message: dict[str, Any]) -> dict[str, Any]:
 def _takes_answer_to_ended_task(message: dict[str, Any], options: Options) -> bool:
     """answer-terminal-accepted: an interactions/v1 answer to an ended task is taken (and changes nothing)."""
     return ANSWER_TERMINAL_ACCEPTED.on(options) and interactions_v1.URI in (message.get("metadata") or {})
+
+
+def _refuses_answer_to_ended_task_otherwise(message: dict[str, Any], options: Options) -> bool:
+    """answer-terminal-wrong-code: an interactions/v1 answer to an ended task is refused with -32602."""
+    return ANSWER_TERMINAL_WRONG_CODE.on(options) and interactions_v1.URI in (message.get("metadata") or {})
 
 
 def _streams(spec: AgentSpec, options: Options) -> bool:

@@ -158,9 +158,14 @@ def answer_to_an_ended_task_refused(run: Run, out: Verdict) -> None:
     if ex is None or took is None:
         return
     if took:
-        out.failed("an answer to a task in a terminal state was accepted; expected a JSON-RPC error", [ex_evidence(ex)])
+        out.failed("an answer to a task in a terminal state was accepted; expected UnsupportedOperationError "
+                   f"({a2a.UNSUPPORTED_OPERATION})", [ex_evidence(ex)])
+    elif not isinstance(value, dict) or value.get("code") != a2a.UNSUPPORTED_OPERATION:
+        out.failed(f"an answer to a task in a terminal state was refused with {named_code(value)}; expected "
+                   f"UnsupportedOperationError ({a2a.UNSUPPORTED_OPERATION}), as for any message to an ended task",
+                   [ex_evidence(ex)])
     else:
-        out.passed(f"an answer to the ended task → {named_code(value)}", reading=f"refused with {named_code(value)}")
+        out.passed(f"an answer to the ended task → {named_code(value)}")
 
 
 # -- IX-: the open interaction ------------------------------------------------------------------------
