@@ -289,6 +289,15 @@ def test_ix003_fails_a_detail_without_the_tool():
     assert outcome_of(ix_log(p), "IX-003") == Outcome.FAIL
 
 
+def test_ix003_compares_the_reason_a_call_gives():
+    p = approval()
+    p.arg["reason"] = p.meta["detail"]["reason"] = "Opens the release pull request"
+    assert outcome_of(ix_log(p), "IX-003") == Outcome.PASS
+    del p.meta["detail"]["reason"]
+    found = run(ix_log(p), "IX-003")["IX-003"]
+    assert found.outcome == Outcome.FAIL and "Opens the release" in found.message
+
+
 def test_ix004_searches_everything_but_the_users_own_messages():
     log = ix_log(approval(approved=False), sentinel=SENTINEL)
     user = {"messageId": "u", "role": "ROLE_USER", "parts": [{"text": "go"}], "metadata": {"script": SENTINEL}}

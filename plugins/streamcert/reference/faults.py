@@ -194,6 +194,7 @@ IX_FAULTS = (
     Fault("interaction-no-extensions-list", "the interrupted status message does not list the extension in "
           "`extensions`", _ix(2)),
     Fault("approval-detail-missing-tool", "an approval's detail names the server but not the tool", _ix(3)),
+    Fault("approval-detail-no-reason", "an approval's detail leaves out the reason the held call gave", _ix(3)),
     Fault("approval-detail-args", "an approval's detail carries the held call's arguments", _ix(4)),
     Fault("get-task-interaction-dropped", "GetTask of a paused task leaves the interaction metadata off its "
           "status message", _ix(5), _ix(11) + _idem(2)),  # GetTask is how those see the open interaction

@@ -86,6 +86,7 @@ ASK_STAYS_WORKING = switch("ask-stays-working")
 RESUME_SUBMITTED = switch("resume-submitted")
 APPROVAL_DETAIL_ARGS = switch("approval-detail-args")
 APPROVAL_DETAIL_MISSING_TOOL = switch("approval-detail-missing-tool")
+APPROVAL_DETAIL_NO_REASON = switch("approval-detail-no-reason")
 APPROVAL_NOT_RUN = switch("approval-not-run")
 DENIAL_RUNS_CALL = switch("denial-runs-call")
 CONNECTION_TRUE_NOT_READ = switch("connection-true-not-read")
@@ -104,6 +105,8 @@ def _break_detail(detail: dict[str, Any], arg: dict[str, Any], options: Options)
         detail["args"] = arg.get("args", {})
     if APPROVAL_DETAIL_MISSING_TOOL.on(options):
         del detail["tool"]
+    if APPROVAL_DETAIL_NO_REASON.on(options):
+        detail.pop("reason", None)
     return detail
 
 

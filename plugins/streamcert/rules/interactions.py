@@ -233,13 +233,16 @@ def approval_names_the_held_call(v: Interruptions, out: Verdict) -> None:
     for pause, step in approvals:
         meta, detail = pause.interaction or {}, _detail(pause)
         want = {"server": step.arg.get("server"), "tool": step.arg.get("tool")}
+        if isinstance(step.arg.get("reason"), str):  # a call that gives no reason: none is asked for
+            want["reason"] = step.arg["reason"]
         got = {k: detail.get(k) for k in want}
         if got != want or not isinstance(meta.get(INTERACTION_ID), str) or not meta.get(INTERACTION_ID):
             why = (f"pause {pause.n}: detail {json.dumps(detail)}, interactionId {meta.get(INTERACTION_ID)!r}; "
                    f"the held call is {json.dumps(want)}")
             bad.append((why, pause.evidence(why)))
-    if not out.fail_each("approval(s) whose detail does not name the held call's server and tool", bad):
-        out.passed(f"{len(approvals)} approval(s) name the held call's server and tool")
+    if not out.fail_each("approval(s) whose detail does not name the held call's server, tool and reason", bad):
+        out.passed(f"{len(approvals)} approval(s) name the held call's server and tool, and its reason where it "
+                   "gave one")
 
 
 @rule("IX-004", view=Interruptions)
