@@ -389,6 +389,27 @@ def test_ix012_ix013_answers_to_no_open_interaction(rid, label):
     assert outcome_of(ix_log(question(1), question(2), after=[taken]), rid) == Outcome.FAIL
 
 
+@pytest.mark.parametrize("rid,label", [("IX-012", "wrong_id_2"), ("IX-013", "stale_2")])
+def test_ix012_ix013_the_task_stays_where_it_was(rid, label):
+    refused = unary(label, error=rpc_error(-32602), rpc_method="SendMessage", t=2.15)
+    stayed = unary(f"get_after_{label}", task("TASK_STATE_INPUT_REQUIRED", question(2).message), rpc_method="GetTask",
+                   t=2.16)
+    found = run(ix_log(question(1), question(2), after=[refused, stayed]), rid)[rid]
+    assert found.outcome == Outcome.PASS and "stayed where it was" in found.message
+    moved = unary(f"get_after_{label}", task("TASK_STATE_WORKING"), rpc_method="GetTask", t=2.16)
+    found = run(ix_log(question(1), question(2), after=[refused, moved]), rid)[rid]
+    assert found.outcome == Outcome.FAIL and "TASK_STATE_WORKING" in found.message
+
+
+def test_ix013_is_not_blamed_for_a_move_made_before_it():
+    wrong = unary("wrong_id_2", error=rpc_error(-32602), rpc_method="SendMessage", t=2.15)
+    moved = unary("get_after_wrong_id_2", task("TASK_STATE_WORKING"), rpc_method="GetTask", t=2.16)
+    stale = unary("stale_2", error=rpc_error(-32602), rpc_method="SendMessage", t=2.17)
+    still = unary("get_after_stale_2", task("TASK_STATE_WORKING"), rpc_method="GetTask", t=2.18)
+    found = run(ix_log(question(1), question(2), after=[wrong, moved, stale, still]), "IX-012", "IX-013")
+    assert found["IX-012"].outcome == Outcome.FAIL and found["IX-013"].outcome == Outcome.PASS
+
+
 def test_ix014_plain_client():
     p = question()
     del p.message["metadata"]

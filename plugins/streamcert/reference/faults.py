@@ -210,6 +210,8 @@ IX_FAULTS = (
           _ix(12), _ix(13)),  # the wrong id answers the last question: the stale answer then meets an ended task
     Fault("stale-answer-accepted", "an answer naming an interaction already answered is accepted (and ignored)",
           _ix(13)),
+    Fault("wrong-id-taken", "an answer naming an interaction never opened is refused, and taken anyway as the "
+          "answer to the open one", _ix(12)),
     Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "
           "data part", _ix(14), _int(1) + _ix(2)),
     Fault("retry-shows-before", "an answer retried with the same messageId and body gets the task as it was "

@@ -186,6 +186,18 @@ def _accept(ledger: Ledger, message_id: Any, print_: str, answer: Answer, option
     return Admitted(answer, result)
 
 
+def refused_but_taken(ledger: Ledger, message: dict[str, Any], options: Options) -> Answer | None:
+    """wrong-id-taken: an answer naming an interaction never opened is refused, and taken anyway as the
+    answer to the open one (the answer the player gets), or None."""
+    ext = interaction_of(message)
+    open_ = ledger.open
+    if not WRONG_ID_TAKEN.on(options) or ext is None or open_ is None:
+        return None
+    if ext.get("interactionId") == open_.id or ext.get("interactionId") in ledger.closed:
+        return None
+    return _accept(ledger, None, fingerprint(message), Answer(open_.id, _ext_value(ext), "extension"), options).answer
+
+
 def connected(value: Any) -> bool:
     """{"connected": true} or true connect; anything else declines."""
     return value is True or (isinstance(value, dict) and value.get("connected") is True)
@@ -208,6 +220,7 @@ STALE_ANSWER_ACCEPTED = switch("stale-answer-accepted")
 INTERACTION_ID_IGNORED = switch("interaction-id-ignored")
 TEXT_APPROVES = switch("text-approves")
 ANSWER_VALUE_MANGLED = switch("answer-value-mangled")
+WRONG_ID_TAKEN = switch("wrong-id-taken")
 ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
 # concurrent-double-effect: how long after an answer is done its key still counts as in flight (the
 # fault's race window, wide enough that a twin sent at the same moment always falls inside it).

@@ -12,7 +12,7 @@ from ..protocols import a2a, interactions_v1, progress_v1
 from . import params as p
 from .agents import AgentSpec
 from .faults import switch
-from .interactions import Admitted, Plain, Replay, admit, replay_of
+from .interactions import Admitted, Plain, Replay, admit, refused_but_taken, replay_of
 from .listing import list_tasks
 from .options import Options
 from .player import play
@@ -82,7 +82,12 @@ class Agent:
         # Our choice for a taskId of another context: InvalidParams (-32602), the request contradicts itself.
         if given and given != record.context_id and not CROSS_CONTEXT_ACCEPTED.on(self.options):
             raise invalid_params(f"Task {record.id} belongs to context {record.context_id}, not {given}")
-        admission = admit(record.interactions, message, self.options)
+        try:
+            admission = admit(record.interactions, message, self.options)
+        except RpcError:
+            if (taken := refused_but_taken(record.interactions, message, self.options)) is not None:
+                record.inbox.put_nowait(taken)  # (fault: wrong-id-taken)
+            raise
         if isinstance(admission, Replay):
             return record, admission
         if isinstance(admission, Admitted) and RETRY_SHOWS_BEFORE.on(self.options):

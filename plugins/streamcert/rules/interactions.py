@@ -416,16 +416,48 @@ def text_never_approves(v: Interruptions, out: Verdict) -> None:
             out.passed(f"a text reply to the approval → {REFUSED}, the task unchanged")
 
 
-@rule("IX-012", "IX-013", view=Run)
-def answers_to_no_open_interaction_refused(run: Run, out: Verdicts) -> None:
+@rule("IX-012", "IX-013", view=Interruptions)
+def answers_to_no_open_interaction_refused(v: Interruptions, out: Verdicts) -> None:
     for rid, prefix, what in (("IX-012", "wrong_id_", "an answer naming an interactionId that was never opened"),
                               ("IX-013", "stale_", "a new answer to the interaction already answered")):
-        for ex in [e for e in run.log.exchanges if e.label.startswith(prefix)]:
+        for ex in [e for e in v.log.exchanges if e.label.startswith(prefix)]:
             took, value = reply(ex)
             if took:
                 out[rid].failed(f"{what} was accepted; expected a JSON-RPC error", [ex_evidence(ex)])
             elif took is False:
-                out[rid].passed(f"{what} → {named_code(value)}", reading=f"refused with {named_code(value)}")
+                moved = _moved_since(v, ex.label)
+                if moved:
+                    out[rid].failed(f"{what} was refused with {named_code(value)}, but then {moved}: the refused "
+                                    "answer was taken", [ex_evidence(ex), ex_evidence(v.log.get(f"get_after_{ex.label}"))])
+                else:
+                    out[rid].passed(f"{what} → {named_code(value)}; the task stayed where it was",
+                                    reading=f"refused with {named_code(value)}")
+
+
+def _moved_since(v: Interruptions, label: str) -> str | None:
+    """What GetTask right after the refused request `label` (sent at pause N) shows that pause N does not
+    (another state, another open interaction); None when it shows pause N, was not fetched, or the task
+    had already moved before the request (then it is not this request's doing)."""
+    n = int(label.rsplit("_", 1)[1])
+    ex = v.log.get(label)
+    if n > len(v.pauses) or ex is None:
+        return None
+    pause = v.pauses[n - 1]
+    before = [x for x in v.log.exchanges[:v.log.exchanges.index(ex)] if x.rpc_method == a2a.GET_TASK]
+    if before and _differs(v.unary_result(before[-1].label), pause, v.extension):
+        return None
+    return _differs(v.unary_result(f"get_after_{label}"), pause, v.extension)
+
+
+def _differs(task: dict[str, Any] | None, pause: Pause, extension: bool) -> str | None:
+    status = task.get("status") if isinstance(task, dict) and isinstance(task.get("status"), dict) else None
+    if status is None:
+        return None
+    if status.get("state") != pause.state:
+        return f"GetTask shows {status.get('state')}, no longer pause {pause.n}'s {pause.state}"
+    if extension and interaction_of(status.get("message")) != pause.interaction:
+        return f"GetTask no longer shows pause {pause.n}'s open interaction"
+    return None
 
 
 @rule("IX-014", view=Interruptions)

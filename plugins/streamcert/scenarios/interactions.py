@@ -20,7 +20,7 @@ Labels written (read by streamcert.rules.interactions and .idempotency):
   retry_M, reuse_M              answer M sent again: same messageId and body / same messageId, other body
   get_after_retry_N             GetTask right after retry_M (M = N-1) at pause N
   wrong_id_N, stale_N           an answer naming no interaction / the interaction of pause N-1
-  get_checked_N                 GetTask after those refused or repeated answers
+  get_after_wrong_id_N, get_after_stale_N   GetTask right after each of them
   answer_N, answer_N_twin       the answer to pause N (the twin: the same request at the same moment); a
                                 SendStreamingMessage when both streams had ended (it then carries the task on)
   get_final, answer_terminal    GetTask after the streams ended; an answer to the ended task
@@ -212,7 +212,7 @@ async def _before(client, actions: list[str], n: int, task_id: str, context_id: 
         elif action == "wrong_id":
             await send(answer_message({"value": "to nothing"}, task_id, context_id,
                                       f"ix-not-an-interaction-{uuid.uuid4()}"), f"wrong_id_{n}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_wrong_id_{n}", extensions=exts)
         elif action == "stale" and n - 1 in opened:
             await send(answer_message({"value": "too late"}, task_id, context_id, opened[n - 1]), f"stale_{n}")
-    if actions:
-        await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_checked_{n}", extensions=exts)
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_stale_{n}", extensions=exts)
