@@ -57,6 +57,9 @@ def test_since_is_integer_unix_ms(since, want):
     (p("running_tool", what="ls"), Outcome.FAIL),  # tool is required
     (p("reading_prompt", done="5", total=10), Outcome.FAIL),
     (p("reading_prompt"), Outcome.PASS),  # without done/total where no prompt-progress came
+    (p("reading_prompt", done=5, total=10), Outcome.PASS),
+    (p("reading_prompt", done=5), Outcome.FAIL),  # done and total come as a pair
+    (p("reading_prompt", total=10), Outcome.FAIL),
     (p("waiting_for_model", model="m", reason="tired"), Outcome.FAIL),
     (p("waiting_for_person", what="approval", tool="bash"), Outcome.PASS),
     (p("stopped", reason="boredom"), Outcome.FAIL),

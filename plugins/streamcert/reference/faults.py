@@ -147,6 +147,7 @@ PROGRESS_FAULTS = (
     Fault("prog-unknown-phase", "the turn opens with a phase of no such name ('preparing')", ("PROG-001",)),
     Fault("prog-since-seconds", "since is Unix time in seconds, with a fraction", ("PROG-002",)),
     Fault("prog-field-types", "reading_prompt's done and total are strings", ("PROG-003",)),
+    Fault("prog-done-without-total", "reading_prompt sends done without total", ("PROG-003",)),
     Fault("prog-null-field", "fields not known are sent as null (done/total, rate, what)", ("PROG-004",)),
     Fault("prog-guessed-what", "a tool call without a title gets the tool's name as its what", ("PROG-005",)),
     Fault("prog-what-unshortened", "running_tool's what is the whole command, several lines and long", ("PROG-006",)),
