@@ -225,6 +225,14 @@ def test_complete_lists_pass_and_diff_fails():
     assert outcome_of(diff, "ACP-PLAN-027", TWO_STATES) == Outcome.FAIL
     wrong_status = agent_run([items("p", e("Inventory"), e("Port")), items("p", A, e("Port", "pending"))])
     assert outcome_of(wrong_status, "ACP-PLAN-027", TWO_STATES) == Outcome.FAIL
+    wrong_priority = agent_run([items("p", e("Inventory"), e("Port")), items("p", A, e("Port", "in_progress", "low"))])
+    assert outcome_of(wrong_priority, "ACP-PLAN-027", TWO_STATES) == Outcome.FAIL
+
+
+def test_complete_lists_a_priority_the_script_left_out_may_be_filled_in():
+    bare = {"content": "Inventory", "status": "pending"}
+    ctx = script(plan_step("p", bare))
+    assert outcome_of(agent_run([items("p", e("Inventory", priority="medium"))]), "ACP-PLAN-027", ctx) == Outcome.PASS
 
 
 def test_complete_lists_v1_stable_with_empty_removal():

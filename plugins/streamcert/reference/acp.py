@@ -308,6 +308,12 @@ class _UnknownPriority(Agent):
         return _no_underscore(entry, "priority")
 
 
+@_variant("acp-priority-reset")
+class _PriorityReset(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {**entry, "priority": "medium"}
+
+
 @_variant("acp-relative-file-uri")
 class _RelativeFileUri(Agent):
     def file_uri(self, sid: str, path: str) -> str:

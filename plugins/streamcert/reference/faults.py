@@ -127,11 +127,13 @@ _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for na
     ("acp-v2-plan-form", "v2: item plans are sent in the removed v1 `plan` form", _acp(20), ()),
     ("acp-no-plan-id", "custom (`_`) plan variants are sent without planId", _acp(21),
      _acp(30, 31)),  # a plan without its id cannot be told reported
-    ("acp-entry-missing-priority", "plan entries are sent without priority", _acp(22), ()),
+    ("acp-entry-missing-priority", "plan entries are sent without priority", _acp(22),
+     _acp(27)),  # the entry's priority is not the one the script gave
     ("acp-unknown-status", "custom statuses lose their `_` (`_blocked` goes out as `blocked`)", _acp(23),
      _acp(27)),  # the entry's status is not the one the script gave
     ("acp-unknown-priority", "custom priorities lose their `_` (`_stretch` goes out as `stretch`)",
-     _acp(24), ()),
+     _acp(24), _acp(27)),  # the entry's priority is not the one the script gave
+    ("acp-priority-reset", "every plan entry goes out with priority medium, whatever the script gave", _acp(27), ()),
     ("acp-custom-type-no-underscore", "custom plan types lose their `_` (`_kanban` goes out as `kanban`)",
      _acp(25), ()),
     ("acp-relative-file-uri", "file plans carry the script's relative path as their uri", _acp(26), ()),

@@ -246,9 +246,16 @@ def _script_plans(steps: list[Any]) -> tuple[dict[str, list[list[tuple]]], list[
 
 
 def _normal(entries: Any) -> list[tuple]:
-    """An entry list as the completeness check compares it: content and current status, in order."""
-    return [(e.get("content"), e.get("status")) if isinstance(e, dict) else (repr(e), None)
+    """An entry list as the completeness check compares it: content, priority and current status, in order."""
+    return [(e.get("content"), e.get("priority"), e.get("status")) if isinstance(e, dict) else (repr(e), None, None)
             for e in (entries if isinstance(entries, list) else [])]
+
+
+def _is_state(got: list[tuple], want: list[tuple]) -> bool:
+    """Whether `got` is the plan state `want`: every entry's content and status, and its priority where the
+    script gave one (an agent may fill in a priority the script left out)."""
+    return len(got) == len(want) and all(
+        g[0] == w[0] and g[2] == w[2] and (w[1] is None or g[1] == w[1]) for g, w in zip(got, want))
 
 
 @rule("ACP-PLAN-027", view=AcpTurn)
@@ -269,9 +276,8 @@ def complete_lists(v: AcpTurn, out: Verdict) -> None:
         else:
             continue
         judged += 1
-        if got not in want:
-            subset = any(set(got) < set(s) for s in want) or any(
-                {c for c, _ in got} < {c for c, _ in s} for s in want)
+        if not any(_is_state(got, state) for state in want):
+            subset = any({e[0] for e in got} < {e[0] for e in s} for s in want)
             why = ("a partial list (a diff?)" if subset else "a list the script never gave")
             bad.append((ev, f"{why}: {len(got)} entr(ies) {quote(json.dumps(got), 160)}"))
     if not judged:
@@ -280,7 +286,7 @@ def complete_lists(v: AcpTurn, out: Verdict) -> None:
         out.failed(f"{len(bad)} of {judged} update(s) are not a complete state of their plan; the first: {bad[0][1]}; "
                    "expected every entry with its current status in each update",
                    [v.evidence(e, why) for e, why in bad[:3]],
-                   reading="each update equals one state the script gave that plan (content, status, order)")
+                   reading="each update equals one state the script gave that plan (content, priority, status, order)")
     else:
         out.passed(f"{judged} update(s), each a complete state of its plan")
 
