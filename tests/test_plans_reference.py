@@ -51,10 +51,19 @@ def server():
 @pytest.mark.parametrize("sid", ["plan-replace", "plan-limits", "plan-wrong-shape", "plan-no-tool", "plan-shadow"])
 def test_reference_passes_the_plan_scenarios(server, sid):
     scenario = load_scenario(sid)
-    log = run_scenario(sid, Target(a2a_url=server.url, stream_limit=5.0))
+    agents = {"no_plan_url": server.agent_url("no-plan"), "plan_shadow_url": server.agent_url("plan-shadow")}
+    log = run_scenario(sid, Target(a2a_url=server.url, stream_limit=5.0, **agents))
     found = judge(log, scenario.requirements, RuleContext(scenario=scenario))
     assert {f.req_id for f in found} == set(scenario.requirements)
     assert all(f.outcome == Outcome.PASS for f in found), [f for f in found if f.outcome != Outcome.PASS]
+
+
+@pytest.mark.parametrize("sid,option", [("plan-no-tool", "--no-plan-url"), ("plan-shadow", "--plan-shadow-url")])
+def test_the_other_agents_are_found_only_where_they_are_named(server, sid, option):
+    scenario = load_scenario(sid)
+    log = run_scenario(sid, Target(a2a_url=server.url, stream_limit=5.0))
+    found = judge(log, scenario.requirements, RuleContext(scenario=scenario))
+    assert found and all(f.outcome == Outcome.UNSUPPORTED and option in f.message for f in found), found
 
 
 def test_reference_plans_are_replaced_and_read_back(server):

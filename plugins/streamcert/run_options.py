@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,10 +74,54 @@ def fault_name(value: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def existing_file(value: str) -> str:
-    if not Path(value).is_file():
-        raise argparse.ArgumentTypeError(f"{value}: no such file")
+def origin(value: str) -> str:
+    """An origin, scheme://host[:port] (RFC 6454): no path, query, fragment or user info."""
+    parsed = urlparse(value)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = -1
+    if (parsed.scheme not in ("http", "https") or not parsed.hostname or parsed.path not in ("", "/")
+            or parsed.query or parsed.fragment or "@" in parsed.netloc or port == -1):
+        raise argparse.ArgumentTypeError(f"{value!r} is not an origin such as https://agent.example.com:8443 "
+                                         "(scheme://host[:port], no path)")
+    host = parsed.hostname if ":" not in parsed.hostname else f"[{parsed.hostname}]"
+    return f"{parsed.scheme}://{host}" + (f":{port}" if port is not None else "")
+
+
+def baseline_file(value: str) -> str:
+    """A baseline that can be read, is JSON, has the documented shape and names only known ids."""
+    from .report.aggregate import load_baseline
+
+    try:
+        load_baseline(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return value
+
+
+def writable_dir(value: str) -> str:
+    """A directory the run can write into (it is created at the end if missing). Checked without
+    leaving anything behind: a file is created in the nearest existing folder and removed at once."""
+    path = Path(value)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "is a file" if existing == path else f"is under {existing}, which is a file"
+        raise argparse.ArgumentTypeError(f"{value}: cannot be a directory: it {where}")
+    try:
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{value}: cannot be written ({exc.strerror or exc})") from None
+    return value
+
+
+def scrub_pattern(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty pattern would name nothing")
+    return value.strip()
 
 
 def progress_cases_file(value: str) -> str:
@@ -124,6 +169,10 @@ RUN_OPTIONS = (
               http_url),
     RunOption("nostream_url", "--nostream-url", "--sut-nostream-url",
               "an agent of the same implementation whose card declares streaming: false", http_url),
+    RunOption("no_plan_url", "--no-plan-url", "--sut-no-plan-url",
+              "the same implementation's agent without update_plan (plans profile)", http_url),
+    RunOption("plan_shadow_url", "--plan-shadow-url", "--sut-plan-shadow-url",
+              "the same implementation's agent with its own tool named update_plan (plans profile)", http_url),
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),
@@ -140,10 +189,12 @@ RUN_OPTIONS = (
     RunOption("level", "--level", "--streamcert-level", "lowest requirement level judged (default: may, i.e. all)",
               default="may", choices=("must", "should", "may")),
     RunOption("report", "--report", "--streamcert-report",
-              f"report directory: compatibility.json, report.md, report.html (default {DEFAULT_REPORT})"),
-    RunOption("record", "--record", "--record", "write a cassette of each scenario into this directory"),
+              f"report directory: compatibility.json, report.md, report.html (default {DEFAULT_REPORT})",
+              writable_dir),
+    RunOption("record", "--record", "--record", "write a cassette of each scenario into this directory",
+              writable_dir),
     RunOption("baseline", "--baseline", "--baseline", "expected failures: a JSON file (see the README)",
-              existing_file),
+              baseline_file),
     RunOption("fault", "--fault", "--sut-fault", "embedded reference only: run the suite against this fault variant",
               fault_name),
     RunOption("stream_limit", "--stream-limit", "--stream-limit",
@@ -156,10 +207,10 @@ RUN_OPTIONS = (
               metavar="'NAME: VALUE'"),
     RunOption("scrub", "--scrub", "--streamcert-scrub",
               "another name (glob, any case) of a header, cookie, query parameter or JSON field whose values are "
-              "secrets, scrubbed from every output (repeatable)", repeat=True, metavar="PATTERN"),
+              "secrets, scrubbed from every output (repeatable)", scrub_pattern, repeat=True, metavar="PATTERN"),
     RunOption("allow_origins", "--allow-origin", "--streamcert-allow-origin",
               "another origin (scheme://host:port) the credentials may be sent to, e.g. a card's interface URL "
-              "(repeatable)", http_url, repeat=True, metavar="ORIGIN"),
+              "(repeatable)", origin, repeat=True, metavar="ORIGIN"),
     *(RunOption(cap.field, cap.option, "--streamcert-" + cap.option[2:],
                 f"{cap.what} cap (default {limits.show(cap.default, cap.unit)})",
                 limits.byte_size if cap.unit == "bytes" else positive, cap.default, metavar=cap.unit.upper())

@@ -32,6 +32,9 @@ SLOTS = (
     Slot("a2a", "a2a_url", ("a2a", "interactions", "plans"), SERVER),
     # The A2A agent's twin whose card declares streaming: false (A2A-ERR-001): no profile of its own.
     Slot("nostream", "nostream_url", (), SERVER, "/agents/no-streaming"),
+    # The agents of the plans profile without update_plan, and with a tool of their own of that name.
+    Slot("no-plan", "no_plan_url", (), SERVER, "/agents/no-plan"),
+    Slot("plan-shadow", "plan_shadow_url", (), SERVER, "/agents/plan-shadow"),
     Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
     Slot("progress", "progress_url", ("progress",), SERVER, "/progress"),  # POST the script, read SSE
     Slot("client", "client_cmd", ("client",)),
@@ -74,6 +77,8 @@ class Target:
 
     a2a_url: str | None = None
     nostream_url: str | None = None  # an agent whose card declares streaming: false (A2A-ERR-001)
+    no_plan_url: str | None = None  # the implementation's agent without update_plan (PLAN-016)
+    plan_shadow_url: str | None = None  # its agent with a tool of its own named update_plan (PLAN-017)
     stream_limit: float = 15.0  # seconds a single stream may stay open before it is cut
     timeout: float = 10.0  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output

@@ -7,9 +7,10 @@ Labels written:
   list_tasks  ListTasks by the task's contextId (extension activated)
 
 A scenario may name `"agent": "no-plan"` or `"plan-shadow"`: the implementation's agent without
-update_plan, or with its own tool of that name. The suite looks for it at <target>/agents/<name>
-(where the reference serves them); without an agent card there, its requirements are UNSUPPORTED.
-log.notes["plan_agent"] says which agent played ("plan", "no-plan", "shadow").
+update_plan, or with its own tool of that name, given by `--no-plan-url` / `--plan-shadow-url` (the
+embedded reference serves them under /agents/); without that URL, or without an agent card there,
+its requirements are UNSUPPORTED with the reason. log.notes["plan_agent"] says which agent played
+("plan", "no-plan", "shadow").
 """
 
 from __future__ import annotations
@@ -21,13 +22,22 @@ from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, task_ids, unsupported, user_message
 
 AGENT_KINDS = {"no-plan": "no-plan", "plan-shadow": "shadow"}
+AGENT_URLS = {"no-plan": ("no_plan_url", "--no-plan-url", "agent without update_plan"),
+              "plan-shadow": ("plan_shadow_url", "--plan-shadow-url", "agent with its own tool named update_plan")}
 
 
 @driver("plans")
 async def plans(target: Target, scenario: Scenario, log: FrameLog) -> None:
     name = scenario.data.get("agent")
-    url = (target.a2a_url or "").rstrip("/") + (f"/agents/{name}" if name else "")
     log.notes["plan_agent"] = AGENT_KINDS.get(name, "plan")
+    url = target.a2a_url or ""
+    if name:
+        field, option, what = AGENT_URLS[name]
+        url = getattr(target, field) or ""
+        if not url:
+            unsupported(log, list(scenario.requirements), f"this case needs the implementation's {what}: "
+                                                          f"give its URL with {option}")
+            return
     client, card = await _open(target, log, url)
     try:
         reqs = list(scenario.requirements)
