@@ -6,11 +6,13 @@ SCENARIOS = {
     "ix-question": "A question: INPUT_REQUIRED, answered with a JSON value, the answer retried, then sent after the end",
     "ix-question-plain": "A question to a client without the extension, answered by plain text",
     "ix-approval-granted": "Two held calls approved (approved: true, value: true); never the arguments",
-    "ix-approval-denied": "A held call denied: the model sees tool.denied",
+    "ix-approval-denied": "Held calls denied by approved: false and by value: false: the model sees tool.denied",
     "ix-approval-text": "A held call answered by text: -32004, the task unchanged; then approved",
-    "ix-connection": "Four connections: {connected: true}, true, approved: true, {connected: false}",
+    "ix-connection": "Connections: {connected: true}, true, approved: true, {connected: false}, and other values "
+                     "(Not connected)",
     "ix-truncation": "request_connection with an over-long app and reason (emoji, combining marks at the cut)",
     "ix-two-questions": "Two questions in a row: retry, reused messageId, wrong and stale interactionIds",
+    "ix-answer-forms": "Questions answered with approved, a plain data reply, and values of every JSON type",
     "ix-concurrent": "Two identical answers at the same moment: one effect",
 }
 

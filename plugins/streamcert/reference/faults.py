@@ -213,6 +213,12 @@ IX_FAULTS = (
           _ix(12), _ix(13)),  # the wrong id answers the last question: the stale answer then meets an ended task
     Fault("stale-answer-accepted", "an answer naming an interaction already answered is accepted (and ignored)",
           _ix(13)),
+    Fault("value-false-approves", "an approval answered with value: false (not approved) is taken as a yes",
+          _ix(7)),
+    Fault("question-approved-ignored", "a question answered with approved gets no value: the model sees null",
+          _ix(8)),
+    Fault("connection-truthy", "a connection answered with any value but false, null or {connected: false} "
+          "connects (\"yes\", 1 and {connected: \"true\"} included)", _ix(9)),
     Fault("wrong-id-taken", "an answer naming an interaction never opened is refused, and taken anyway as the "
           "answer to the open one", _ix(12)),
     Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "

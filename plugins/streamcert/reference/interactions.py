@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocols import a2a
-from ..protocols.interactions_v1 import APPROVAL, URI, interaction_of
+from ..protocols.interactions_v1 import APPROVAL, QUESTION, URI, interaction_of
 from .faults import switch
 from .options import Options
 from .rpc import RpcError, invalid_params
@@ -141,7 +141,7 @@ def admit(ledger: Ledger, message: dict[str, Any], options: Options) -> Plain | 
             raise invalid_params(f"interaction {iid!r} is not open on this task (the open one is {open_.id})")
         if "approved" not in ext and "value" not in ext:
             raise invalid_params("an interactions/v1 answer needs approved or value")
-        answer = Answer(open_.id, _ext_value(ext), "extension")
+        answer = Answer(open_.id, _break_ext_value(_ext_value(ext), ext, open_, options), "extension")
     elif open_.kind == APPROVAL and not TEXT_APPROVES.on(options):
         raise RpcError(a2a.UNSUPPORTED_OPERATION,
                        f"Task is waiting for an approval ({open_.id}); text never approves: "
@@ -221,6 +221,8 @@ INTERACTION_ID_IGNORED = switch("interaction-id-ignored")
 TEXT_APPROVES = switch("text-approves")
 ANSWER_VALUE_MANGLED = switch("answer-value-mangled")
 WRONG_ID_TAKEN = switch("wrong-id-taken")
+VALUE_FALSE_APPROVES = switch("value-false-approves")
+QUESTION_APPROVED_IGNORED = switch("question-approved-ignored")
 ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
 # concurrent-double-effect: how long after an answer is done its key still counts as in flight (the
 # fault's race window, wide enough that a twin sent at the same moment always falls inside it).
@@ -256,6 +258,16 @@ def _named_interaction(ext: dict[str, Any], open_: Interaction, options: Options
     if any(fault.on(options) for fault in ID_IGNORED):
         return open_.id
     return ext.get("interactionId")
+
+
+def _break_ext_value(value: Any, ext: dict[str, Any], open_: Interaction, options: Options) -> Any:
+    """value-false-approves: an approval's `value: false` is taken as a yes; question-approved-ignored: a
+    question answered with `approved` gets no value (null)."""
+    if VALUE_FALSE_APPROVES.on(options) and open_.kind == APPROVAL and "approved" not in ext and value is False:
+        return True
+    if QUESTION_APPROVED_IGNORED.on(options) and open_.kind == QUESTION and "approved" in ext:
+        return ext.get("value")
+    return value
 
 
 def _break_reply(answer: Answer, open_: Interaction, options: Options) -> Answer:

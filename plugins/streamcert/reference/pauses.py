@@ -73,6 +73,8 @@ async def step_connect(run: Run, arg: Any) -> bool:
     yes = connected(answer.value)
     if CONNECTION_TRUE_NOT_READ.on(run.options):  # only {"connected": true} connects
         yes = isinstance(answer.value, dict) and yes
+    if CONNECTION_TRUTHY.on(run.options):  # any value but false, null or {"connected": false} connects
+        yes = answer.value not in (False, None) and answer.value != {"connected": False}
     run.last_result = (ix.CONNECTED if yes else ix.NOT_CONNECTED).format(app=app)
     return False
 
@@ -90,6 +92,7 @@ APPROVAL_DETAIL_NO_REASON = switch("approval-detail-no-reason")
 APPROVAL_NOT_RUN = switch("approval-not-run")
 DENIAL_RUNS_CALL = switch("denial-runs-call")
 CONNECTION_TRUE_NOT_READ = switch("connection-true-not-read")
+CONNECTION_TRUTHY = switch("connection-truthy")
 
 
 def _break_pause_state(kind: str, state: str, options: Options) -> str:
