@@ -90,6 +90,13 @@ def test_log_line_on_stdout_fails_001_only():
     assert outcome_of(log, "ACP-PLAN-002") == Outcome.PASS
 
 
+def test_a_line_nested_deeper_than_the_reader_goes_is_not_blamed():
+    deep = '{"jsonrpc": "2.0", "method": "session/update", "params": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    log = agent_run([deep, items("p", A, B)])
+    assert outcome_of(log, "ACP-PLAN-001") == Outcome.ERROR  # RFC 8259 §9: a parser may limit nesting
+    assert outcome_of(log, "ACP-PLAN-002") == Outcome.PASS
+
+
 def test_json_that_is_not_jsonrpc_fails_001():
     assert outcome_of(agent_run(['{"level": "info", "msg": "hi"}']), "ACP-PLAN-001") == Outcome.FAIL
 

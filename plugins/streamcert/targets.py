@@ -79,8 +79,8 @@ class Target:
     nostream_url: str | None = None  # an agent whose card declares streaming: false (A2A-ERR-001)
     no_plan_url: str | None = None  # the implementation's agent without update_plan (PLAN-016)
     plan_shadow_url: str | None = None  # its agent with a tool of its own named update_plan (PLAN-017)
-    stream_limit: float = 15.0  # seconds a single stream may stay open before it is cut
-    timeout: float = 10.0  # seconds for a unary answer
+    stream_limit: float = limits.STREAM.default  # seconds a single stream may stay open before it is cut
+    timeout: float = limits.EXCHANGE.default  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output
     progress_url: str | None = None  # a progress stream: POST the script, read SSE (DESIGN §6)
     progress_pointer: str = "/progress"  # JSON pointer to the progress object in each event

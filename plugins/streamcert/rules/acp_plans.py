@@ -33,8 +33,15 @@ def _not_one_message(line: Line) -> str:
 @rule("ACP-PLAN-001", "ACP-PLAN-002", view=AgentStdout)
 def stdio_discipline(v: AgentStdout, out: Verdicts) -> None:
     junk = [ln for ln in v.lines if ln.fault in ("not-a-message", "batch")]
-    if not out["ACP-PLAN-001"].fail_each("stdout line(s) are not an ACP message",
-                                         [(_not_a_message(v, ln), v.evidence(ln)) for ln in junk]):
+    deep = [ln for ln in v.lines if ln.fault == "too-deep"]
+    if out["ACP-PLAN-001"].fail_each("stdout line(s) are not an ACP message",
+                                     [(_not_a_message(v, ln), v.evidence(ln)) for ln in junk]):
+        pass
+    elif deep:
+        out["ACP-PLAN-001"].error(f"{len(deep)} stdout line(s) nested deeper than the suite's JSON reader goes "
+                                  "(RFC 8259 §9 lets a parser limit nesting): not judged",
+                                  [v.evidence(ln) for ln in deep[:1]])
+    else:
         out["ACP-PLAN-001"].passed(f"{len(v.lines)} stdout line(s), each a JSON-RPC message")
     several = [ln for ln in v.lines if ln.fault in ("two-messages", "split-message")]
     if out["ACP-PLAN-002"].fail_each("place(s) where a stdout line is not one whole message",
@@ -52,6 +59,7 @@ def stdio_discipline(v: AgentStdout, out: Verdicts) -> None:
 @rule("ACP-PLAN-003", view=AcpTurn)
 def turn_served(v: AcpTurn, out: Verdict) -> None:
     problems: list[tuple[str, Event | None]] = []
+    unanswered: list[str] = []  # requests with no answer: the agent's fault only if it was not stopped at a limit
     ev, init = v.answer("initialize")
     if "error" in init:
         problems.append((f"initialize was refused: {quote(json.dumps(init['error']), 200)}", ev))
@@ -60,14 +68,14 @@ def turn_served(v: AcpTurn, out: Verdict) -> None:
     new = v.answer("session/new")
     if "session/new" in v.sent:
         if new is None:
-            problems.append(("session/new was never answered", None))
+            unanswered.append("session/new was never answered")
         elif not isinstance(v.session_id, str):
             problems.append((f"session/new answered without a string sessionId: {quote(json.dumps(new[1]), 200)}",
                              new[0]))
     prompt = v.answer("session/prompt")
     if "session/prompt" in v.sent:
         if prompt is None:
-            problems.append((f"session/prompt was not answered within the stream limit ({v.stream_limit_s} s)", None))
+            unanswered.append("session/prompt was never answered")
         else:
             result, error = prompt[1].get("result"), prompt[1].get("error")
             reason = result.get("stopReason") if isinstance(result, dict) else None
@@ -85,6 +93,10 @@ def turn_served(v: AcpTurn, out: Verdict) -> None:
             if got != sid:
                 problems.append((f"a session/update names session {got!r}, the session is {sid!r}", ev_u))
                 break
+    if unanswered and not problems and v.cut:  # stopped at a limit of the suite's: nothing refused, nothing judged
+        out.error(f"{unanswered[0]}: the agent {v.ended}")
+        return
+    problems += [(f"{what}: the agent {v.ended}", None) for what in unanswered]
     if problems:
         more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
         # Some problems have no line to show (an answer that never came): the first three that do.

@@ -6,7 +6,9 @@ agent's stdout lines (events); timing is not judged.
     AcpTurn      the turn an agent that answered initialize served: its answers, notifications and plans
 
 The version judged is the one the agent answered in initialize; the client's plan capability is
-read from the initialize line the suite wrote.
+read from the initialize line the suite wrote. A run the agent gave nothing to judge (no answer to
+initialize, nothing on stdout) is ERROR, saying what it wrote and how it ended (it exited: the
+status and its stderr; the suite stopped it: the limit).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framelog import Event, Exchange, FrameLog
+from .. import limits
+from ..framelog import END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import acp
 from ..wire.jsonlines import Line, read_lines
+from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ev_evidence, quote
 
 AGENT = "agent"  # the label of the agent run (streamcert.scenarios.acp)
@@ -47,8 +51,7 @@ class AcpTurn:
             raise Unjudgeable()
         turn = cls.read(ex)
         if turn.answer("initialize") is None:
-            why = ex.error or ex.notes.get("stderr", "")[-300:] or "no answer to initialize"
-            raise Unjudgeable(f"the agent did not answer initialize: {quote(why, 300)}")
+            raise Unjudgeable(f"the agent did not answer initialize {_unanswered(ex)}")
         turn.steps = (ctx.script or {}).get("steps") or []
         turn.stream_limit_s = log.notes.get("stream_limit_s")
         return turn
@@ -84,6 +87,18 @@ class AcpTurn:
 
     def evidence(self, ev: Event, note: str = "") -> dict[str, Any]:
         return ev_evidence(self.ex, ev, note)
+
+    @property
+    def ended(self) -> str:
+        """How the agent's run ended ("exited with status 3 after 0.2 s; stderr: '…'", "was cut at the
+        per-exchange limit: …"), for a request it never answered."""
+        return how_it_ended(self.ex)
+
+    @property
+    def cut(self) -> bool:
+        """Whether the suite stopped the agent at a limit (then a request it did not answer is unjudged,
+        not refused)."""
+        return bool(self.ex.notes.get("limit"))
 
     def answer(self, method: str) -> tuple[Event, dict] | None:
         req = self.sent.get(method)
@@ -148,8 +163,11 @@ class AgentStdout:
         if ex is None:
             raise Unjudgeable()
         partial = ex.notes.get("partial_line")
-        if not ex.events and not partial:
-            raise Unjudgeable("the agent wrote nothing on stdout")
+        if not ex.events:
+            what = f"no whole line ({_partial(ex)})" if partial else "nothing on stdout"
+            raise Unjudgeable(f"the agent wrote {what} and {how_it_ended(ex)}")
+        if ex.end != END_CLOSED:
+            partial = None  # the suite stopped it: whether that line would have ended is not known
         return cls(ex, AcpTurn.read(ex).lines, partial)
 
     def evidence(self, line: Line) -> dict[str, Any]:
@@ -157,3 +175,27 @@ class AgentStdout:
 
     def text(self, line: Line) -> str:
         return self.ex.events[line.index].data
+
+
+def _partial(ex: Exchange) -> str:
+    text = ex.notes["partial_line"]
+    cut = ex.notes.get("partial_line_bytes")
+    size = limits.show(cut, "bytes") if isinstance(cut, int) else f"{len(text)} character(s)"
+    return f"{size} on stdout with no line end: {quote(text, 80)!r}"
+
+
+def _unanswered(ex: Exchange) -> str:
+    """What an agent that did not answer initialize wrote, and how its run ended."""
+    if not ex.events:
+        return f"({_partial(ex) if ex.notes.get('partial_line') else 'nothing on stdout'}) and {how_it_ended(ex)}"
+    junk = ""
+    for n, ev in enumerate(ex.events, 1):
+        try:
+            json.loads(ev.data)
+        except ValueError:
+            junk = f", line {n} not JSON: {quote(ev.data, 80)!r}"
+            break
+        except RecursionError:
+            junk = f", line {n} nested too deep to read"
+            break
+    return f"({len(ex.events)} stdout line(s){junk}) and {how_it_ended(ex)}"

@@ -10,6 +10,11 @@ on the part that differs:
   elapsed drawn with another value       LINE-009 in a ticking case, else LINE-008
 The text-alone outputs are judged by LINE-013, the repeated pass by LINE-014. A line that matches
 one of a case's `readings` passes, and the reading taken is reported.
+
+An input with no line fails its case, and the finding says why (the renderer exited: its status and
+stderr; it was cut at the per-exchange or stream limit). A renderer that drew no line at all before
+the start-up limit, or whose output reached a size cap, gave nothing to judge: every requirement is
+ERROR, naming the limit.
 """
 
 from __future__ import annotations
@@ -18,13 +23,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import limits
 from ..framelog import END_ERROR, FrameLog
+from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, Verdicts, quote, rule
 
 SEPARATOR = " · "
+# Limits whose stop leaves the run unjudged (the others leave inputs with no line, blamed case by case).
+UNJUDGED_AT = {limits.START.field, limits.MAX_STREAM.field, limits.MAX_EVENT.field}
 IDS = tuple(f"LINE-{n:03d}" for n in range(1, 15))
 TIME_IDS = {"LINE-007", "LINE-008", "LINE-009", "LINE-011"}
 EVIDENCE_LIMIT = 12
+NO_LINE = "(no line)"  # what an input the renderer drew no line for shows as `got`
+MISSING = "no line for this input: "
 
 def split_line(line: str) -> tuple[str, str | None]:
     """(text, elapsed) of a line; elapsed None when the line has no separator."""
@@ -85,7 +96,7 @@ class Tally:
 
 def _evidence(case: dict[str, Any], sent: str, expected: str, got: str | None, note: str) -> dict[str, Any]:
     return {"exchange": "line", "case": case["name"], "group": case["group"], "input": quote(sent),
-            "expected": expected, "got": "(no line)" if got is None else quote(got), "note": note}
+            "expected": expected, "got": NO_LINE if got is None else quote(got), "note": note}
 
 
 @dataclass
@@ -104,6 +115,10 @@ class LineRun:
             raise Unjudgeable()
         if ex.end == END_ERROR:
             raise Unjudgeable(f"the renderer did not start ({ex.url}): {ex.error}")
+        stop = ex.notes.get("limit")
+        if isinstance(stop, dict) and stop.get("cap") in UNJUDGED_AT:
+            raise Unjudgeable(f"the renderer drew {len(ex.events)} line(s) for {len(log.notes['inputs'])} inputs "
+                              f"and {how_it_ended(ex)}")
         inputs = log.notes["inputs"]
         sent = list(ex.request_body or [])
         lines = [ev.data for ev in ex.events]
@@ -129,7 +144,10 @@ def line_cases(v: LineRun, out: Verdicts) -> None:
         if t.failures:
             shown = "; ".join(f"{e['case']}: expected {e['expected']!r}, got {e['got']!r}" for e in t.failures[:3])
             more = f" (and {len(t.failures) - 3} more)" if len(t.failures) > 3 else ""
-            out[rid].failed(f"{len(t.failures)} case(s) drawn wrong: {shown}{more}", t.failures[:EVIDENCE_LIMIT],
+            # Why lines are missing, once, first: the renderer exited, or was cut at a limit.
+            missing = [e for e in t.failures if e["got"] == NO_LINE]
+            why = f", {len(missing)} with no line ({missing[0]['note'].removeprefix(MISSING)})" if missing else ""
+            out[rid].failed(f"{len(t.failures)} case(s) drawn wrong{why}: {shown}{more}", t.failures[:EVIDENCE_LIMIT],
                             measured={"cases_failed": len(t.failures), "cases_passed": t.passed})
         elif t.passed:
             out[rid].passed(f"{t.passed} case(s) drawn as {v.cases_source} says", measured={"cases_passed": t.passed},
@@ -157,14 +175,7 @@ def _judge_line(case: dict[str, Any], got: str | None, sent: str, tallies: dict[
 
 
 def _missing_note(ex, have: int, want: int) -> str:
-    why = f"no line for this input: the renderer wrote {have} line(s) for {want} input(s)"
-    if ex.status not in (0, None):
-        why += f", exited with status {ex.status}"
-    elif ex.status is None and ex.end != "closed":
-        why += ", and was cut at the stream limit"
-    if ex.notes.get("stderr"):
-        why += f"; stderr: {quote(ex.notes['stderr'].strip(), 300)}"
-    return why
+    return f"{MISSING}the renderer wrote {have} line(s) for {want} input(s) and {how_it_ended(ex)}"
 
 
 def _judge_text(case, line_got: str | None, got: str | None, sent: str, tally: Tally, missing: str) -> None:

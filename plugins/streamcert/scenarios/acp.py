@@ -3,8 +3,13 @@
 The suite starts `target.acp_cmd`, sends `initialize` (the scenario's protocolVersion, with or
 without `clientCapabilities.plan`), `session/new` (an absolute temporary cwd, no MCP servers) and
 `session/prompt` carrying the script in `_meta` (DESIGN §6), then reads every line until the prompt
-is answered or `target.stream_limit` runs out. Requests the agent makes of the client are answered:
-`session/request_permission` with the first allowing option, anything else with -32601.
+is answered. Requests the agent makes of the client are answered: `session/request_permission` with
+the first allowing option, anything else with -32601.
+
+Limits (the agent is stopped at the first one reached, and its run records which, wire/stdio.py):
+`initialize` must be answered within `target.start_limit` of the start (a wrapper such as `npx` may
+install first), `session/new` within `target.timeout`, and the whole run, the prompt turn included,
+ends within `target.stream_limit` of the start. An agent that exits is not waited for.
 
 Script steps for ACP plans (an additive extension of DESIGN §6):
   {"acp_plan": {"planId": P, "type": "items", "entries": [{"content", "priority", "status"}, …]}}
@@ -24,10 +29,10 @@ log.notes["acp"]: {"requested_version", "plan_capability", "cwd"}.
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from typing import Any
 
+from .. import limits
 from ..catalogue import Scenario
 from ..framelog import FrameLog
 from ..protocols import acp
@@ -45,22 +50,22 @@ CLIENT_INFO = {"name": "streamcert", "title": "streamcert conformance suite", "v
 class _Session:
     """Requests to the agent, one at a time, answering what it asks of the client meanwhile."""
 
-    def __init__(self, peer: StdioPeer, deadline: float) -> None:
+    def __init__(self, peer: StdioPeer, stream_limit: float) -> None:
         self.peer = peer
-        self.deadline = deadline
+        self.stream_limit = stream_limit  # seconds from the agent's start to the end of the run
         self.next_id = 0
         self.seen = 0  # stdout lines read so far
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    async def request(self, method: str, params: dict[str, Any], cap: limits.Cap,
+                      seconds: float) -> dict[str, Any] | None:
+        """The agent's answer to one request, within `seconds` (the limit `cap`) and the stream limit;
+        None if it exits or writes no answer in time (then it is stopped at the limit reached)."""
         self.next_id += 1
         rid = self.next_id
         await self.peer.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        loop = asyncio.get_running_loop()
+        bound = self.peer.bound(cap, seconds, self.stream_limit)
         while True:
-            remaining = self.deadline - loop.time()
-            if remaining <= 0:
-                return None
-            ev = await self.peer.wait_for(lambda _e: True, timeout=remaining, start=self.seen)
+            ev = await self.peer.expect(lambda _e: True, bound, f"the answer to {method}", start=self.seen)
             if ev is None:
                 return None
             self.seen = ev.index + 1
@@ -95,18 +100,20 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
     log.target = target.acp_cmd or ""
     with tempfile.TemporaryDirectory(prefix="streamcert-acp-") as cwd:
         log.notes["acp"] = {"requested_version": version, "plan_capability": capable, "cwd": cwd}
-        peer = StdioPeer(target.acp_cmd or "", log, label="agent", limit=target.stream_limit)
+        peer = StdioPeer(target.acp_cmd or "", log, label="agent", max_bytes=target.max_stream_bytes,
+                         max_line=target.max_event_bytes)
         await peer.start()
         if not peer.started:
-            log.notes[UNREACHABLE] = peer.ex.error or "the agent could not be started"
+            log.notes[UNREACHABLE] = f"the agent could not be started: {peer.ex.error}"
             return
-        session = _Session(peer, asyncio.get_running_loop().time() + target.stream_limit)
+        session = _Session(peer, target.stream_limit)
         try:
             caps: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
             if capable:
                 caps["plan"] = {}
             init = await session.request("initialize", {"protocolVersion": version, "clientCapabilities": caps,
-                                                        "clientInfo": CLIENT_INFO})
+                                                        "clientInfo": CLIENT_INFO},
+                                         limits.START, target.start_limit)
             answered = ((init or {}).get("result") or {}).get("protocolVersion")
             if init is None or "result" not in init:
                 return
@@ -114,7 +121,7 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 unsupported(log, [r for r in scenario.requirements if r not in VERSION_FREE],
                             f"the scenario needs ACP protocol version {version}; the agent answered "
                             f"initialize with protocolVersion {answered!r}")
-            new = await session.request("session/new", {"cwd": cwd, "mcpServers": []})
+            new = await session.request("session/new", {"cwd": cwd, "mcpServers": []}, limits.EXCHANGE, target.timeout)
             session_id = ((new or {}).get("result") or {}).get("sessionId")
             if not isinstance(session_id, str):
                 return
@@ -122,6 +129,6 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 "sessionId": session_id,
                 "prompt": [{"type": "text", "text": scenario.data.get("prompt", scenario.title or scenario.id)}],
                 "_meta": {SCRIPT_KEY: script},
-            })
+            }, limits.STREAM, target.stream_limit)  # the turn streams: it has what is left of the stream limit
         finally:
             await peer.close()

@@ -5,8 +5,11 @@ of `target.progress_cases`) three times, one JSON object per line:
   pass 1  {"progress", "now"}                  every case in order: the line
   pass 2  {"progress", "now", "form": "text"}  every case in order: the text alone
   pass 3  {"progress", "now"}                  every case in reverse order: the same line again
-Then its input is closed and its lines are read until it has answered every input, exits, or
-`target.stream_limit` passes (a renderer that writes nothing never holds the run).
+Then its input is closed and its lines are read until it has answered every input or exits. Its
+first line must come within `target.start_limit` of its start, each next one within `target.timeout`
+of the one before, and the last within `target.stream_limit` of its start; at the first limit
+reached it is stopped, and its run records which (wire/stdio.py). The inputs are all written at once:
+a renderer that buffers its output until its input ends is answered the same.
 
 Labels written:
   line    the renderer's run (wire/stdio.py): request_body the inputs, events its output lines
@@ -16,8 +19,7 @@ the order sent), `cases_error` (a cases file that could not be used: nothing was
 
 from __future__ import annotations
 
-import asyncio
-
+from .. import limits
 from ..catalogue import Scenario
 from ..framelog import FrameLog
 from ..progress_cases import CasesError, load_cases
@@ -53,24 +55,21 @@ async def line_cases(target: Target, scenario: Scenario, log: FrameLog) -> None:
     plan = plan_inputs(cases)
     log.notes.update(cases=cases, cases_source=source,
                      inputs=[{"case": cases[i]["name"], "form": form, "pass": p} for i, form, p in plan])
-    peer = StdioPeer(target.line_cmd or "", log, label=LABEL, limit=target.stream_limit)
+    peer = StdioPeer(target.line_cmd or "", log, label=LABEL, max_bytes=target.max_stream_bytes,
+                     max_line=target.max_event_bytes)
     await peer.start()
     if not peer.started:
         return
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + target.stream_limit
-
-    async def feed() -> None:
-        for i, form, _ in plan:
-            await peer.send(input_object(cases[i], form))
-        await peer.end_input()
-
-    try:  # a renderer that never reads its input must not block the writer past the limit
-        await asyncio.wait_for(feed(), target.stream_limit)
-    except TimeoutError:
-        peer.ex.notes["input_blocked"] = True
+    for i, form, _ in plan:
+        await peer.send(input_object(cases[i], form))
+    await peer.end_input()
     want = len(plan)
-    await peer.wait_for(lambda ev: ev.index >= want - 1, timeout=max(0.0, deadline - loop.time()))
+    for n in range(want):
+        cap, seconds = (limits.START, target.start_limit) if n == 0 else (limits.EXCHANGE, target.timeout)
+        bound = peer.bound(cap, seconds, target.stream_limit)
+        if await peer.expect(lambda ev, n=n: ev.index >= n, bound, f"the line for input {n + 1} of {want}",
+                             start=n) is None:
+            break
     if len(peer.ex.events) < want:
         peer.ex.notes["lines_missing"] = want - len(peer.ex.events)
     await peer.close()

@@ -29,7 +29,7 @@ def split_messages(text: str) -> list[Any] | None:
     while pos < len(text):
         try:
             value, end = decoder.raw_decode(text, pos)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         values.append(value)
         pos = end
@@ -42,7 +42,8 @@ def split_messages(text: str) -> list[Any] | None:
 class Line:
     """One stdout line and what it held: `messages` (recovered even from a broken line, so the other
     rules can still read them) and `fault` ("" for a line that is exactly one message; otherwise
-    "not-a-message", "batch", "two-messages" or "split-message")."""
+    "not-a-message", "batch", "two-messages", "split-message", or "too-deep": JSON nested deeper than the
+    suite's reader goes, which RFC 8259 §9 allows a parser, so a finding about the suite, not the line)."""
 
     index: int
     fault: str
@@ -60,6 +61,10 @@ def read_lines(lines: list[str], batches: bool = True) -> list[Line]:
         text = lines[i]
         try:
             value = json.loads(text)
+        except RecursionError:
+            out.append(Line(i, "too-deep", []))
+            i += 1
+            continue
         except ValueError:
             value = None
             parsed = False
@@ -97,7 +102,7 @@ def _join_split(lines: list[str], start: int, most: int = 200) -> tuple[dict[str
     for end in range(start + 2, min(len(lines), start + most) + 1):
         try:
             value = json.loads("\n".join(lines[start:end]))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         return (value, end - start) if is_message(value) else None
     return None

@@ -1,0 +1,29 @@
+"""Small ACP agents that break down after initialize, for tests/test_stdio_hostile.py.
+
+    python tests/stdio_agents.py init-then-exit   answers initialize, then exits with status 3 (a
+                                                  line on stderr) when asked for session/new
+    python tests/stdio_agents.py init-then-hang   answers initialize, then answers nothing more
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def main(mode: str) -> int:
+    request = json.loads(sys.stdin.readline())
+    answer = {"jsonrpc": "2.0", "id": request["id"],
+              "result": {"protocolVersion": request["params"]["protocolVersion"], "agentCapabilities": {}}}
+    print(json.dumps(answer), flush=True)
+    sys.stdin.readline()  # session/new
+    if mode == "init-then-exit":
+        print("agent crashed: out of tea", file=sys.stderr, flush=True)
+        return 3
+    time.sleep(1000)  # the test stops it long before
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

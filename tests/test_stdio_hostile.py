@@ -1,0 +1,259 @@
+"""Subprocess targets that misbehave (issue 12), for the ACP agent and the line renderer: a wrapper
+whose grandchild sleeps, a program that exits at once (or leaves a grandchild behind), one that writes
+garbage, one that never answers, one that stops answering, one that is not found. Every run ends
+within a bound close to the limit it hit (an exit: well under a second), the finding names the cause,
+and no process of the program outlives the scenario."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from streamcert import limits
+from streamcert.catalogue import load_scenario
+from streamcert.framelog import END_CLOSED, END_TIME_LIMIT, Exchange, FrameLog
+from streamcert.outcomes import Finding, Outcome
+from streamcert.rules import RuleContext, judge
+from streamcert.rules.acpview import AcpTurn
+from streamcert.scenarios import Target, run_scenario
+
+LIMIT = 2.0  # start_limit and timeout of every run here
+BOUND = LIMIT + 1.5  # a run cut at LIMIT ends by then: the kill's grace included, with room for a loaded machine
+AT_ONCE = 1.0  # a program that exits (or is not found) ends the run within this
+PY = shlex.quote(sys.executable)
+AGENTS = f"{PY} {shlex.quote(str(Path(__file__).with_name('stdio_agents.py')))}"
+START_CAP = f"reached the start-up cap of {LIMIT:g} s (raise it with {limits.START.option})"
+EXCHANGE_CAP = f"reached the per-exchange cap of {LIMIT:g} s (raise it with --timeout)"
+SCENARIO = {"acp": "acp-v2-items", "line": "line-cases"}
+LABEL = {"acp": "agent", "line": "line"}
+
+
+@dataclass
+class Played:
+    log: FrameLog
+    ex: Exchange
+    found: dict[str, Finding]
+    seconds: float
+
+    def outcomes(self) -> set[Outcome]:
+        return {f.outcome for f in self.found.values()}
+
+    def message(self, req_id: str) -> str:
+        return self.found[req_id].message
+
+
+def play(profile: str, cmd: str, **caps: int) -> Played:
+    scenario = load_scenario(SCENARIO[profile])
+    target = Target(start_limit=LIMIT, timeout=LIMIT, stream_limit=5.0,
+                    **{"acp_cmd" if profile == "acp" else "line_cmd": cmd}, **caps)
+    began = time.monotonic()
+    log = run_scenario(scenario.id, target)
+    seconds = time.monotonic() - began
+    found = {f.req_id: f for f in judge(log, scenario.requirements, RuleContext(scenario=scenario))}
+    assert set(found) and not any("harness fault" in f.message or "Traceback" in f.message for f in found.values())
+    return Played(log, log.get(LABEL[profile]), found, seconds)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie, dead and not yet reaped by its new parent, does not)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if Path("/proc/self/stat").exists():
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+def pids_in(path: Path) -> list[int]:
+    pids = [int(p) for p in path.read_text().split()]
+    assert pids, "the program did not record its processes"
+    return pids
+
+
+def assert_none_left(path: Path) -> None:
+    left = [pid for pid in pids_in(path) if alive(pid)]
+    for pid in left:  # do not leave them to the next test either
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes of the program outlived the scenario: {left}"
+
+
+def wrapper(pids: Path) -> str:
+    """`sh -c 'sleep 1000; true'` (what `npx` or `uv run` do: the real program is a grandchild that
+    holds the pipes), recording the pids of both."""
+    return f"sh -c 'echo $$ > {pids}; sleep 1000 & echo $! >> {pids}; wait; true'"
+
+
+# -- the ACP agent ------------------------------------------------------------------------------------
+
+def test_acp_wrapper_whose_grandchild_sleeps_is_stopped_at_the_start_up_limit(tmp_path):
+    run = play("acp", wrapper(tmp_path / "pids"))
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert run.outcomes() == {Outcome.ERROR}
+    assert START_CAP in run.message("ACP-PLAN-003") and "did not answer initialize" in run.message("ACP-PLAN-003")
+    assert "wrote nothing on stdout" in run.message("ACP-PLAN-001") and START_CAP in run.message("ACP-PLAN-001")
+    assert len(run.message("ACP-PLAN-003")) <= 160  # the console shows that much of a message: the option too
+    assert (run.ex.end, run.ex.status, run.ex.notes["limit"]["cap"]) == (END_TIME_LIMIT, None, "start_limit")
+    assert_none_left(tmp_path / "pids")
+
+
+@pytest.mark.parametrize("cmd,named", [("true", "exited with status 0"),
+                                       ("sh -c 'echo boom >&2; exit 3'", "exited with status 3")])
+def test_acp_program_that_exits_at_once_is_named_at_once(cmd, named):
+    run = play("acp", cmd)
+    assert run.seconds < AT_ONCE, run.seconds
+    assert run.outcomes() == {Outcome.ERROR}
+    for rid in ("ACP-PLAN-001", "ACP-PLAN-003"):
+        assert named in run.message(rid), run.message(rid)
+    if "boom" in cmd:
+        assert "stderr: 'boom'" in run.message("ACP-PLAN-003")
+
+
+def test_acp_exit_is_not_held_by_a_grandchild_that_keeps_the_pipes(tmp_path):
+    run = play("acp", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'")
+    assert run.seconds < AT_ONCE, run.seconds
+    assert "exited with status 3" in run.message("ACP-PLAN-003")
+    assert_none_left(tmp_path / "pids")
+
+
+@pytest.mark.parametrize("then,named,bound", [("", "exited with status 0", AT_ONCE),
+                                              ("; sleep 1000", START_CAP, BOUND)])
+def test_acp_garbage_on_stdout_is_named_line_by_line(then, named, bound):
+    run = play("acp", f"sh -c 'echo hello; echo \"{{not json\"{then}'")
+    assert run.seconds < bound, run.seconds
+    assert run.found["ACP-PLAN-001"].outcome == Outcome.FAIL
+    assert "'hello': not a JSON-RPC 2.0 message" in run.message("ACP-PLAN-001")
+    assert run.found["ACP-PLAN-003"].outcome == Outcome.ERROR
+    assert "line 1 not JSON: 'hello'" in run.message("ACP-PLAN-003") and named in run.message("ACP-PLAN-003")
+
+
+def test_acp_agent_that_stops_answering_is_cut_at_the_per_exchange_limit():
+    run = play("acp", f"{AGENTS} init-then-hang")
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert run.found["ACP-PLAN-001"].outcome == Outcome.PASS and run.found["ACP-PLAN-002"].outcome == Outcome.PASS
+    # initialize answered, session/new never: the suite's own limit stopped it, so nothing is blamed
+    assert run.found["ACP-PLAN-003"].outcome == Outcome.ERROR
+    assert "session/new was never answered" in run.message("ACP-PLAN-003")
+    assert "--timeout" in run.message("ACP-PLAN-003")
+    ended = AcpTurn.read(run.ex).ended
+    assert EXCHANGE_CAP in ended, ended
+    assert run.ex.notes["limit"]["awaiting"] == "the answer to session/new"
+
+
+def test_acp_agent_that_exits_during_the_scenario_is_named_at_once():
+    run = play("acp", f"{AGENTS} init-then-exit")
+    assert run.seconds < AT_ONCE + 0.5, run.seconds  # a Python program's start included
+    assert run.found["ACP-PLAN-003"].outcome == Outcome.FAIL
+    assert (run.ex.end, run.ex.status) == (END_CLOSED, 3)
+    ended = AcpTurn.read(run.ex).ended
+    assert "exited with status 3" in ended and "out of tea" in ended, ended
+
+
+def test_acp_program_not_found_is_error_at_once():
+    run = play("acp", "/nonexistent/acp-agent --stdio")
+    assert run.seconds < AT_ONCE
+    assert run.outcomes() == {Outcome.ERROR}
+    assert "could not be started" in run.message("ACP-PLAN-003") and "No such file" in run.message("ACP-PLAN-003")
+
+
+def test_acp_flood_of_short_lines_is_cut_at_the_size_cap():
+    """`yes`: each line counts for more than its two bytes (what keeping it costs), so a flood of short
+    lines is bounded in memory as a long line is."""
+    run = play("acp", "sh -c 'yes & wait'", max_stream_bytes=4 * limits.MIB)
+    assert run.seconds < AT_ONCE + 0.5, run.seconds
+    assert run.found["ACP-PLAN-001"].outcome == Outcome.FAIL and "'y': not a JSON-RPC" in run.message("ACP-PLAN-001")
+    assert "reached the per-stream size cap of 4 MiB (raise it with --max-stream-bytes)" in run.message("ACP-PLAN-003")
+    assert len(run.ex.events) < 4 * limits.MIB // 1024 + 256 * 1024 // 2  # at most one read past the cap
+
+
+def test_acp_endless_line_is_cut_at_the_per_event_cap():
+    run = play("acp", "sh -c 'tr \"\\000\" x < /dev/zero'", max_event_bytes=1 * limits.MIB)
+    assert run.seconds < AT_ONCE, run.seconds
+    assert run.outcomes() == {Outcome.ERROR}
+    assert "reached the per-event size cap of 1 MiB (raise it with --max-event-bytes)" in run.message("ACP-PLAN-001")
+    assert "on stdout with no line end: 'xxxx" in run.message("ACP-PLAN-003")
+    assert len(run.ex.notes["partial_line"]) <= 4096 < run.ex.notes["partial_line_bytes"]
+
+
+@pytest.mark.skipif(not shutil.which("setsid"), reason="needs setsid(1)")
+def test_acp_pipes_held_by_a_grandchild_outside_the_group_do_not_hold_the_run(tmp_path):
+    """A grandchild that left the group (its own session) cannot be signalled with it: the run still
+    ends, its pipes given up on after a bounded wait."""
+    pids = tmp_path / "pids"
+    run = play("acp", f"sh -c 'setsid sleep 1000 & echo $! > {pids}; wait'")
+    try:
+        assert LIMIT <= run.seconds < BOUND, run.seconds
+        assert START_CAP in run.message("ACP-PLAN-003")
+    finally:
+        for pid in pids_in(pids):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# -- the line renderer -------------------------------------------------------------------------------
+
+def test_line_wrapper_whose_grandchild_sleeps_is_stopped_at_the_start_up_limit(tmp_path):
+    run = play("line", wrapper(tmp_path / "pids"))
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert run.outcomes() == {Outcome.ERROR}
+    assert START_CAP in run.message("LINE-001") and "drew 0 line(s)" in run.message("LINE-001")
+    assert len(run.message("LINE-001")) <= 160
+    assert_none_left(tmp_path / "pids")
+
+
+def test_line_renderer_that_reads_and_never_answers_is_stopped_at_the_start_up_limit(tmp_path):
+    pids = tmp_path / "pids"
+    run = play("line", f"sh -c 'echo $$ > {pids}; cat > /dev/null; sleep 1000'")
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert run.outcomes() == {Outcome.ERROR}
+    assert START_CAP in run.message("LINE-001")
+    assert_none_left(pids)
+
+
+@pytest.mark.parametrize("cmd,named", [("true", "exited with status 0"),
+                                       ("sh -c 'echo boom >&2; exit 3'", "exited with status 3")])
+def test_line_renderer_that_exits_at_once_fails_its_cases_naming_the_exit(cmd, named):
+    run = play("line", cmd)
+    assert run.seconds < AT_ONCE, run.seconds
+    assert run.found["LINE-001"].outcome == Outcome.FAIL  # a renderer must draw a line per input (DESIGN §7)
+    assert named in run.message("LINE-001") and "wrote 0 line(s)" in run.message("LINE-001")
+    if "boom" in cmd:
+        assert "stderr: 'boom'" in run.message("LINE-001")
+
+
+def test_line_exit_is_not_held_by_a_grandchild_that_keeps_the_pipes(tmp_path):
+    run = play("line", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'")
+    assert run.seconds < AT_ONCE, run.seconds
+    assert "exited with status 3" in run.message("LINE-001")
+    assert_none_left(tmp_path / "pids")
+
+
+def test_line_garbage_is_blamed_case_by_case():
+    run = play("line", "sh -c 'while read line; do echo garbage; done'")
+    assert run.seconds < AT_ONCE, run.seconds
+    assert run.found["LINE-001"].outcome == Outcome.FAIL and "got 'garbage'" in run.message("LINE-001")
+    assert run.found["LINE-014"].outcome == Outcome.PASS  # the same input drew the same (wrong) line
+
+
+def test_line_renderer_that_stops_answering_is_cut_at_the_per_exchange_limit():
+    run = play("line", "sh -c 'read line; echo Thinking; sleep 1000'")
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert run.found["LINE-001"].outcome == Outcome.FAIL
+    assert EXCHANGE_CAP in run.message("LINE-001") and "wrote 1 line(s)" in run.message("LINE-001")
+    assert run.ex.notes["limit"]["awaiting"].startswith("the line for input 2 of ")
+
+
+def test_line_program_not_found_is_error_at_once():
+    run = play("line", "/nonexistent/renderer")
+    assert run.seconds < AT_ONCE
+    assert run.outcomes() == {Outcome.ERROR} and "No such file" in run.message("LINE-001")
