@@ -30,3 +30,21 @@ def test_failed_turn(streamcert):
 def test_question_in_the_middle(streamcert):
     """waiting_for_person: a question, then an approval with its tool, then the reply and null."""
     streamcert.check("progress-question")
+
+
+def test_waits_before_and_between_requests(streamcert):
+    """queued (ahead counting down), waiting_for_model (slots, group, busy), loading_model, retrying (in,
+    attempt) twice, compacting: the waits each show their phase and data."""
+    streamcert.check("progress-waits")
+
+
+def test_subagents_each_with_its_own_sequence(streamcert):
+    """waiting_for_subagents with running; each subagent's frames carry agent and are judged on their own
+    (one finishes with null, one is stopped by its step limit); the main agent is stopped by its budget."""
+    streamcert.check("progress-subagents")
+
+
+def test_plan_arguments_and_calls_in_parallel(streamcert):
+    """waiting_for_person plan, writing while a call's arguments stream, running_tool showing the first-started
+    of calls in parallel, stopped by the step limit."""
+    streamcert.check("progress-parallel")

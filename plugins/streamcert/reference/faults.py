@@ -164,6 +164,23 @@ PROGRESS_FAULTS = (
     Fault("prog-ends-with-last-phase", "a finished turn ends on its last phase, without null", ("PROG-013",)),
     Fault("prog-status-replaced", "the status text is replaced by a text made from the phase", ("PROG-014",)),
     Fault("prog-phase-mismatch", "a question is announced as waiting_for_person approval", ("PROG-015",)),
+    # the steps of docs/script-extensions.md: waits, subagents, calls in parallel, a plan to approve
+    # (without agent, the main agent's sequence holds the subagents' phases: their since, times and stopped)
+    Fault("prog-subagent-no-agent", "a subagent's frames carry no agent: its progress reads as the main agent's",
+          ("PROG-016",), ("PROG-007", "PROG-008", "PROG-011", "PROG-012", "PROG-015")),
+    Fault("prog-subagent-no-null", "a subagent that finishes sends no null: its last phase stays", ("PROG-013",)),
+    Fault("prog-running-counts-ended", "waiting_for_subagents counts the subagents that have ended, not those "
+          "running", ("PROG-015",)),
+    Fault("prog-model-reason-words", "waiting_for_model's reason is the server's own words ('all slots in use'), "
+          "not busy, slots or group", ("PROG-003",), ("PROG-015",)),  # the reason no longer names the script's
+    Fault("prog-retry-without-in", "retrying leaves out in (the seconds until the retry)", ("PROG-003",)),
+    Fault("prog-parallel-last-started", "with calls in parallel, running_tool shows the call that started last",
+          ("PROG-017",), ("PROG-011",)),  # a later call shown early: the script's times no longer line up
+    Fault("prog-args-as-thinking", "while a tool call's arguments stream, the progress shows thinking, not writing",
+          ("PROG-015",)),
+    Fault("prog-plan-as-approval", "a plan to approve is announced as waiting_for_person approval", ("PROG-015",)),
+    Fault("prog-waits-not-shown", "queued, loading_model and compacting are never sent: the phase before holds",
+          ("PROG-015",)),
 )
 
 def _int(*nums: int) -> tuple[str, ...]:

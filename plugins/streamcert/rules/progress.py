@@ -1,5 +1,6 @@
 """PROG-: the progress objects of a live progress stream (seed 003): phases, `since`, fields, the
-turn's last progress, the status beside it, and pacing judged on arrival times.
+turn's last progress, the status beside it, and pacing judged on arrival times; each agent's sequence
+(the main agent's, and each subagent's: frames carrying `agent`) on its own, and the subagent form.
 
 Timing rules read only event arrival times (`t`) and the script's durations; their tolerances come
 from the catalogue and every timing finding records what it measured.
@@ -20,7 +21,7 @@ from ..protocols.progress import (
     WHAT_MAX,
 )
 from . import Verdict, quote, rule
-from .progressview import _MISSING, Frame, ProgressStream, ScriptedProgress, is_int, is_number
+from .progressview import _MISSING, MAIN, Frame, ProgressStream, ScriptedProgress, Sequence, is_int, is_number
 
 MS_RANGE = (10**12, 10**14)  # Unix milliseconds from 2001-09-09 to the year 5138
 
@@ -46,6 +47,11 @@ PAIRED: dict[str, tuple[str, str]] = {"reading_prompt": ("done", "total")}
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029")
 
 
+def who(frame: Frame) -> str:
+    """How a finding names the agent of a frame: nothing for the main agent's."""
+    return "" if frame.key is MAIN else f"subagent {frame.agent!r}: "
+
+
 # -- the object ----------------------------------------------------------------------------------
 
 @rule("PROG-001", view=ProgressStream)
@@ -53,9 +59,9 @@ def phase_names(v: ProgressStream, out: Verdict) -> None:
     bad = []
     for f in v.frames:
         if f.progress is not None and not isinstance(f.progress, dict):
-            bad.append((f"progress is {type(f.progress).__name__}, neither an object nor null", v.evidence(f)))
+            bad.append((f"{who(f)}progress is {type(f.progress).__name__}, neither an object nor null", v.evidence(f)))
         elif f.obj is not None and f.phase not in PHASES:
-            bad.append((f"phase {f.phase!r} is not one of the thirteen", v.evidence(f)))
+            bad.append((f"{who(f)}phase {f.phase!r} is not one of the thirteen", v.evidence(f)))
     if out.fail_each("frame(s) show no known phase", bad):
         return
     if shown := sorted({f.phase for f in v.progress_frames}):
@@ -70,10 +76,10 @@ def since_unix_ms(v: ProgressStream, out: Verdict) -> None:
         if isinstance(since, float) and since.is_integer() and MS_RANGE[0] <= since < MS_RANGE[1]:
             loose.append(f)
         elif not is_int(since):
-            bad.append((f"since is {since!r} ({type(since).__name__}), not an integer", v.evidence(f)))
+            bad.append((f"{who(f)}since is {since!r} ({type(since).__name__}), not an integer", v.evidence(f)))
         elif not MS_RANGE[0] <= since < MS_RANGE[1]:
             unit = "seconds" if 10**9 <= since < 10**11 else "no plausible unit"
-            bad.append((f"since {since} is not Unix milliseconds (reads as {unit})", v.evidence(f)))
+            bad.append((f"{who(f)}since {since} is not Unix milliseconds (reads as {unit})", v.evidence(f)))
     if out.fail_each("progress object(s) with a bad since", bad):
         return
     if loose:
@@ -108,7 +114,7 @@ def phase_fields(v: ProgressStream, out: Verdict) -> None:
         for name, (kind, required) in schema.items():
             if name not in f.obj:
                 if required:
-                    bad.append((f"{f.phase} without its field {name!r}", v.evidence(f)))
+                    bad.append((f"{who(f)}{f.phase} without its field {name!r}", v.evidence(f)))
                 continue
             value = f.obj[name]
             if value is None:
@@ -116,13 +122,13 @@ def phase_fields(v: ProgressStream, out: Verdict) -> None:
             good, strict = _kind_ok(value, kind)
             want = f"one of {', '.join(kind)}" if isinstance(kind, tuple) else f"a {kind}"
             if not good:
-                bad.append((f"{f.phase}.{name} is {value!r}, not {want}", v.evidence(f)))
+                bad.append((f"{who(f)}{f.phase}.{name} is {value!r}, not {want}", v.evidence(f)))
             elif not strict:
                 loose.append((f"{f.phase}.{name} is {value!r}: an integer written as a float", v.evidence(f)))
         pair = PAIRED.get(f.phase, ())
         if len([name for name in pair if name in f.obj]) == 1:
             have, lack = (pair[0], pair[1]) if pair[0] in f.obj else (pair[1], pair[0])
-            bad.append((f"{f.phase} carries {have!r} without {lack!r}: they come as a pair", v.evidence(f)))
+            bad.append((f"{who(f)}{f.phase} carries {have!r} without {lack!r}: they come as a pair", v.evidence(f)))
     if out.fail_each("field(s) missing or of the wrong type", bad):
         return
     if loose:
@@ -133,7 +139,7 @@ def phase_fields(v: ProgressStream, out: Verdict) -> None:
 
 @rule("PROG-004", view=ProgressStream)
 def no_null_fields(v: ProgressStream, out: Verdict) -> None:
-    bad = [(f"{f.phase} with {', '.join(keys)} null", v.evidence(f)) for f in v.progress_frames
+    bad = [(f"{who(f)}{f.phase} with {', '.join(keys)} null", v.evidence(f)) for f in v.progress_frames
            if (keys := [k for k, val in f.obj.items() if val is None])]
     if not out.fail_each("progress object(s) carry null fields", bad) and v.progress_frames:
         out.passed("no field is null")
@@ -142,16 +148,17 @@ def no_null_fields(v: ProgressStream, out: Verdict) -> None:
 @rule("PROG-005", view=ScriptedProgress)
 def no_guessed_fields(v: ProgressStream, out: Verdict) -> None:
     judged, bad = 0, []
-    for exp in v.plan.expected:
-        if exp.step != "tool" or (isinstance(exp.arg, dict) and isinstance(exp.arg.get("what"), str)):
-            continue
-        for inst in exp.seen:
-            judged += 1
-            for f in inst.frames:
-                if f.obj.get("what") is not None:
-                    bad.append((f"the script's call of {exp.match.get('tool')!r} (step {exp.index + 1}) has no "
-                                f"title, yet running_tool shows what {f.obj['what']!r}", v.evidence(f)))
-                    break
+    for seq in v.scripted:
+        for exp in seq.plan.expected:
+            if exp.step not in ("tool", "tools") or (isinstance(exp.arg, dict) and isinstance(exp.arg.get("what"), str)):
+                continue
+            for inst in exp.seen:
+                judged += 1
+                for f in inst.frames:
+                    if f.obj.get("what") is not None:
+                        bad.append((f"{seq.name}the script's call of {exp.match.get('tool')!r} (step {exp.index + 1}) "
+                                    f"has no title, yet running_tool shows what {f.obj['what']!r}", v.evidence(f)))
+                        break
     if not out.fail_each("call(s) without a title shown with a guessed what", bad) and judged:
         out.passed(f"{judged} call(s) without a title shown without what")
 
@@ -167,10 +174,10 @@ def one_line_texts(v: ProgressStream, out: Verdict) -> None:
                 continue
             judged += 1
             if any(b in text for b in LINE_BREAKS):
-                bad.append((f"{f.phase}.{name} has more than one line: {quote(text, 120)!r}", v.evidence(f)))
+                bad.append((f"{who(f)}{f.phase}.{name} has more than one line: {quote(text, 120)!r}", v.evidence(f)))
             elif limit and len(text) > limit:
-                bad.append((f"{f.phase}.{name} is {len(text)} characters, more than {limit}: {quote(text, 120)!r}",
-                            v.evidence(f)))
+                bad.append((f"{who(f)}{f.phase}.{name} is {len(text)} characters, more than {limit}: "
+                            f"{quote(text, 120)!r}", v.evidence(f)))
             else:
                 continue
             longest = max(longest, len(f.obj.get("what") or ""))
@@ -179,31 +186,36 @@ def one_line_texts(v: ProgressStream, out: Verdict) -> None:
         out.passed(f"{judged} one-line text(s) within their limits")
 
 
-# -- since --------------------------------------------------------------------------------------
+# -- since: each agent's sequence on its own ------------------------------------------------------
 
 @rule("PROG-007", view=ProgressStream)
 def since_kept_on_data(v: ProgressStream, out: Verdict) -> None:
-    bad = [inst for inst in v.instances if inst.repeat and inst.expected is not None]
     kept = sum(len(inst.data_updates()) for inst in v.instances)
-    if bad:
-        inst = bad[0]
-        before = next(i for i in reversed(v.instances[:v.instances.index(inst)]) if i.expected is inst.expected)
-        out.failed(f"{inst.phase}: since changed from {before.frames[-1].obj.get('since')} to "
+    changes = []  # (sequence, the instance before, the repeat)
+    for seq in v.sequences:
+        for n, inst in enumerate(seq.instances):
+            if not inst.repeat or inst.expected is None:
+                continue
+            before = next(i for i in reversed(seq.instances[:n]) if i.expected is inst.expected)
+            if before.frames[-1].obj.get("since") != inst.first.obj.get("since"):  # else shown again, not renewed
+                changes.append((seq, before, inst))
+    if changes:
+        seq, before, inst = changes[0]
+        out.failed(f"{seq.name}{inst.phase}: since changed from {before.frames[-1].obj.get('since')} to "
                    f"{inst.first.obj.get('since')} while the script does one thing (step {inst.expected.index + 1}, "
-                   f"{inst.expected.step}); {len(bad)} such change(s)",
+                   f"{inst.expected.step}); {len(changes)} such change(s)",
                    [v.evidence(before.frames[-1], "before"), v.evidence(inst.first, "since changed")],
-                   measured={"since_changes_on_data": len(bad), "data_changes_kept": kept})
+                   measured={"since_changes_on_data": len(changes), "data_changes_kept": kept})
     elif kept:
         out.passed(f"since kept across {kept} data-only change(s)", measured={"data_changes_kept": kept})
 
 
-@rule("PROG-008", view=ProgressStream)
-def since_renewed(v: ProgressStream, out: Verdict) -> None:
-    same_ms = out.tolerance("same_since_s", 0.05)
+def _renewals(seq: Sequence, same_ms: float) -> tuple[list, int]:
+    """(failures, renewals) of since between the consecutive instances of one agent's sequence."""
     bad, renewed = [], 0
-    for before, after in zip(v.instances, v.instances[1:]):
+    for before, after in zip(seq.instances, seq.instances[1:]):
         a, b = before.frames[-1], after.first
-        if b.ev.index != a.ev.index + 1 and any(f.obj is None for f in v.frames if a.ev.index < f.ev.index < b.ev.index):
+        if any(f.obj is None for f in seq.frames if a.ev.index < f.ev.index < b.ev.index):
             continue  # a null between: another turn's business
         sa, sb = a.obj.get("since"), b.obj.get("since")
         if not (is_number(sa) and is_number(sb)):
@@ -212,20 +224,31 @@ def since_renewed(v: ProgressStream, out: Verdict) -> None:
         # count as kept only when the frames arrived further apart than the tolerance.
         if sb < sa or (sb == sa and b.t - before.first.t > same_ms):
             what = "a new phase" if a.phase != b.phase else "the same phase for another thing"
-            bad.append((f"{what} ({a.phase} → {b.phase}) keeps since {sb}" if sb == sa else
-                        f"{what} ({a.phase} → {b.phase}) has since {sb}, before the {sa} of the phase before",
-                        [v.evidence(a, "before"), v.evidence(b, "after")]))
+            bad.append((f"{seq.name}{what} ({a.phase} → {b.phase}) keeps since {sb}" if sb == sa else
+                        f"{seq.name}{what} ({a.phase} → {b.phase}) has since {sb}, before the {sa} of the phase "
+                        "before", [seq.evidence(a, "before"), seq.evidence(b, "after")]))
         else:
             renewed += 1
     # Calls of the same thing in a row are told apart by since alone: each must show.
-    if v.plan is not None:
-        exp = v.plan.expected
+    if seq.plan is not None:
+        exp = seq.plan.expected
         for prev, cur in zip(exp, exp[1:]):
             if prev.same_thing(cur) and prev.seen and not cur.seen:
                 last = prev.seen[-1].frames[-1]
-                bad.append((f"the script runs {cur.step} {cur.match or ''} twice in a row (steps {prev.index + 1} "
-                            f"and {cur.index + 1}); the stream shows one since {last.obj.get('since')}",
-                            [v.evidence(last)]))
+                bad.append((f"{seq.name}the script runs {cur.step} {cur.match or ''} twice in a row (steps "
+                            f"{prev.index + 1} and {cur.index + 1}); the stream shows one since "
+                            f"{last.obj.get('since')}", [seq.evidence(last)]))
+    return bad, renewed
+
+
+@rule("PROG-008", view=ProgressStream)
+def since_renewed(v: ProgressStream, out: Verdict) -> None:
+    same_ms = out.tolerance("same_since_s", 0.05)
+    bad, renewed = [], 0
+    for seq in v.sequences:
+        seq_bad, seq_renewed = _renewals(seq, same_ms)
+        bad += seq_bad
+        renewed += seq_renewed
     if bad:
         out.failed(bad[0][0], bad[0][1])
     elif v.progress_frames:
@@ -239,36 +262,38 @@ def data_pacing(v: ProgressStream, out: Verdict) -> None:
     # Two windows, so that a burst on a loaded machine warns and only a sustained rate fails: five updates
     # in a row must span 1 s (four a second), else WARNING; `fail_updates` within `fail_window_s` (six a
     # second over two seconds: more than a 4-a-second sender can emit however its frames bunch) FAIL.
+    # Pacing binds each agent's progress: every instance belongs to one agent's sequence.
     tol = out.tolerance("span_tolerance_s", 0.15)
     window = out.tolerance("fail_window_s", 2.0)
     fail_count = int(out.tolerance("fail_updates", 12))
     min_span, worst_five, most, min_gap = None, None, 0, None
     densest, dense = 0, None  # the most updates within one window, and where
-    for inst in v.instances:
-        ups = inst.data_updates()
-        most = max(most, len(ups))
-        for x, y in zip(ups, ups[1:]):
-            gap = y.t - x.t
-            min_gap = gap if min_gap is None else min(min_gap, gap)
-        for i in range(len(ups) - 4):
-            span = ups[i + 4].t - ups[i].t
-            if min_span is None or span < min_span:
-                min_span, worst_five = span, (inst, ups[i:i + 5])
-        start = 0
-        for end in range(len(ups)):
-            while ups[end].t - ups[start].t > window:
-                start += 1
-            if end - start + 1 > densest:
-                densest, dense = end - start + 1, (inst, ups[start:end + 1])
+    for seq in v.sequences:
+        for inst in seq.instances:
+            ups = inst.data_updates()
+            most = max(most, len(ups))
+            for x, y in zip(ups, ups[1:]):
+                gap = y.t - x.t
+                min_gap = gap if min_gap is None else min(min_gap, gap)
+            for i in range(len(ups) - 4):
+                span = ups[i + 4].t - ups[i].t
+                if min_span is None or span < min_span:
+                    min_span, worst_five = span, (seq, inst, ups[i:i + 5])
+            start = 0
+            for end in range(len(ups)):
+                while ups[end].t - ups[start].t > window:
+                    start += 1
+                if end - start + 1 > densest:
+                    densest, dense = end - start + 1, (seq, inst, ups[start:end + 1])
     measured = {"min_span_5_s": None if min_span is None else round(min_span, 3), "most_data_updates": most,
                 "min_gap_s": None if min_gap is None else round(min_gap, 3), "span_tolerance_s": tol,
                 f"max_updates_in_{window:g}_s": densest, "fail_updates": fail_count}
-    if not any(inst.frames for inst in v.instances):
+    if not v.instances:
         return
     if dense is not None and densest >= fail_count:
-        inst, ups = dense
+        seq, inst, ups = dense
         span = ups[-1].t - ups[0].t
-        out.failed(f"{inst.phase}: {densest} data-only updates within {span:.3f} s, a sustained "
+        out.failed(f"{seq.name}{inst.phase}: {densest} data-only updates within {span:.3f} s, a sustained "
                    f"{densest / window:.1f} a second over {window:g} s (at most four a second; {fail_count} in "
                    f"{window:g} s fails)", [v.evidence(ups[0], "first"), v.evidence(ups[-1], "last")],
                    measured=measured)
@@ -276,12 +301,12 @@ def data_pacing(v: ProgressStream, out: Verdict) -> None:
     if min_span is None:
         out.passed(f"no phase had five data-only updates (most: {most}): at most four a second", measured=measured)
         return
-    inst, five = worst_five
+    seq, inst, five = worst_five
     if min_span < 1.0 - tol:
-        out.warning(f"{inst.phase}: five consecutive data-only updates within {min_span:.3f} s (at most four a second "
-                    f"means at least 1 s; tolerance {tol:g} s), but no more than {densest} within {window:g} s: a "
-                    f"burst, not a sustained rate", [v.evidence(five[0], "first of five"), v.evidence(five[-1], "fifth")],
-                    measured=measured)
+        out.warning(f"{seq.name}{inst.phase}: five consecutive data-only updates within {min_span:.3f} s (at most "
+                    f"four a second means at least 1 s; tolerance {tol:g} s), but no more than {densest} within "
+                    f"{window:g} s: a burst, not a sustained rate",
+                    [v.evidence(five[0], "first of five"), v.evidence(five[-1], "fifth")], measured=measured)
     else:
         out.passed(f"five consecutive data-only updates span at least {min_span:.3f} s; at most {densest} within "
                    f"{window:g} s", measured=measured)
@@ -292,43 +317,51 @@ def changes_sent(v: ProgressStream, out: Verdict) -> None:
     tol = out.tolerance("gap_tolerance_s", 0.35)
     min_phase = out.tolerance("min_phase_s", 0.75)
     limit = PACING_INTERVAL_S + tol
-    for exp in v.plan.expected:
-        if not exp.changing or not exp.seen:
-            continue
-        inst = exp.seen[0]
-        times = [inst.first.t] + [f.t for f in inst.data_updates()]
-        end = v.instance_end(inst)
-        lasted = end - inst.first.t
-        worst_gap = max(b - a for a, b in zip(times, times[1:] + [end]))
-        measured = {"max_gap_s": round(worst_gap, 3), "lasted_s": round(lasted, 3),
-                    "data_frames": len(times) - 1, "gap_limit_s": round(limit, 3)}
-        step = f"{exp.phase} (step {exp.index + 1})"
-        if len(times) == 1 and lasted >= min_phase:
-            out.failed(f"{step} lasted {lasted:.2f} s while its data kept changing, and no data-only frame was sent",
-                       [v.evidence(inst.first, "the phase's only frame")], measured=measured)
-        elif worst_gap > limit:
-            out.warning(f"{step}: {worst_gap:.3f} s without a frame while its data kept changing (pacing allows one "
-                        f"every {PACING_INTERVAL_S:g} s; tolerance {tol:g} s)", [v.evidence(inst.first)],
-                        measured=measured)
-        else:
-            out.passed(f"{step}: {len(times) - 1} data-only frame(s), longest gap {worst_gap:.3f} s", measured=measured)
+    for seq in v.scripted:
+        for exp in seq.plan.expected:
+            if not exp.changing or not exp.seen:
+                continue
+            inst = exp.seen[0]
+            times = [inst.first.t] + [f.t for f in inst.data_updates()]
+            end = seq.instance_end(inst)
+            lasted = end - inst.first.t
+            worst_gap = max(b - a for a, b in zip(times, times[1:] + [end]))
+            measured = {"max_gap_s": round(worst_gap, 3), "lasted_s": round(lasted, 3),
+                        "data_frames": len(times) - 1, "gap_limit_s": round(limit, 3)}
+            step = f"{seq.name}{exp.phase} (step {exp.index + 1})"
+            if len(times) == 1 and lasted >= min_phase:
+                out.failed(f"{step} lasted {lasted:.2f} s while its data kept changing, and no data-only frame was "
+                           "sent", [v.evidence(inst.first, "the phase's only frame")], measured=measured)
+            elif worst_gap > limit:
+                out.warning(f"{step}: {worst_gap:.3f} s without a frame while its data kept changing (pacing allows "
+                            f"one every {PACING_INTERVAL_S:g} s; tolerance {tol:g} s)", [v.evidence(inst.first)],
+                            measured=measured)
+            else:
+                out.passed(f"{step}: {len(times) - 1} data-only frame(s), longest gap {worst_gap:.3f} s",
+                           measured=measured)
 
 
 @rule("PROG-011", view=ScriptedProgress)
 def phase_at_once(v: ProgressStream, out: Verdict) -> None:
     tol = out.tolerance("delay_tolerance_s", 0.15)
     fail_delay = out.tolerance("fail_delay_s", 0.5)
+    for seq in v.scripted:
+        _phase_delays(seq, out, tol, fail_delay)
+
+
+def _phase_delays(seq: Sequence, out: Verdict, tol: float, fail_delay: float) -> None:
+    """PROG-011 on one agent's sequence: its scripted phase changes placed on its own arrival times."""
     points: list[tuple[str, Frame, float]] = []  # (what, first frame, scripted start)
-    for exp in v.plan.expected:
+    for exp in seq.plan.expected:
         first = next((i for i in exp.seen if not i.repeat), None)
         if first is not None:
             points.append((f"{exp.phase} (step {exp.index + 1})", first.first, exp.offset_s))
-    if v.plan.ending == "finish":
-        last_progress = v.progress_frames[-1] if v.progress_frames else None
-        end = next((f for f in v.frames if f.progress is None and f.problem is None
+    if seq.plan.ending == "finish":
+        last_progress = seq.progress_frames[-1] if seq.progress_frames else None
+        end = next((f for f in seq.frames if f.progress is None and f.problem is None
                     and (last_progress is None or f.ev.index > last_progress.ev.index)), None)
         if end is not None:
-            points.append(("the turn's end (null)", end, v.plan.end_s))
+            points.append(("the turn's end (null)", end, seq.plan.end_s))
     if len(points) < 2:
         return
     anchor = min(f.t - offset for _, f, offset in points)
@@ -336,46 +369,49 @@ def phase_at_once(v: ProgressStream, out: Verdict) -> None:
     what, frame, worst = max(delays, key=lambda d: d[2])
     measured = {"max_phase_delay_s": round(worst, 3), "delay_tolerance_s": tol, "fail_delay_s": fail_delay,
                 "delays_s": {w: round(d, 3) for w, _, d in delays}}
-    text = f"{what} arrived {worst:.3f} s after the script's phase change"
+    text = f"{seq.name}{what} arrived {worst:.3f} s after the script's phase change"
     if worst > fail_delay:
-        out.failed(text, [v.evidence(frame)], measured=measured)
+        out.failed(text, [seq.evidence(frame)], measured=measured)
     elif worst > tol:
-        out.warning(f"{text}, past the tolerance of {tol:g} s", [v.evidence(frame)], measured=measured)
+        out.warning(f"{text}, past the tolerance of {tol:g} s", [seq.evidence(frame)], measured=measured)
     else:
-        out.passed(f"every new phase within {worst * 1000:.0f} ms of the script's change", measured=measured)
+        out.passed(f"{seq.name or 'the main agent: '}every new phase within {worst * 1000:.0f} ms of the script's "
+                   "change", measured=measured)
 
 
 # -- the turn's end and the status -----------------------------------------------------------------
 
 @rule("PROG-012", view=ProgressStream)
 def ending_stays(v: ProgressStream, out: Verdict) -> None:
-    ending = next((f for f in v.frames if f.phase in ENDINGS), None)
-    if ending is None:
-        scripted = v.plan is not None and v.plan.ending in ("stop", "fail")
-        if scripted and v.exchange.end == END_CLOSED and v.frames:
-            last = v.frames[-1]
-            out.failed(f"the script ends the turn with {v.plan.ending}, but the stream's last progress is "
-                       f"{quote(repr(last.progress), 120)}", [v.evidence(last)])
-        return
-    after = [f for f in v.frames if f.ev.index > ending.ev.index and f.progress != ending.progress]
-    if after:
-        out.failed(f"{ending.phase} is followed by progress {quote(repr(after[0].progress), 120)} in the same turn",
-                   [v.evidence(ending, ending.phase), v.evidence(after[0], "after it")])
-    else:
-        out.passed(f"{ending.phase} is the turn's last progress")
+    for seq in v.sequences:
+        ending = next((f for f in seq.frames if f.phase in ENDINGS), None)
+        if ending is None:
+            scripted = seq.plan is not None and seq.plan.ending in ("stop", "fail")
+            if scripted and v.exchange.end == END_CLOSED and seq.frames:
+                last = seq.frames[-1]
+                out.failed(f"{seq.name}the script ends the turn with {seq.plan.ending}, but the stream's last "
+                           f"progress is {quote(repr(last.progress), 120)}", [v.evidence(last)])
+            continue
+        after = [f for f in seq.frames if f.ev.index > ending.ev.index and f.progress != ending.progress]
+        if after:
+            out.failed(f"{seq.name}{ending.phase} is followed by progress {quote(repr(after[0].progress), 120)} in "
+                       "the same turn", [v.evidence(ending, ending.phase), v.evidence(after[0], "after it")])
+        else:
+            out.passed(f"{seq.name}{ending.phase} is the turn's last progress")
 
 
 @rule("PROG-013", view=ScriptedProgress)
 def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
-    if v.plan.ending != "finish" or not v.frames:
-        return
-    last = v.frames[-1]
-    if last.progress is None and last.problem is None:
-        out.passed("the finished turn ends with progress null")
-    else:
-        cut = " (the suite cut the stream at its limit)" if v.exchange.end == END_TIME_LIMIT else ""
-        out.failed(f"the turn finished but its last progress is {quote(repr(last.progress), 120)}{cut}",
-                   [v.evidence(last)])
+    for seq in v.scripted:
+        if seq.plan.ending != "finish" or not seq.frames:
+            continue
+        last = seq.frames[-1]
+        if last.progress is None and last.problem is None:
+            out.passed(f"{seq.name}the finished turn ends with progress null")
+        else:
+            cut = " (the suite cut the stream at its limit)" if v.exchange.end == END_TIME_LIMIT else ""
+            out.failed(f"{seq.name}the turn finished but its last progress is {quote(repr(last.progress), 120)}{cut}",
+                       [v.evidence(last)])
 
 
 @rule("PROG-014", view=ProgressStream)
@@ -390,9 +426,9 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
         elif not has_progress:
             bad.append((f"a status text without progress beside it ({f.problem})", v.evidence(f)))
         elif not has_status:
-            bad.append(("no status text beside progress", v.evidence(f)))
+            bad.append((f"{who(f)}no status text beside progress", v.evidence(f)))
         elif not isinstance(f.status, str):
-            bad.append((f"status is {f.status!r}, not a text", v.evidence(f)))
+            bad.append((f"{who(f)}status is {f.status!r}, not a text", v.evidence(f)))
     judged = [f for f in v.frames if f.problem is None or f.status is not _MISSING]
     if not bad and v.plan is not None:
         shown = [f.status for f in judged]
@@ -414,14 +450,89 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
 def phase_follows_steps(v: ProgressStream, out: Verdict) -> None:
     if not v.frames:
         return
-    exp = v.plan.expected
-    missing = [e for n, e in enumerate(exp) if not e.seen and not (n and exp[n - 1].same_thing(e) and exp[n - 1].seen)]
-    if missing:
-        e = missing[0]
-        shown = [f"{i.phase}{'' if not i.first.obj.get('what') else ' ' + repr(i.first.obj['what'])}" for i in v.instances]
-        out.failed(f"step {e.index + 1} ({e.step}) never showed {e.phase} {e.match or ''}; the stream "
-                   f"showed: {quote(', '.join(shown), 300)}", [v.evidence(f) for f in v.frames[:1]])
+    for seq in v.scripted:
+        exp = seq.plan.expected
+        missing = [e for n, e in enumerate(exp)
+                   if not e.seen and not (n and exp[n - 1].same_thing(e) and exp[n - 1].seen)]
+        if missing:
+            e = missing[0]
+            shown = [f"{i.phase}{'' if not i.first.obj.get('what') else ' ' + repr(i.first.obj['what'])}"
+                     for i in seq.instances]
+            evidence = [v.evidence(f) for f in seq.frames[:1]] or [v.evidence(f) for f in v.frames[:1]]
+            out.failed(f"{seq.name}step {e.index + 1} ({e.step}) never showed {e.phase} {e.match or ''}; the "
+                       f"stream showed: {quote(', '.join(shown) or 'nothing', 300)}", evidence)
+            continue
+        extra = sorted({i.phase for i in seq.unaligned if isinstance(i.phase, str)})
+        out.passed(f"{seq.name or 'the main agent: '}every scripted step showed its phase ({len(exp)})"
+                   + (f"; phases of the implementation's own in between: {', '.join(extra)}" if extra else ""))
+
+
+# -- subagents and calls in parallel ---------------------------------------------------------------
+
+@rule("PROG-016", view=ProgressStream)
+def subagent_form(v: ProgressStream, out: Verdict) -> None:
+    if not v.frames:
         return
-    extra = sorted({i.phase for i in v.unaligned if isinstance(i.phase, str)})
-    out.passed(f"every scripted step showed its phase ({len(exp)})"
-               + (f"; phases of the implementation's own in between: {', '.join(extra)}" if extra else ""))
+    bad = [(f"agent is {f.agent!r}, not a subagent's id (a non-empty string)", v.evidence(f)) for f in v.frames
+           if f.agent is not _MISSING and not (isinstance(f.agent, str) and f.agent)]
+    subs = [s for s in v.sequences if not s.is_main]
+    for sid, plan in (v.plan.subagents if v.plan else {}).items():
+        if v.sequence_of(sid) is None and plan.expected:
+            shown = ", ".join(repr(s.key) for s in subs) or "none"
+            bad.append((f"the script's subagent {sid!r} ({', '.join(e.step for e in plan.expected)}) shows in no "
+                        f"frame carrying agent (agents shown: {shown})", v.evidence(v.frames[0])))
+    if v.plan is not None and v.plan.expected and not v.main.progress_frames and subs:
+        first = subs[0].frames[0]
+        bad.append((f"the main agent's steps show in no frame without agent: every progress carries one "
+                    f"({first.agent!r} the first)", v.evidence(first)))
+    if out.fail_each("departure(s) from the subagent form", bad) or not subs:
+        return
+    renamed = [f"{s.scripted_id!r} as {s.key!r}" for s in subs if s.scripted_id not in (None, s.key)]
+    out.passed(f"{len(subs)} subagent sequence(s) carry agent ({', '.join(repr(s.key) for s in subs)}); the main "
+               "agent's progress carries none" + (f"; the runtime named {', '.join(renamed)}" if renamed else ""))
+
+
+@rule("PROG-017", view=ScriptedProgress)
+def first_started_call(v: ProgressStream, out: Verdict) -> None:
+    judged, bad = 0, []
+    for seq in v.scripted:
+        for pset in seq.plan.parallel:
+            shown = _shown_calls(seq, pset)
+            if shown is None:
+                continue  # the set never showed: PROG-015's
+            judged += 1
+            want = [_call_name(pset.calls[i]) for i in pset.shown]
+            got = [_call_name(pset.calls[i]) if i is not None else f"{f.obj.get('tool')!r} (not of the set)"
+                   for i, f in shown]
+            if got != want:
+                bad.append((f"{seq.name}calls in parallel (step {pset.index + 1}): running_tool showed {', '.join(got)}; "
+                            f"the one that started first of those running shows {', '.join(want)}",
+                            v.evidence(shown[0][1])))
+    if not out.fail_each("set(s) of calls in parallel shown out of order", bad) and judged:
+        out.passed(f"{judged} set(s) of calls in parallel: running_tool showed the first-started call running")
+
+
+def _call_name(call: dict[str, Any]) -> str:
+    what = call.get("what")
+    return f"{call.get('name')!r}" + (f" {what!r}" if isinstance(what, str) else "")
+
+
+def _shown_calls(seq: Sequence, pset) -> list[tuple[int | None, Frame]] | None:
+    """The calls a parallel set's running_tool instances showed, in order (a call shown again at once, with a
+    new since, counted once): the running_tool instances between those paired with the steps before the set
+    and those paired with the steps after it; None when none is paired with the set (nothing to judge here)."""
+    mine = {id(e) for e in pset.expected}
+    paired = {id(i): e for e in seq.plan.expected for i in e.seen}
+    if not any(id(e) in mine for e in paired.values()):
+        return None
+    before = [n for n, i in enumerate(seq.instances) if id(i) in paired and paired[id(i)].index < pset.index]
+    after = [n for n, i in enumerate(seq.instances) if id(i) in paired and paired[id(i)].index > pset.index]
+    start, stop = max(before, default=-1) + 1, min(after, default=len(seq.instances))
+    shown: list[tuple[int | None, Frame]] = []
+    for inst in seq.instances[start:stop]:
+        if inst.phase != "running_tool":
+            continue
+        call = pset.call_of(inst.first)
+        if not shown or shown[-1][0] != call or call is None:
+            shown.append((call, inst.first))
+    return shown
