@@ -9,19 +9,32 @@ import sys
 from pathlib import Path
 
 from . import run_options
-from .targets import SLOT_OF_PROFILE, names_a_target
+from .scrub import Scrubber
+from .targets import SLOT_OF_PROFILE, Target, names_a_target
 
-EXIT_USAGE = 2
+# Exit codes of `streamcert run` (README "Exit codes").
+EXIT_PASS = 0  # the verdict is PASS
+EXIT_FAIL = 1  # the verdict is FAIL or INCOMPLETE
+EXIT_USAGE = 2  # a bad option: refused before the run
+EXIT_COULD_NOT_RUN = 3  # no target answered (or the run broke down before writing a report)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Refuses a bad command line in one line (argparse would print the whole usage, 17 lines for run)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="streamcert", description=__doc__)
+    parser = _Parser(prog="streamcert", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="{run,check,diff,serve}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
         opt.add_to(run.add_argument, opt.cli, dest=opt.name)
     run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: options passed to pytest (-n 2, -k …)")
+    run.set_defaults(subparser=run)  # what cmd_run refuses, it refuses as `streamcert run`
 
     check = sub.add_parser("check", help="judge recorded cassettes offline with the same rules")
     check.add_argument("cassettes", nargs="+")
@@ -55,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":
-        return cmd_run(args, parser)
+        return cmd_run(args, args.subparser)
     if args.command == "check":
         return cmd_check(args)
     if args.command == "diff":
@@ -68,50 +81,81 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import pytest
 
+    from .preflight import check_targets
+
     values = {opt.name: getattr(args, opt.name) for opt in run_options.RUN_OPTIONS}
     if args.fault and args.a2a_url:
         parser.error("--fault selects a variant of the embedded reference; it cannot be used with --url")
-    if args.nostream_url and not args.a2a_url:
-        parser.error("--nostream-url goes with --url")
+    for twin in ("nostream_url", "no_plan_url", "plan_shadow_url"):  # other agents of the one given by --url
+        if getattr(args, twin) and not args.a2a_url:
+            parser.error(f"--{twin.removesuffix('_url').replace('_', '-')}-url goes with --url")
     if names_a_target(values):
         options = {opt.name: opt.cli for opt in run_options.RUN_OPTIONS}
         for profile in args.profiles:
             slot = SLOT_OF_PROFILE[profile]
             if not values[slot.field]:
                 parser.error(f"--profile {profile} has no target: give {options[slot.field]}")
-    if args.a2a_url:
-        problem = _preflight(args.a2a_url, args.timeout)
-        if problem:
-            print(f"streamcert: {problem}", file=sys.stderr)
+    if not args.report:  # the default is checked like a given one, before the run
+        try:
+            run_options.writable_dir(run_options.DEFAULT_REPORT)
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument --report: {exc}")
 
     report_dir = Path(args.report or run_options.DEFAULT_REPORT)
     values["report"] = str(report_dir)
+    target = run_options.target_of(values)
+    scrubber = Scrubber.of(target)
+    if names_a_target(values):
+        checked = check_targets(target, wait=args.wait_for_target, scrubber=scrubber)
+        for note in checked.notes:
+            print(f"streamcert: {note}", file=sys.stderr)
+        if checked.fatal:
+            return could_not_run(checked.fatal, args, values, report_dir, target, scrubber)
+        if args.wait_for_target and checked.waited >= 0.5:
+            print(f"streamcert: the target answered after {checked.waited:.1f} s", file=sys.stderr)
+
     extra = [a for a in args.pytest_args if a != "--"]
     # The CLI has imported streamcert before pytest loads it as a plugin, so pytest cannot rewrite
     # its asserts (the suite asserts nothing with `assert`); that warning is noise for a user.
     pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull,
                    "-W", "ignore::pytest.PytestAssertRewriteWarning",
                    "--rootdir", str(Path.cwd()), "-q", "-rN", "--junitxml", str(report_dir / "junit.xml")]
-    pytest.main(pytest_args + run_options.pytest_args(values) + extra)
+    code = pytest.main(pytest_args + run_options.pytest_args(values) + extra)
+    if code == pytest.ExitCode.USAGE_ERROR:  # an option after -- that pytest refused (it said which)
+        return EXIT_USAGE
     report_file = report_dir / "compatibility.json"
     if not report_file.is_file():
         print("streamcert: no report was written (see the pytest output above)", file=sys.stderr)
-        return 1
+        return EXIT_COULD_NOT_RUN
     verdict = json.loads(report_file.read_text("utf-8")).get("verdict")
-    return 0 if verdict == "PASS" else 1
+    return EXIT_PASS if verdict == "PASS" else EXIT_FAIL
 
 
-def _preflight(url: str, timeout: float) -> str | None:
-    """One line that says why the target cannot be reached, if it cannot."""
-    import httpx
+def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_dir: Path, target: Target,
+                  scrubber: Scrubber) -> int:
+    """No target answered: one line on stderr, a report whose every selected requirement is ERROR with
+    that reason (verdict INCOMPLETE), and exit code 3."""
+    from .catalogue import load_catalogue
+    from .plugin import target_json
+    from .report.aggregate import Aggregator, build_report
+    from .report.summary import terminal_summary
+    from .report.writers import write_all
+    from .targets import served_profiles
+    from .wallclock import now
 
-    from .protocols.a2a import CARD_PATH
-
+    started = now()
+    print(f"streamcert: {reason}; nothing was run (report: {report_dir}/compatibility.json)", file=sys.stderr)
+    report = build_report(Aggregator(), selected_profiles=set(args.profiles) or served_profiles(values),
+                          level=args.level,
+                          target=target_json(target, scrubber, fault=None, embedded=False),
+                          started=started, finished=now(), catalogue=load_catalogue(), could_not_run=reason)
     try:
-        httpx.get(url + CARD_PATH, timeout=min(timeout, 5.0))
-    except httpx.HTTPError as exc:
-        return f"cannot reach {url} ({type(exc).__name__}: {exc or 'no answer'}); its requirements will be ERROR"
-    return None
+        write_all(scrubber.value(report), report_dir)
+    except OSError as exc:
+        print(scrubber.text(f"streamcert: cannot write the report into {report_dir}: {exc}"), file=sys.stderr)
+    for line in terminal_summary(report):
+        print(scrubber.text(line))
+    return EXIT_COULD_NOT_RUN
 
 
 # -- check and diff --------------------------------------------------------------------------------------

@@ -8,9 +8,20 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import re
+import tempfile
+import threading
+import zlib
+from array import array
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+if TYPE_CHECKING:
+    from .scrub import Scrubber
 
 FORMAT_VERSION = 1
 
@@ -18,23 +29,96 @@ FORMAT_VERSION = 1
 END_CLOSED = "closed"  # the server closed it (or sent the whole body)
 END_TIME_LIMIT = "time_limit"  # the suite cut it at its per-stream limit
 END_CLIENT_STOP = "client_stop"  # the driver stopped reading on purpose (e.g. at an interrupted state)
-END_ERROR = "error"  # transport error (refused, reset, timeout before headers)
+END_ERROR = "error"  # no answer: refused, reset or timed out before the headers, or not sent at all
+END_RESET = "reset"  # the connection failed after the answer began (`error` says how, after how many bytes)
+END_IDLE = "idle"  # the suite stopped waiting: nothing arrived for its idle-gap limit (`error` names the gap)
 
-SCRUBBED = "***"
+# Exchange.notes keys the capture writes and the rules read.
+UNJUDGED = "unjudged"  # {"reason": sentence, "cap": Target field, "figure": n, "limit": n}: why nothing is judged
+OVERFLOW = "overflow"  # a response past its size cap: counts, a hash and the last bytes (see Capture.overflow)
+CONTENT_ENCODING = "content_encoding"  # the Content-Encoding the capture decoded ("gzip", "deflate")
+DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
 
 
-@dataclass
+class Spool:
+    """A temporary file holding the raw bytes of one large response, so that memory holds only what was
+    decoded from them; each `Chunk` reads its bytes back when asked. The file is gone with the object."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile(prefix="streamcert-")
+        self._fd = self._file.fileno()
+        self._lock = threading.Lock()
+        self.size = 0
+
+    def add(self, data: bytes) -> int:
+        """Append `data`; its offset in the file."""
+        with self._lock:
+            at = self.size
+            view = memoryview(data)
+            while view:
+                written = os.pwrite(self._fd, view, at + len(data) - len(view))
+                view = view[written:]
+            self.size += len(data)
+            return at
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Spool:
+        return self  # what it holds never changes once written: a copy of a chunk may read the same file
+
+    def read(self, at: int, length: int) -> bytes:
+        parts, end = [], at + length
+        while at < end:
+            part = os.pread(self._fd, end - at, at)
+            if not part:
+                raise OSError(f"the spool ends at {at}, before {end}")
+            parts.append(part)
+            at += len(part)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 class Chunk:
-    """Bytes as they arrived from the socket, stamped with their arrival time."""
+    """Bytes as they arrived from the socket, stamped with their arrival time. `Chunk(t, data)` holds its
+    bytes; a chunk of a large response keeps only where they are in its exchange's `Spool` and its
+    `length`, and reads them back on `data`."""
 
-    t: float
-    data: bytes
+    __slots__ = ("t", "length", "_data", "_spool", "_at")
+    edits = 0  # bumped by every assignment to `data`, so caches of what chunks hold know they are stale
 
-    def to_json(self, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
-        data = self.data
-        for s in secrets:  # an echoed credential must not survive inside the raw bytes either
-            if s:
-                data = data.replace(s.encode("utf-8"), SCRUBBED.encode("ascii"))
+    def __init__(self, t: float, data: bytes = b"", *, spool: Spool | None = None, at: int = 0,
+                 length: int | None = None) -> None:
+        self.t = t
+        self._spool, self._at = spool, at
+        self._data = data if spool is None else None
+        self.length = len(data) if spool is None else int(length or 0)
+
+    @property
+    def data(self) -> bytes:
+        if self._spool is None:
+            return self._data
+        return self._spool.read(self._at, self.length)
+
+    @data.setter
+    def data(self, value: bytes) -> None:
+        self._data, self._spool, self.length = value, None, len(value)
+        Chunk.edits += 1
+
+    @property
+    def spooled(self) -> bool:
+        return self._spool is not None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return self.t == other.t and self.length == other.length and self.data == other.data
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        where = f"spooled at {self._at}" if self._spool is not None else repr(self._data[:40])
+        return f"Chunk(t={self.t!r}, length={self.length}, {where})"
+
+    def to_json(self, scrubber: Scrubber | None = None) -> dict[str, Any]:
+        # An echoed credential must not survive inside the raw bytes either.
+        data = self.data if scrubber is None else scrubber.bytes(self.data)
         return {"t": round(self.t, 6), "b64": base64.b64encode(data).decode("ascii")}
 
     @classmethod
@@ -42,7 +126,150 @@ class Chunk:
         return cls(t=float(d["t"]), data=base64.b64decode(d["b64"]))
 
 
-@dataclass
+# -- reading JSON ------------------------------------------------------------------------------------
+# RFC 8259 §9 lets a parser limit the depth of nesting. The suite's reader stops at MAX_JSON_DEPTH (the
+# limit serde_json keeps by default), well inside what every recursive walker a value meets can follow
+# (comparison, json.dumps, the scrubber, deepdiff in `streamcert diff`, which stops near 250): a deeper
+# text is a finding about the JSON received, never a harness fault.
+MAX_JSON_DEPTH = 128
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str | bytes) -> int:
+    """The deepest nesting of arrays and objects in a JSON text (brackets inside strings not counted)."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    skeleton = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(0, max(accumulate(map(_STEP.__getitem__, skeleton)), default=0))
+
+
+def nested_deeper(value: Any, limit: int) -> bool:
+    """Whether a parsed value nests arrays and objects more than `limit` deep (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
+
+
+def too_deep(depth: int) -> str:
+    return (f"JSON nested {depth} levels deep; the suite's JSON reader stops at {MAX_JSON_DEPTH} levels "
+            f"(RFC 8259 §9 lets a parser limit nesting)")
+
+
+TOO_DEEP = "JSON nested "  # how a complaint of read_json about nesting begins
+
+
+_scan = json.JSONDecoder().scan_once  # what json.loads runs, without its checks around (re-run on a failure)
+_FAILED = object()
+
+
+def read_json(text: str | bytes) -> tuple[Any, str | None]:
+    """(value, None) for a JSON text, else (None, the complaint): the parser's, or `too_deep`."""
+    value = _FAILED
+    try:
+        if isinstance(text, str):  # the fast way for what nearly every event holds: one value, no blanks
+            try:
+                value, end = _scan(text, 0)
+                if end != len(text) and text[end:].strip():
+                    value = _FAILED
+            except (StopIteration, ValueError):
+                value = _FAILED
+        if value is _FAILED:
+            value = json.loads(text)  # for the values the fast way leaves, and for the parser's complaint
+    except RecursionError:
+        return None, too_deep(json_depth(text))
+    except ValueError as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+    # Only a text holding that many brackets can nest that deep.
+    if len(text) > 2 * MAX_JSON_DEPTH and isinstance(value, (dict, list)):
+        opening = (b"[", b"{") if isinstance(text, (bytes, bytearray)) else ("[", "{")
+        if sum(map(text.count, opening)) > MAX_JSON_DEPTH and nested_deeper(value, MAX_JSON_DEPTH):
+            return None, too_deep(json_depth(text))
+    return value, None
+
+
+class ContentDecoder:
+    """Decodes a body sent with a Content-Encoding (gzip, deflate) piece by piece, never yielding more
+    than `limit` bytes in all: a bomb stops at the cap (`over`), a corrupt body says why (`error`)."""
+
+    PIECE = 1024 * 1024  # decoded at a time, however much one compressed read expands to
+    CODINGS = ("gzip", "x-gzip", "deflate")
+
+    def __init__(self, coding: str, limit: int) -> None:
+        self.coding = coding
+        self.limit = limit
+        self.size = 0  # bytes decoded (and yielded) so far
+        self.over = False  # more than `limit` would have come out
+        self.error: str | None = None
+        self._raw = False  # a "deflate" body that is a raw deflate stream, not zlib's
+        self._z = self._new()
+
+    def _new(self) -> Any:
+        if self.coding == "deflate":
+            return zlib.decompressobj(-15 if self._raw else 15)
+        return zlib.decompressobj(31)
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        pending = data
+        while not self.over and self.error is None:
+            try:
+                out = self._z.decompress(pending, self.PIECE)
+            except zlib.error as exc:
+                if self.coding == "deflate" and self.size == 0 and not self._raw:
+                    self._raw = True
+                    self._z = self._new()
+                    continue
+                self.error = str(exc)
+                return
+            pending = self._z.unconsumed_tail
+            if self._z.eof:  # a gzip body may hold several members, one after another
+                pending, self._z = self._z.unused_data, self._new()
+            if self.size + len(out) > self.limit:
+                out, self.over = out[:self.limit - self.size], True
+            self.size += len(out)
+            if out:
+                yield out
+            if not pending and len(out) < self.PIECE:
+                return
+
+
+PAYLOAD_BUDGET = 24 * 1024 * 1024  # what the parsed payloads of one exchange's events may keep in memory
+
+
+def budgeted(events: list[Event], size: int = PAYLOAD_BUDGET) -> list[Event]:
+    """The events, sharing one ParseBudget of `size` (as the capture gives an exchange's events)."""
+    budget = ParseBudget(size)
+    for ev in events:
+        ev._budget = budget
+    return events
+
+
+class ParseBudget:
+    """How much memory the parsed payloads of one exchange's events may keep. An event whose parse no
+    longer fits is parsed again each time it is read, so a stream near its size cap does not hold its
+    data twice (the text and the objects parsed from it)."""
+
+    PER_EVENT = 2048  # about what the objects parsed from a small JSON-RPC event take beyond its text
+
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def take(self, text: str) -> bool:
+        cost = len(text) + self.PER_EVENT
+        if cost > self.left:
+            return False
+        self.left -= cost
+        return True
+
+
+@dataclass(slots=True)
 class Event:
     """One dispatched server-sent event, or one comment line (kept, with its time).
 
@@ -60,20 +287,31 @@ class Event:
     _parsed: Any = field(default=None, repr=False, compare=False)
     _error: str | None = field(default=None, repr=False, compare=False)
     _done: bool = field(default=False, repr=False, compare=False)
+    _budget: ParseBudget | None = field(default=None, repr=False, compare=False)  # None: always keep the parse
 
     @property
     def is_comment(self) -> bool:
         return self.kind == "comment"
 
     def json(self) -> tuple[Any, str | None]:
-        """(value, None) when data is JSON, else (None, the parser's complaint)."""
-        if not self._done:
-            try:
-                self._parsed = json.loads(self.data)
-            except ValueError as exc:
-                self._error = f"{type(exc).__name__}: {exc}"
-            self._done = True
-        return self._parsed, self._error
+        """(value, None) when data is JSON, else (None, the complaint: the parser's, or that it nests
+        deeper than the suite reads, `too_deep`)."""
+        if self._done:
+            return self._parsed, self._error
+        value, error = read_json(self.data)
+        if self._budget is None or self._budget.take(self.data):
+            self._parsed, self._error, self._done = value, error, True
+        return value, error
+
+    @property
+    def too_deep(self) -> str | None:
+        """The complaint when the data nests deeper than the suite's JSON reader goes (else None); cheap
+        for the text of an ordinary event, which holds too few brackets to be that deep."""
+        data = self.data
+        if len(data) <= 2 * MAX_JSON_DEPTH or data.count("[") + data.count("{") <= MAX_JSON_DEPTH:
+            return None
+        error = self.json()[1]
+        return error if error and error.startswith(TOO_DEEP) else None
 
     @property
     def payload(self) -> Any:
@@ -126,8 +364,60 @@ class Exchange:
 
     # -- reading helpers ---------------------------------------------------------------------
     @property
-    def body(self) -> bytes:
+    def size(self) -> int:
+        """Bytes received on the wire (those kept in `chunks`; past a size cap see `overflow`)."""
+        return sum(c.length for c in self.chunks)
+
+    @property
+    def wire_bytes(self) -> bytes:
+        """The body as the socket gave it (still compressed when it came with a Content-Encoding)."""
         return b"".join(c.data for c in self.chunks)
+
+    def pieces(self) -> Iterator[bytes]:
+        """The body in pieces, decoded when the capture decoded its Content-Encoding (up to the cap it
+        decoded with)."""
+        coding = self.notes.get(CONTENT_ENCODING)
+        if not coding:
+            for c in self.chunks:
+                yield c.data
+            return
+        decoder = ContentDecoder(coding, int(self.notes.get(DECODED_LIMIT) or 0))
+        for c in self.chunks:
+            yield from decoder.feed(c.data)
+
+    @property
+    def body(self) -> bytes:
+        """The body the server meant: the wire bytes, decoded when they came with a Content-Encoding."""
+        if not self.notes.get(CONTENT_ENCODING):
+            return self.wire_bytes
+        return b"".join(self.pieces())
+
+    def head(self, n: int) -> bytes:
+        """The first `n` bytes of `body`, reading no more of it than that."""
+        out, size = [], 0
+        for piece in self.pieces():
+            out.append(piece[:n - size])
+            size += len(out[-1])
+            if size >= n:
+                break
+        return b"".join(out)
+
+    @property
+    def blank(self) -> bool:
+        """The body holds nothing but white space (or nothing at all)."""
+        return all(not piece.strip() for piece in self.pieces())
+
+    @property
+    def unjudged(self) -> str | None:
+        """Why nothing of this answer can be judged (a size cap reached, an encoding it cannot read), as
+        the finding says it; None when it can be judged."""
+        record = self.notes.get(UNJUDGED)
+        return record.get("reason") if isinstance(record, dict) else None
+
+    @property
+    def overflow(self) -> dict[str, Any] | None:
+        """The record of a response past its size cap: what was measured of the part not kept."""
+        return self.notes.get(OVERFLOW)
 
     @property
     def content_type(self) -> str:
@@ -141,32 +431,73 @@ class Exchange:
     def is_sse(self) -> bool:
         return self.media_type == "text/event-stream"
 
+    JSON_KEPT = 16 * 1024 * 1024  # a body up to this size keeps its parse; a larger one is parsed when read
+
     def json(self) -> tuple[Any, str | None]:
-        try:
-            return json.loads(self.body), None
-        except ValueError as exc:
-            return None, f"{type(exc).__name__}: {exc}"
+        """(value, None) when the body is JSON, else (None, the complaint; see `read_json`). An answer left
+        unjudged (`unjudged`) is not read at all: the complaint is why."""
+        if self.unjudged:
+            return None, self.unjudged
+        key = (Chunk.edits, len(self.chunks), id(self.chunks), self.notes.get(CONTENT_ENCODING))
+        cached = self.__dict__.get("_json")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        body = self.body
+        parsed = read_json(body)
+        if len(body) <= self.JSON_KEPT:
+            self.__dict__["_json"] = (key, parsed)
+        return parsed
 
     @property
     def rpc_id(self) -> Any:
         return self.request_body.get("id") if isinstance(self.request_body, dict) else None
 
+    def derived(self, name: str, build: Callable[[], Any]) -> Any:
+        """What `build()` makes of the events, made once per events list and kept beside it (not a field:
+        never saved): made again when the list is another one or has grown, and for a copy of the exchange."""
+        events = self.events
+        cached = self.__dict__.get(name)
+        if cached is None or cached[0] != id(events) or cached[1] != len(events):
+            # the list itself is held too, so that its id is not another list's while this is kept
+            cached = self.__dict__[name] = (id(events), len(events), events, build())
+        return cached[3]
+
     def data_events(self) -> list[Event]:
-        return [e for e in self.events if not e.is_comment]
+        """The events that are not comments (one list per events list)."""
+        return self.derived("_data_events", lambda: [e for e in self.events if not e.is_comment])
+
+    @property
+    def too_deep(self) -> str | None:
+        """Where this answer holds JSON nested deeper than the suite reads (`read_json`): which frame, or
+        the body; None otherwise."""
+        if self.is_sse:
+            return self.derived("_too_deep", lambda: next((f"frame {n} is {why}" for n, ev in enumerate(
+                self.data_events(), start=1) if (why := ev.too_deep)), None))
+        if self.status is None:
+            return None
+        why = self.json()[1]
+        return f"the body is {why}" if why and why.startswith(TOO_DEEP) else None
 
     def frame_number(self, event: Event) -> int:
         """The 1-based number of `event` among this exchange's data events (a comment: the number of the
         data event before it); 0 when it is not one of this exchange's events. Numbered once per events list
-        and kept beside it (not a field: never saved), so evidence for every frame of a flood stays linear."""
-        key = (id(self.events), len(self.events))
-        cached = self.__dict__.get("_frame_numbers")
-        if cached is None or cached[0] != key:
+        and kept beside it (not a field: never saved), so evidence for every frame of a flood stays linear.
+        A data event is found by its index (the parser numbers events in order) in an array of the data
+        events' indexes; any other event through a table of every event, made only when one is asked."""
+        data = self.data_events()
+        indexes = self.derived("_data_indexes", lambda: array("q", [ev.index for ev in data]))
+        at = bisect_left(indexes, event.index)
+        if at < len(data) and data[at] is event:
+            return at + 1
+
+        def number() -> dict[int, int]:
             numbers, n = {}, 0
             for ev in self.events:
                 n += not ev.is_comment
                 numbers[id(ev)] = n
-            cached = self.__dict__["_frame_numbers"] = (key, numbers)
-        return cached[1].get(id(event), 0)
+            return numbers
+
+        return self.derived("_frame_numbers", number).get(id(event), 0)
 
     def results(self) -> Iterator[tuple[Event, Any]]:
         """(event, JSON-RPC result) for every data event whose payload has an object `result`."""
@@ -176,14 +507,17 @@ class Exchange:
                 yield ev, value["result"]
 
     def first_bytes(self, n: int = 120) -> str:
-        return self.body[:n].decode("utf-8", "replace")
+        return self.head(n).decode("utf-8", "replace")
 
     # -- cassette form -----------------------------------------------------------------------
-    def to_json(self, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
-        return {
+    def to_json(self, scrubber: Scrubber | None = None) -> dict[str, Any]:
+        from .scrub import BY_NAME
+
+        scrubber = scrubber or BY_NAME
+        out = scrubber.value({
             "label": self.label,
             "method": self.method,
-            "url": self.url,
+            "url": scrubber.url(self.url),
             "rpc_method": self.rpc_method,
             "request_headers": self.request_headers,
             "request_body": self.request_body,
@@ -194,11 +528,16 @@ class Exchange:
             "t_end": None if self.t_end is None else round(self.t_end, 6),
             "end": self.end,
             "error": self.error,
-            "chunks": [c.to_json(secrets) for c in self.chunks],
+            "chunks": None,  # set below, in its place
             "events": [e.to_json() for e in self.events],
             "discarded": self.discarded,
             "notes": self.notes,
-        }
+        })
+        # The chunks are scrubbed as one body, so a secret cut across two chunks is found too; each chunk's
+        # bytes are read when its turn comes (a large response's are on disk, see Spool).
+        scrubbed = scrubber.iter_pieces(_ChunkBytes(self.chunks))
+        out["chunks"] = [Chunk(c.t, data).to_json() for c, data in zip(self.chunks, scrubbed)]
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "Exchange":
@@ -217,7 +556,7 @@ class Exchange:
             end=d.get("end", END_CLOSED),
             error=d.get("error"),
             chunks=[Chunk.from_json(c) for c in d.get("chunks", [])],
-            events=[Event.from_json(e) for e in d.get("events", [])],
+            events=budgeted([Event.from_json(e) for e in d.get("events", [])]),
             discarded=d.get("discarded"),
             notes=dict(d.get("notes") or {}),
         )
@@ -252,17 +591,21 @@ class FrameLog:
         return [ex for ex in self.exchanges if ex.notes.get("streaming")]
 
     # -- cassette form -----------------------------------------------------------------------
-    def to_json(self, secrets: tuple[str, ...] = ()) -> dict[str, Any]:
-        data = {
+    def to_json(self, scrubber: Scrubber | None = None) -> dict[str, Any]:
+        """The cassette form, scrubbed by `scrubber` (default: credential names only, no secret values)."""
+        from .scrub import BY_NAME
+
+        scrubber = scrubber or BY_NAME
+        data = scrubber.value({
             "streamcert_cassette": FORMAT_VERSION,
             "scenario": self.scenario,
-            "target": self.target,
+            "target": scrubber.url(self.target),
             "started": self.started,
             "script": self.script,
             "notes": self.notes,
-            "exchanges": [ex.to_json(secrets) for ex in self.exchanges],
-        }
-        return scrub(data, secrets)
+        })
+        data["exchanges"] = [ex.to_json(scrubber) for ex in self.exchanges]
+        return data
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "FrameLog":
@@ -277,35 +620,32 @@ class FrameLog:
             started=d.get("started", ""),
         )
 
-    def save(self, path: str | Path, secrets: tuple[str, ...] = ()) -> Path:
+    def save(self, path: str | Path, scrubber: Scrubber | None = None) -> Path:
+        """Write the cassette atomically (a reader never sees half of it), scrubbed by `scrubber`."""
+        from .report.writers import write_atomic
+
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_json(secrets), indent=1, ensure_ascii=False) + "\n", "utf-8")
+        write_atomic(path, json.dumps(self.to_json(scrubber), indent=1, ensure_ascii=False) + "\n")
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> "FrameLog":
-        return cls.from_json(json.loads(Path(path).read_text("utf-8")))
+        value, complaint = read_json(Path(path).read_text("utf-8"))  # nesting bounded as any JSON the suite reads
+        if complaint:
+            raise ValueError(f"{path} is not a streamcert cassette: {complaint}")
+        return cls.from_json(value)
 
 
-SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key")
+class _ChunkBytes:
+    """The chunks' bytes as a sequence that reads each chunk's bytes when asked (for the scrubber)."""
 
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
 
-def scrub(value: Any, secrets: tuple[str, ...] = ()) -> Any:
-    """Replace credential headers and every occurrence of the given secret strings."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if isinstance(k, str) and k.lower() in SECRET_HEADERS and isinstance(v, str):
-                out[k] = SCRUBBED
-            else:
-                out[k] = scrub(v, secrets)
-        return out
-    if isinstance(value, list):
-        return [scrub(v, secrets) for v in value]
-    if isinstance(value, str) and secrets:
-        for s in secrets:
-            if s:
-                value = value.replace(s, SCRUBBED)
-        return value
-    return value
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def __getitem__(self, i: int) -> bytes:
+        return self.chunks[i].data
+

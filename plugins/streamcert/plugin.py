@@ -8,25 +8,31 @@ controller, which alone aggregates them and writes `compatibility.json` (DESIGN 
 
 from __future__ import annotations
 
+import importlib
 import json
+import logging
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import run_options
-from .catalogue import PROFILES, load_catalogue, load_scenario
+from . import limits, run_options
+from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .rules import RuleContext, judge
 from .scenarios import run_scenario
+from .scrub import Scrubber
 from .targets import Target, names_a_target, served_profiles
 from .wallclock import now
 
 FINDINGS_KEY = "streamcert_findings"
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
+STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
+XDIST_CRASH = "???"  # the `when` of the report pytest-xdist makes for a test whose worker died
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -72,11 +78,19 @@ class StreamcertRun:
             self._start_embedded()
         given = {name: value for name, value in self.options.items() if value is not None and value != ""}
         self.target: Target = run_options.target_of({**self.embedded_targets, **given})
+        self.scrubber = Scrubber.of(self.target)
         self.started = now()
+        # One clock for --run-limit across the xdist workers: the controller's start.
+        self.started_at = float(config.workerinput.get(STARTED_KEY, time.time())) if self.is_worker else time.time()
         self.aggregator: Any = None
         self.ran_suite = False
         self.report: dict[str, Any] | None = None
         self.report_dir: Path | None = None
+        self.write_error: str | None = None
+        self.collected: set[str] = set()  # test ids the xdist workers collected (controller only)
+        self.reported: set[str] = set()  # test ids with at least one report
+        self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
+        self._log_factory = _scrub_log_records(self.scrubber)
 
     @property
     def is_embedded(self) -> bool:
@@ -97,25 +111,89 @@ class StreamcertRun:
         return set(PROFILES) if self.is_embedded else served_profiles(self.options)
 
     def target_json(self) -> dict[str, Any]:
-        return {**self.target.report_json(), "fault": self.options["fault"], "embedded": self.is_embedded}
+        return target_json(self.target, self.scrubber, fault=self.options["fault"], embedded=self.is_embedded)
 
     # -- hooks ---------------------------------------------------------------------------------------
 
     @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist it is never called
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[EMBEDDED_KEY] = self.embedded_targets
+        node.workerinput[STARTED_KEY] = self.started_at
+
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist: the ids a worker collected
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self.collected.update(ids)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any):
+        """Scrub what a test report carries before anything shows or stores it: the terminal (failure
+        text, -vv diffs, tracebacks), junit.xml and the xdist controller all read these fields."""
+        outcome = yield
+        self.scrub_report(outcome.get_result())
+
+    def scrub_report(self, report: pytest.TestReport) -> None:
+        text = self.scrubber.text
+        longrepr = report.longrepr
+        if isinstance(longrepr, tuple) and len(longrepr) == 3:  # a skip: (path, line, message)
+            report.longrepr = (longrepr[0], longrepr[1], text(str(longrepr[2])))
+        elif isinstance(longrepr, str):
+            report.longrepr = text(longrepr)
+        elif longrepr is not None:
+            shown = str(longrepr)
+            if text(shown) != shown:
+                try:  # in place, so pytest keeps its structured form (the crash line, colours, styles)
+                    _scrub_repr(longrepr, text)
+                except Exception:  # noqa: BLE001  (an unknown repr: shown as the scrubbed text instead)
+                    report.longrepr = text(shown)
+                if text(str(report.longrepr)) != str(report.longrepr):
+                    report.longrepr = text(str(report.longrepr))
+        report.sections = [(title, text(content)) for title, content in report.sections]
+        report.user_properties = [(name, self.scrubber.value(value)) for name, value in report.user_properties]
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
-        if not props or report.when != "call" or self.is_worker:
+        if self.is_worker:
             return
+        self.reported.add(report.nodeid)
+        props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
+        if props and report.when == "call":
+            for raw in props:
+                self._add(report.nodeid, [Finding.from_json(d) for d in json.loads(raw)])
+            self.ran_suite = True
+        elif report.failed and not props:
+            self._harness_fault(report)
+
+    def _add(self, nodeid: str, findings: list[Finding]) -> None:
         from .report.aggregate import Aggregator
 
         if self.aggregator is None:
             self.aggregator = Aggregator()
-        for raw in props:
-            self.aggregator.add(report.nodeid, [Finding.from_json(d) for d in json.loads(raw)])
+        self.aggregator.add(nodeid, findings)
+
+    def _harness_fault(self, report: pytest.TestReport) -> None:
+        """A conformance test that failed without findings: its worker died (pytest-xdist), or a fault
+        outside the scenario (a fixture). Its scenarios' requirements are ERROR, never left to a pass."""
+        scenarios = scenarios_of(report.nodeid)
+        if not scenarios:
+            return
+        if report.when == XDIST_CRASH:
+            why = self.scrubber.text(str(report.longrepr).strip().splitlines()[0])
+            self.crashes.append(why)
+        else:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            line = crash.message if crash is not None else str(report.longrepr).strip()
+            why = f"harness fault in {report.when} of the test: " + self.scrubber.text(line.splitlines()[0] if line else "")
+        self._add(report.nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios
+                                  for req in load_scenario(sid).requirements])
         self.ran_suite = True
+
+    def _never_reported(self) -> None:
+        """After a worker crash, the tests that never reported (xdist gave up on them) are ERROR too."""
+        if not self.crashes:
+            return
+        for nodeid in sorted(self.collected - self.reported):
+            why = f"not run: {nodeid} never reported after {self.crashes[0]}"
+            self._add(nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios_of(nodeid)
+                               for req in load_scenario(sid).requirements])
 
     def pytest_sessionfinish(self) -> None:
         if self.is_worker or not (self.ran_suite or _runs_suite(self.config)):
@@ -125,14 +203,19 @@ class StreamcertRun:
         from .report.aggregate import Aggregator, build_report, load_baseline
         from .report.writers import write_all
 
+        self._never_reported()
         baseline = self.options["baseline"]
-        self.report = build_report(self.aggregator or Aggregator(), selected_profiles=self.selected_profiles(),
-                                   level=self.options["level"], target=self.target_json(),
-                                   started=self.started, finished=now(),
-                                   baseline=load_baseline(baseline) if baseline else None,
-                                   catalogue=load_catalogue())
+        report = build_report(self.aggregator or Aggregator(), selected_profiles=self.selected_profiles(),
+                              level=self.options["level"], target=self.target_json(),
+                              started=self.started, finished=now(),
+                              baseline=load_baseline(baseline) if baseline else None,
+                              catalogue=load_catalogue())
+        self.report = self.scrubber.value(report)
         self.report_dir = Path(self.options["report"] or run_options.DEFAULT_REPORT)
-        write_all(self.report, self.report_dir)
+        try:
+            write_all(self.report, self.report_dir)
+        except OSError as exc:  # checked before the run; the disk can still fill up or go away
+            self.write_error = self.scrubber.text(f"cannot write the report into {self.report_dir}: {exc}")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
@@ -141,13 +224,100 @@ class StreamcertRun:
 
         terminalreporter.section("streamcert")
         for line in terminal_summary(self.report):
-            terminalreporter.write_line(line)
-        terminalreporter.write_line(f"report: {self.report_dir}/compatibility.json")
+            terminalreporter.write_line(self.scrubber.text(line))
+        if self.write_error:
+            terminalreporter.write_line(f"streamcert: {self.write_error}", red=True)
+        else:
+            terminalreporter.write_line(f"report: {self.report_dir}/compatibility.json")
 
     def pytest_unconfigure(self) -> None:
         if self.embedded is not None:
             self.embedded.stop()
             self.embedded = None
+        if logging.getLogRecordFactory() is self._log_factory:
+            logging.setLogRecordFactory(self._log_factory.inner)
+        if not self.is_worker:
+            self.scrub_junit()
+
+    def scrub_junit(self) -> None:
+        """pytest's junitxml plugin wrote junit.xml from the scrubbed reports; make sure of it, and
+        scrub the file if anything (a hook of another plugin, a property) still carries a secret."""
+        path = getattr(self.config.option, "xmlpath", None)
+        if not path or not Path(path).is_file():
+            return
+        from .report.writers import write_atomic
+
+        text = Path(path).read_text("utf-8", errors="surrogateescape")
+        clean = self.scrubber.text(text)
+        if clean != text:
+            write_atomic(Path(path), clean.encode("utf-8", errors="surrogateescape"))
+
+
+def target_json(target: Target, scrubber: Scrubber, *, fault: str | None, embedded: bool) -> dict[str, Any]:
+    """The report's `target` block: each target as given, its URLs' credentials masked."""
+    shown = {name: scrubber.url(value) if isinstance(value, str) else value
+             for name, value in target.report_json().items()}
+    return {**shown, "fault": fault, "embedded": embedded}
+
+
+def scenarios_of(nodeid: str) -> list[str]:
+    """The scenarios a conformance test drives, found without running it: its parameter when that is a
+    scenario id (`test_interactions[ix-question]`), else the scenario ids its function names
+    (`streamcert.check("stream-basic")`). Used only for a test that never produced findings."""
+    path, _, name = nodeid.partition("::")
+    func, _, param = name.split("::")[-1].partition("[")
+    known = set(scenario_ids())
+    if param.rstrip("]") in known:
+        return [param.rstrip("]")]
+    try:
+        module = importlib.import_module(f"streamcert.suite.{Path(path).stem}")
+        code = getattr(module, func).__code__
+    except (ImportError, AttributeError):
+        return []
+    return [const for const in code.co_consts if isinstance(const, str) and const in known]
+
+
+def _scrub_repr(obj: Any, text: Any, seen: set[int] | None = None) -> Any:
+    """Scrub every string inside one of pytest's failure representations (ExceptionChainRepr and the
+    entries, locals, file locations it holds), in place."""
+    seen = set() if seen is None else seen
+    if isinstance(obj, str):
+        return text(obj)
+    if isinstance(obj, list):
+        return [_scrub_repr(item, text, seen) for item in obj]
+    if isinstance(obj, tuple):
+        return tuple(_scrub_repr(item, text, seen) for item in obj)
+    if hasattr(obj, "__dict__") and type(obj).__module__.startswith("_pytest") and id(obj) not in seen:
+        seen.add(id(obj))
+        for name, value in list(vars(obj).items()):
+            object.__setattr__(obj, name, _scrub_repr(value, text, seen))
+    return obj
+
+
+class _ScrubbingRecordFactory:
+    """Log records with the run's secrets scrubbed from their text (httpx logs every URL it requests,
+    query string included), whoever shows them: live logs, captured logs, junit.xml."""
+
+    def __init__(self, scrubber: Scrubber, inner: Any) -> None:
+        self.scrubber = scrubber
+        self.inner = inner
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = self.inner(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001  (a malformed record is logging's to report, not ours)
+            return record
+        clean = self.scrubber.text(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return record
+
+
+def _scrub_log_records(scrubber: Scrubber) -> _ScrubbingRecordFactory:
+    factory = _ScrubbingRecordFactory(scrubber, logging.getLogRecordFactory())
+    logging.setLogRecordFactory(factory)
+    return factory
 
 
 # -- the fixture the conformance modules use -------------------------------------------------------
@@ -170,6 +340,10 @@ class Streamcert:
         target = self.target
         if not target.has(scenario.profile):
             pytest.skip(f"no target for profile {scenario.profile}")
+        past = self._past_run_limit()
+        if past:
+            return self._finish([Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}")
+                                 for r in scenario.requirements])
         try:
             log = run_scenario(scenario_id, target)
         except Exception as exc:  # a harness fault is reported as ERROR, never as a pass
@@ -190,21 +364,27 @@ class Streamcert:
                         for r in scenario.requirements]
         return self._finish(findings)
 
+    def _past_run_limit(self) -> str | None:
+        """The sentence of the per-run time cap once the run has passed it (--run-limit), else None."""
+        limit = self.run.options.get("run_limit")
+        elapsed = time.time() - self.run.started_at
+        if limit and elapsed > limit:
+            return limits.RUN.reached(f"the run's {elapsed:.1f} s", limit)
+        return None
+
     def _record(self, log: FrameLog, target: Target) -> None:
         folder = self.run.options["record"]
         if folder:
-            log.save(Path(folder) / f"{log.scenario}.json", secrets=target.secrets)
+            log.save(Path(folder) / f"{log.scenario}.json", scrubber=self.run.scrubber)
 
     def _finish(self, findings: list[Finding]) -> list[Finding]:
-        secrets = self.target.secrets
-        from .framelog import scrub
-
-        payload = [scrub(f.to_json(), secrets) for f in findings]
+        scrubber = self.run.scrubber
+        payload = [scrubber.value(f.to_json()) for f in findings]
         self.request.node.user_properties.append((FINDINGS_KEY, json.dumps(payload)))
         failures = [f for f in findings if f.outcome.is_failure]
         if failures:
             lines = [f"{f.req_id} {f.outcome.value}: {f.message}" for f in failures]
-            pytest.fail(scrub("\n".join(lines), secrets), pytrace=False)
+            pytest.fail(scrubber.text("\n".join(lines)), pytrace=False)
         if findings and all(f.outcome == Outcome.UNSUPPORTED for f in findings):
             pytest.skip("UNSUPPORTED: " + findings[0].message)
         return findings

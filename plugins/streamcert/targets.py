@@ -106,7 +106,3 @@ class Target:
     def report_json(self) -> dict[str, str | None]:
         """The targets of the profiles, by slot name, as the report's `target` shows them."""
         return {slot.name: getattr(self, slot.field) for slot in SLOTS if slot.profiles}
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        return tuple(v for v in self.headers.values() if v)

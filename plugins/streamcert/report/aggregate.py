@@ -27,12 +27,14 @@ its status stays, the entry gets `"baseline": "expected"`, and it does not make 
 A listed requirement that is now judged and not a failure (PASS, NON_STRICT, WARNING) is a stale
 baseline entry: the report lists it in `"stale_baseline"` and the verdict is FAIL, so the baseline
 gets updated. A listed requirement that was not judged (NOT_TESTED, UNSUPPORTED, SKIPPED) is
-neither. Listed ids that are not in the catalogue are reported in `"baseline_unknown"` (no verdict
-effect: the failure they meant to excuse, if any, still counts).
+neither. `load_baseline` (the `--baseline` option) refuses a file that lists ids not in the catalogue,
+naming them; a document given to `build_report` directly has them reported in `"baseline_unknown"` (no
+verdict effect: the failure they meant to excuse, if any, still counts).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -91,7 +93,7 @@ def _reduce(req_id: str, pairs: list[tuple[str, Finding]]) -> RequirementResult:
     return RequirementResult(
         req_id=req_id,
         outcome=worst_outcome,
-        tests=tuple(dict.fromkeys(nodeid for nodeid, _ in ordered)),
+        tests=tuple(dict.fromkeys(nodeid for nodeid, _ in ordered if nodeid)),  # "": no test (could not run)
         finding_count=len(ordered),
         message=_bounded_messages([f.message for _, f in decisive]),
         evidence=tuple(evidence[:MAX_EVIDENCE]),
@@ -124,10 +126,28 @@ def expected_failures_of(baseline: Any) -> set[str]:
     raise ValueError('baseline: expected {"expected_failures": ["ID", ...]} or a compatibility.json')
 
 
-def load_baseline(path: str | Path) -> dict[str, Any]:
-    """Read and check a baseline file; the result is what `build_report(baseline=...)` takes."""
-    document = json.loads(Path(path).read_text("utf-8"))
-    expected_failures_of(document)  # raises on a malformed file, before the run starts
+def load_baseline(path: str | Path, catalogue: Mapping[str, Requirement] | None = None) -> dict[str, Any]:
+    """Read and check a baseline file; the result is what `build_report(baseline=...)` takes. Raises
+    ValueError with one line naming the file: not readable, not JSON, not the documented shape, or an id
+    that is not in the catalogue (a mistyped id would otherwise excuse nothing, silently)."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from None
+    try:
+        listed = expected_failures_of(document)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise ValueError(f'{path}: expected {{"expected_failures": ["ID", ...]}} or a compatibility.json') from None
+    known = load_catalogue() if catalogue is None else catalogue
+    unknown = sorted(listed - set(known))
+    if unknown:
+        hints = [f"{rid} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(rid, known, 1)) else rid
+                 for rid in unknown]
+        raise ValueError(f"{path}: not in the catalogue: {', '.join(hints)}")
     return document
 
 
@@ -210,14 +230,25 @@ def _apply_baseline(entries: list[dict[str, Any]], expected: set[str]) -> tuple[
 
 def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, target: dict[str, Any],
                  started: str, finished: str, baseline: Mapping[str, Any] | None = None,
-                 catalogue: Mapping[str, Requirement] | None = None) -> dict[str, Any]:
-    """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs)."""
+                 catalogue: Mapping[str, Requirement] | None = None,
+                 could_not_run: str | None = None) -> dict[str, Any]:
+    """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs).
+
+    `could_not_run`: why the run stopped before any scenario (an unreachable target): every selected
+    requirement is ERROR with that reason, the verdict is INCOMPLETE (nothing was judged, so nothing
+    failed), and the report says so under "could_not_run"."""
     unknown_profiles = set(selected_profiles) - set(PROFILES)
     if unknown_profiles:
         raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown_profiles))}")
     if level.upper() not in LEVELS:
         raise ValueError(f"unknown level {level!r} (must, should or may)")
     requirements = load_catalogue() if catalogue is None else catalogue
+    if could_not_run is not None:
+        agg = Aggregator()
+        for req in requirements.values():
+            if req.profile in selected_profiles and _level_rank(req.level) <= _level_rank(level):
+                agg.add("", [Finding(req.id, Outcome.ERROR, could_not_run)])
+        baseline = None
     results = agg.results()
 
     entries = [
@@ -236,11 +267,13 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
         "target": dict(target),
         "started": started,
         "finished": finished,
-        "verdict": decide_verdict(entries, stale_baseline),
+        "verdict": "INCOMPLETE" if could_not_run is not None else decide_verdict(entries, stale_baseline),
         "summary": count_by_level(entries),
         "requirements": entries,
         "selection": {"profiles": [p for p in PROFILES if p in selected_profiles], "level": level.lower()},
     }
+    if could_not_run is not None:
+        report["could_not_run"] = could_not_run
     if baseline is not None:
         report["stale_baseline"] = stale_baseline
         report["expected_failures"] = [e["id"] for e in entries if e.get("baseline") == "expected"]

@@ -32,6 +32,11 @@ def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
     lines = [f"streamcert verdict: {report['verdict']}"]
     lines += [level_counts_line(level, counts) for level, counts in report["summary"].items()]
+    if report.get("could_not_run"):  # one reason for every requirement: said once
+        errors = sum(e["status"] == Outcome.ERROR.value for e in entries)
+        lines.append(f"could not run: {one_line_why(report['could_not_run'])}")
+        lines.append(f"ERROR: {errors} (every selected requirement, for that reason)")
+        return lines
 
     failures = [e for e in entries if Outcome(e["status"]).is_failure]
     if failures:

@@ -7,11 +7,15 @@ Markdown escapes it outside code fences (GitHub renders HTML inside step summari
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
+import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from ..outcomes import Outcome
 
@@ -23,19 +27,38 @@ MD_EVIDENCE_CHARS = 500
 
 
 def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
+    """Write the three files, each atomically; all are rendered before any is written, so a rendering
+    error leaves the previous report whole."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
     contents = {
         "compatibility.json": json.dumps(report, indent=2, ensure_ascii=False) + "\n",
         "report.md": render_markdown(report),
         "report.html": render_html(report),
     }
+    if report.get("could_not_run"):  # pytest never ran, so nothing else writes junit.xml
+        contents["junit.xml"] = render_junit_could_not_run(report)
+    directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in contents.items():
-        path = directory / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+        written.append(write_atomic(directory / name, text))
     return written
+
+
+def write_atomic(path: Path, data: str | bytes) -> Path:
+    """Write `path` through a temporary file in the same directory and `os.replace`: a reader (or a
+    run killed half-way) sees the old file or the new one, never a part of it."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
 
 
 def entries_with(report: dict[str, Any], statuses: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -110,6 +133,12 @@ def render_markdown(report: dict[str, Any]) -> str:
               f"{tool['name']} {md_text(tool['version'])} · {md_text(report['started'])} → "
               f"{md_text(report['finished'])}"), ""]
     lines += md_count_table(report) + [""]
+
+    if report.get("could_not_run"):  # one section, not one per requirement with the same reason
+        errors = entries_with(report, (Outcome.ERROR.value,))
+        lines += ["## Could not run", "", md_message(report["could_not_run"]), "",
+                  f"Nothing was judged: the {len(errors)} selected requirements are ERROR with this reason.", ""]
+        return "\n".join(lines)
 
     if report.get("stale_baseline"):
         lines += ["## Stale baseline entries (now passing: remove them from the baseline)", ""]
@@ -225,8 +254,13 @@ def render_html(report: dict[str, Any]) -> str:
          f'{esc(report["tool"]["name"])} {esc(report["tool"]["version"])} · {esc(report["started"])} → '
          f'{esc(report["finished"])}</p>'),
         "<h2>By level</h2>", html_level_table(report),
-        "<h2>By profile</h2>", html_matrix(report),
     ]
+    if report.get("could_not_run"):
+        errors = entries_with(report, (Outcome.ERROR.value,))
+        sections += ["<h2>Could not run</h2>", f"<pre>{esc(report['could_not_run'])}</pre>",
+                     f"<p>Nothing was judged: the {len(errors)} selected requirements are ERROR with this reason.</p>"]
+        return _html_page(verdict, sections)
+    sections += ["<h2>By profile</h2>", html_matrix(report)]
     if report.get("stale_baseline"):
         items = "".join(f"<li>{esc(i)}</li>" for i in report["stale_baseline"])
         sections += ["<h2>Stale baseline entries (now passing)</h2>", f"<ul>{items}</ul>"]
@@ -234,6 +268,22 @@ def render_html(report: dict[str, Any]) -> str:
     if failures:
         sections += ["<h2>Failures</h2>"] + [html_failure(e) for e in failures]
     sections += ["<h2>All requirements</h2>", html_requirement_rows(report)]
+    return _html_page(verdict, sections)
+
+
+# -- JUnit XML for a run that could not run ------------------------------------------------------------
+
+def render_junit_could_not_run(report: dict[str, Any]) -> str:
+    """One errored test case naming why the run could not run (CI systems show it like a test error)."""
+    suite = ElementTree.Element("testsuite", name="streamcert", tests="1", errors="1", failures="0", skipped="0")
+    case = ElementTree.SubElement(suite, "testcase", classname="streamcert", name="preflight")
+    ElementTree.SubElement(case, "error", message=report["could_not_run"]).text = report["could_not_run"]
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def _html_page(verdict: str, sections: list[str]) -> str:
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>streamcert: {esc(verdict)}</title><style>{_CSS}</style></head>"
             f"<body>{''.join(sections)}</body></html>\n")
