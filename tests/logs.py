@@ -6,8 +6,10 @@ Exchanges
     rpc_error(code, message, data)    a JSON-RPC error object (data omitted when None)
     error_info(reason)                the google.rpc.ErrorInfo detail A2A SHOULD put in error.data
     sse(label, items)                 a text/event-stream answer: each item a result dict (wrapped in an
-                                      envelope), a dict with "jsonrpc" (sent as it is), or a str (raw data)
+                                      envelope), a dict with "jsonrpc" (sent as it is), or a str (raw data);
+                                      `end=` and `error=` say how it ended (a reset, an idle gap: framelog.END_*)
     broken(label, why)                a transport failure (end "error", no status)
+    unjudged(ex, reason, cap=…)       `ex` marked as the capture marks an answer it left unjudged (a cap reached)
     stdio(label, sent, lines)         a program run on stdin/stdout: the lines written and its output lines
     frame_log(*exchanges, …)          a FrameLog holding them, in order
     progress_sse(items, times=…)      a progress stream (label "progress"): each item a JSON object sent as
@@ -34,7 +36,7 @@ import json
 import zlib
 from typing import Any
 
-from streamcert.framelog import END_CLOSED, END_ERROR, Chunk, Event, Exchange, FrameLog
+from streamcert.framelog import END_CLOSED, END_ERROR, UNJUDGED, Chunk, Event, Exchange, FrameLog
 
 RPC_URL = "http://127.0.0.1:41241/a2a/jsonrpc"
 TASK_ID = "task-1"
@@ -71,8 +73,9 @@ def unary(label: str, result: Any = None, *, error: dict[str, Any] | None = None
 
 
 def sse(label: str, items: list[Any], *, rpc_method: str = "SendStreamingMessage", params: Any = None,
-        rpc_id: int = 1, end: str = END_CLOSED, t: float = 0.0, dt: float = 0.01) -> Exchange:
-    """A stream: one SSE event per item, `dt` seconds apart, then `end`."""
+        rpc_id: int = 1, end: str = END_CLOSED, t: float = 0.0, dt: float = 0.01, error: str | None = None) -> Exchange:
+    """A stream: one SSE event per item, `dt` seconds apart, then `end` (with `error` saying how, for an end
+    such as a reset or an idle gap)."""
     events, chunks = [], []
     for i, item in enumerate(items):
         if isinstance(item, str):
@@ -88,9 +91,20 @@ def sse(label: str, items: list[Any], *, rpc_method: str = "SendStreamingMessage
         label=label, method="POST", url=RPC_URL, rpc_method=rpc_method,
         request_body={"jsonrpc": "2.0", "id": rpc_id, "method": rpc_method, "params": params or {}},
         status=200, response_headers={"content-type": "text/event-stream"},
-        t_sent=t, t_headers=t + 0.01, t_end=t + 0.01 + dt * (len(items) + 1), end=end,
+        t_sent=t, t_headers=t + 0.01, t_end=t + 0.01 + dt * (len(items) + 1), end=end, error=error,
         chunks=chunks, events=events, notes={"streaming": True},
     )
+
+
+def unjudged(ex: Exchange, reason: str, cap: str | None = None, figure: int | None = None,
+             limit: int | None = None) -> Exchange:
+    """`ex` as the capture leaves an answer it could not judge (framelog.UNJUDGED): the reason is the
+    sentence its findings say; a cap reached also names the Target field, the figure and the limit."""
+    record: dict[str, Any] = {"reason": reason}
+    if cap is not None:
+        record.update(cap=cap, figure=figure, limit=limit)
+    ex.notes[UNJUDGED] = record
+    return ex
 
 
 def broken(label: str, why: str = "ConnectError: connection refused", rpc_method: str | None = None) -> Exchange:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..catalogue import Scenario, load_catalogue
-from ..framelog import END_ERROR, Exchange, FrameLog
+from ..framelog import CONTENT_ENCODING, END_ERROR, Exchange, FrameLog
 from ..outcomes import Finding, Outcome
 
 SHOWN = 3  # how many of several offending items a finding carries as evidence
@@ -60,7 +60,11 @@ class Unjudgeable(Exception):
 
 
 class View(Protocol):
-    """What a rule reads: built once per frame log from the log and the context."""
+    """What a rule reads: built once per frame log from the log and the context.
+
+    A view over several exchanges may hold `unjudged`: (message, evidence) for each exchange it had to
+    leave out (see `cannot_judge`); the engine makes each an ERROR finding of every requirement of the
+    rules reading it, beside what the rule decides on the others."""
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> "View": ...
@@ -90,14 +94,36 @@ class Run:
 
 
 def answered(log: FrameLog, label: str) -> Exchange:
-    """The exchange `label` with an answer. Absent (the driver never got that far): nothing to judge.
-    Its transport failed: the rule's requirements are ERROR, with why."""
+    """The exchange `label` with an answer that can be judged. Absent (the driver never got that far):
+    nothing to judge. Its transport failed, or its answer cannot be judged (`cannot_judge`): the rule's
+    requirements are ERROR, with why."""
     ex = log.get(label)
     if ex is None:
         raise Unjudgeable()
     if ex.end == END_ERROR or ex.status is None:
         raise Unjudgeable(f"{label} ({ex.rpc_method or ex.method}): {ex.error or 'no answer'}", [ex_evidence(ex)])
+    if why := cannot_judge(ex):
+        raise Unjudgeable(f"{label} ({ex.rpc_method or ex.method}): {why}", [ex_evidence(ex)])
     return ex
+
+
+def cannot_judge(ex: Exchange) -> str | None:
+    """Why an answer that came cannot be judged at all, as its findings say it: a bound the capture
+    reached (a size cap, a Content-Encoding it cannot decode; `Exchange.unjudged`), a redirect (the
+    suite follows none), JSON nested deeper than the suite reads. None when it can be judged."""
+    if why := ex.unjudged:
+        return why
+    if ex.status is not None and 300 <= ex.status < 400:
+        location = ex.response_headers.get("location")
+        where = f"redirecting to {location}" if location else "without a Location"
+        return (f"answered HTTP {ex.status} {where}; the suite does not follow redirects (point it at the "
+                f"URL the redirect names)")
+    return ex.too_deep
+
+
+def unjudged_entry(ex: Exchange, why: str) -> tuple[str, list[dict[str, Any]]]:
+    """An exchange a view over several leaves out, as `View.unjudged` holds it: (message, evidence)."""
+    return f"{ex.label} ({ex.rpc_method or ex.method}): {why}", [ex_evidence(ex)]
 
 
 # -- the collector --------------------------------------------------------------------------------------
@@ -246,6 +272,10 @@ def _apply(entry: Rule, log: FrameLog, ctx: RuleContext, views: dict[type, Any])
         if not why.message:
             return []
         return [Finding(r, Outcome.ERROR, why.message, evidence=list(why.evidence)) for r in entry.req_ids]
+    verdicts = [out] if isinstance(out, Verdict) else list(out.values())
+    for message, evidence in getattr(view, "unjudged", ()):
+        for verdict in verdicts:
+            verdict.error(message, evidence)
     return out.findings
 
 
@@ -281,13 +311,21 @@ def ev_evidence(exchange: Exchange, event: Any, note: str = "") -> dict[str, Any
 
 
 def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
-    """One exchange as evidence: the request, the status and content type, the body or the error."""
+    """One exchange as evidence: the request, the status and content type, the body (its first bytes) or
+    the error, and how the body came when it was encoded or cut."""
     out: dict[str, Any] = {"exchange": exchange.label, "request": exchange.rpc_method or exchange.method,
                            "status": exchange.status, "content_type": exchange.content_type}
     if exchange.error:
         out["error"] = exchange.error
     elif not exchange.is_sse:
-        out["body"] = quote(exchange.body.decode("utf-8", "replace"))
+        size = exchange.size
+        text = exchange.head(QUOTE_LIMIT * 4).decode("utf-8", "replace")
+        out["body"] = text[:QUOTE_LIMIT] + f"… ({size} bytes)" if len(text) > QUOTE_LIMIT or \
+            size > QUOTE_LIMIT * 4 else text
+    if coding := exchange.notes.get(CONTENT_ENCODING):
+        out["content_encoding"] = f"{coding} (decoded; the suite asked for identity)"
+    if why := exchange.unjudged:
+        out["unjudged"] = why
     if note:
         out["note"] = note
     return out

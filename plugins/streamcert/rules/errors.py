@@ -15,7 +15,7 @@ from typing import Any
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
 from . import Run, Verdict, ex_evidence, rule
-from .unary import VIA_SSE, Answer, got_nothing, task_of
+from .unary import VIA_SSE, Answer, got_nothing, no_answer, task_of
 
 
 @dataclass
@@ -35,9 +35,8 @@ def _named(code: Any) -> str:
 
 def _check(ex: Exchange, codes: tuple[int, ...], what: str, *, single_event: bool = False) -> _Check:
     """Did `ex` get a JSON-RPC error with one of `codes`? `single_event`: an SSE answer must hold only it."""
-    why = got_nothing(ex)
-    if why:
-        return _Check(None, f"{what} ({ex.label}) got no answer: {why}", ex_evidence(ex))
+    if lost := no_answer(ex, what):
+        return _Check(None, lost, ex_evidence(ex))
     ans = Answer.of(ex)
     want = " or ".join(_named(c) for c in codes)
     if ans.error is None:
@@ -201,8 +200,8 @@ def cross_context(run: Run, out: Verdict) -> None:
     ex = run.get("cross_context")
     if ex is None:
         return
-    if why := got_nothing(ex):
-        out.error(f"SendMessage with another context's taskId (cross_context) got no answer: {why}", [ex_evidence(ex)])
+    if lost := no_answer(ex, "SendMessage with another context's taskId"):
+        out.error(lost, [ex_evidence(ex)])
         return
     ans = Answer.of(ex)
     if ans.error is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import END_CLIENT_STOP, END_CLOSED, END_TIME_LIMIT, Event, Exchange, FrameLog
+from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
 from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames
@@ -129,9 +129,9 @@ def events_name_task(v: StreamFrames, out: Verdict) -> None:
         anchor = next(((b.get("id"), b.get("contextId")) for _, k, b in s.results if k == a2a.TASK), None)
         if anchor is None:
             continue
-        bad = []
-        updates = [(ev, kind, body) for ev, kind, body in s.results if kind in (a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE)]
-        for ev, kind, body in updates:
+        bad, updates = [], 0
+        for ev, kind, body in s.results.of_kind(a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE):
+            updates += 1
             got = (body.get("taskId"), body.get("contextId"))
             if got != anchor:
                 why = f"{kind} names task {got[0]!r}, context {got[1]!r}"
@@ -142,29 +142,36 @@ def events_name_task(v: StreamFrames, out: Verdict) -> None:
             bad.append((why, s.evidence(ev, why)))
         what = f"{s.label} event(s) that do not carry task {anchor[0]!r}, context {anchor[1]!r} and a status"
         if not out.fail_each(what, bad):
-            out.passed(f"{s.label}: {len(updates)} events name task {anchor[0]} and its context")
+            out.passed(f"{s.label}: {updates} events name task {anchor[0]} and its context")
 
 
 @rule("A2A-STREAM-005", view=StreamFrames)
 def one_kind(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
-        results = [(ev, ev.payload["result"]) for ev in s.exchange.data_events()
-                   if isinstance(ev.payload, dict) and "result" in ev.payload]
-        bad = [(f"frame {s.evidence(ev)['frame']} holds {kinds or 'none'} of task, message, statusUpdate, "
-                "artifactUpdate", s.evidence(ev))
-               for ev, result in results if len(kinds := a2a.stream_members(result)) != 1]
+        results, bad = 0, []
+        for ev, members in zip(s.results.events, s.results.members):  # counted as the frames were read
+            if members < 0:
+                continue
+            results += 1
+            if members != 1:
+                kinds = a2a.stream_members(ev.payload["result"])
+                bad.append((f"frame {s.exchange.frame_number(ev)} holds {kinds or 'none'} of task, message, "
+                            "statusUpdate, artifactUpdate", s.evidence(ev)))
         if not out.fail_each(f"{s.label} result(s) without exactly one StreamResponse member", bad) and results:
-            out.passed(f"{s.label}: {len(results)} results, each exactly one kind")
+            out.passed(f"{s.label}: {results} results, each exactly one kind")
 
 
 def _chunk_faults(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str, dict]]]:
-    """(artifact chunks, appends to an artifact never started, appends after its lastChunk)."""
+    """(artifact chunks, appends to an artifact never started, appends after its lastChunk); read once
+    per stream for the two rules that ask."""
+    return s.exchange.derived("_chunk_faults", lambda: _read_chunks(s))
+
+
+def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str, dict]]]:
     started: set[str] = set()
     closed: set[str] = set()
     unstarted, after_last, count = [], [], 0
-    for ev, kind, body in s.results:
-        if kind != a2a.ARTIFACT_UPDATE:
-            continue
+    for ev, _, body in s.results.of_kind(a2a.ARTIFACT_UPDATE):
         count += 1
         aid = (body.get("artifact") if isinstance(body.get("artifact"), dict) else {}).get("artifactId")
         if body.get("append") is True:
@@ -235,6 +242,14 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             out.failed(f"{s.label}: no terminal state within the per-stream limit; cut after {waited:.1f} s, last "
                        f"state {last or '(none)'}", [ex_evidence(ex)],
                        measured={"open_s": round(waited, 3), "limit_s": ex.notes.get("limit_s")})
+        elif ex.end == END_RESET:
+            out.failed(f"{s.label}: {ex.error}, after {len(states)} state(s), the last {last or '(none)'}, without "
+                       f"a terminal state", [ex_evidence(ex)])
+        elif ex.end == END_IDLE:
+            # the suite stopped waiting at its idle-gap cap: whether a terminal state would have come is unknown
+            out.error(f"{s.label}: no terminal state before the suite stopped waiting, the last state "
+                      f"{last or '(none)'}: {ex.error}", [ex_evidence(ex)],
+                      measured={"idle_s": ex.notes.get("idle_s")})
 
 
 @rule("A2A-STREAM-010", view=StreamFrames)
@@ -247,10 +262,10 @@ def closes_after_terminal(v: StreamFrames, out: Verdict) -> None:
         ev, state = term
         delay = (ex.t_end or ev.t) - ev.t
         measured = {"close_after_terminal_s": round(delay, 3), "tolerance_s": tol}
-        if ex.end == END_TIME_LIMIT:
-            out.failed(f"{s.label}: still open {delay:.2f} s after the terminal {state} when the suite cut it at "
-                       "its per-stream limit; expected the stream to close", [s.evidence(ev, "terminal")],
-                       measured=measured)
+        if ex.end in (END_TIME_LIMIT, END_IDLE):
+            cut = "at its per-stream limit" if ex.end == END_TIME_LIMIT else f"({ex.error})"
+            out.failed(f"{s.label}: still open {delay:.2f} s after the terminal {state} when the suite cut it "
+                       f"{cut}; expected the stream to close", [s.evidence(ev, "terminal")], measured=measured)
         elif delay > tol:
             out.warning(f"{s.label}: closed {delay:.2f} s after the terminal {state}, past the tolerance of {tol:g} s",
                         [s.evidence(ev, "terminal")], measured=measured)

@@ -6,12 +6,13 @@ messages and parts in their 1.0 shape (A2A §4, §5.6.1).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from ..framelog import FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
+from .engine import cannot_judge, unjudged_entry
 from .streamview import StreamFrames, read_frames, state_in
 
 ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
@@ -32,13 +33,17 @@ def _tasks_in(result: Any) -> list[dict]:
     return []
 
 
-def _statuses(log: FrameLog) -> Iterator[tuple[dict[str, Any], dict]]:
+def _statuses(log: FrameLog, unjudged: list[tuple[str, list[dict[str, Any]]]]) -> Iterator[tuple[dict[str, Any], dict]]:
     """(evidence, TaskStatus) for every status the log holds: in stream events and in unary results
-    (tasks and task lists)."""
+    (tasks and task lists). An answer that cannot be judged goes to `unjudged` instead."""
     for ex in log.exchanges:
-        if ex.is_sse:
-            for ev, kind, body in read_frames(ex):
-                if kind in (a2a.TASK, a2a.STATUS_UPDATE) and isinstance(body.get("status"), dict):
+        if ex.method == "POST" and ex.notes.get("not_sent"):
+            unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
+        elif ex.method == "POST" and ex.status is not None and (why := cannot_judge(ex)):
+            unjudged.append(unjudged_entry(ex, why))
+        elif ex.is_sse:
+            for ev, _, body in read_frames(ex).of_kind(a2a.TASK, a2a.STATUS_UPDATE):
+                if isinstance(body.get("status"), dict):
                     yield ev_evidence(ex, ev), body["status"]
         elif ex.status is not None:
             value, _ = ex.json()
@@ -56,15 +61,17 @@ class Timestamps:
     stamped: list[tuple[dict[str, Any], Any]]  # (evidence, timestamp)
     not_z: list[tuple[dict[str, Any], Any]]
     no_ms: list[tuple[dict[str, Any], Any]]
+    unjudged: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Timestamps:
-        stamped = [(where, s["timestamp"]) for where, s in _statuses(log) if "timestamp" in s]
+        unjudged: list[tuple[str, list[dict[str, Any]]]] = []
+        stamped = [(where, s["timestamp"]) for where, s in _statuses(log, unjudged) if "timestamp" in s]
         if not stamped:
-            raise Unjudgeable()
+            raise Unjudgeable(*unjudged[0]) if unjudged else Unjudgeable()
         not_z = [(w, ts) for w, ts in stamped if not isinstance(ts, str) or not ISO_Z.match(ts)]
         no_ms = [(w, ts) for w, ts in stamped if isinstance(ts, str) and ISO_Z.match(ts) and not ISO_MS.match(ts)]
-        return cls(stamped, not_z, no_ms)
+        return cls(stamped, not_z, no_ms, unjudged)
 
 
 @rule("A2A-STREAM-011", view=Timestamps)
@@ -147,9 +154,13 @@ def _result_problems(kind: str, body: Any) -> list[str]:
 
 @rule("A2A-STREAM-013", view=StreamFrames)
 def names_and_shapes(v: StreamFrames, out: Verdict) -> None:
-    judged = [(s, ev, _result_problems(kind, body)) for s in v.streams for ev, kind, body in s.results if kind]
-    bad = [(f"{s.label} frame {s.evidence(ev)['frame']}: " + "; ".join(problems), s.evidence(ev, "; ".join(problems)))
-           for s, ev, problems in judged if problems]
+    judged, bad = 0, []
+    for s in v.streams:
+        for ev, kind, body in s.results.of_kind(*a2a.STREAM_RESULT_KINDS):
+            judged += 1
+            if problems := _result_problems(kind, body):
+                bad.append((f"{s.label} frame {s.exchange.frame_number(ev)}: " + "; ".join(problems),
+                            s.evidence(ev, "; ".join(problems))))
     if not out.fail_each("result(s) not in the 1.0 names and shapes (ProtoJSON enum names, a Part with exactly "
                          "one content)", bad) and judged:
-        out.passed(f"{len(judged)} results use the 1.0 names and shapes")
+        out.passed(f"{judged} results use the 1.0 names and shapes")

@@ -32,28 +32,45 @@ a list of JSON values; other parts (raw, url) are kept as they came.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a
-from .engine import RuleContext, Unjudgeable, answered, ev_evidence
+from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
 
 STREAM = "stream"  # the label of the scenario's SendStreamingMessage (streamcert.scenarios.a2a)
 
 
-@dataclass
+@dataclass(slots=True)
 class StreamItem:
-    """One data frame of a stream, classified."""
+    """One data frame of a stream, classified. Its payload is the event's (read again from the event's
+    data when the exchange's parse budget did not keep it), so a view of a long stream does not hold
+    every frame's objects at once."""
 
     event: Event
     kind: str | None  # "task" | "message" | "statusUpdate" | "artifactUpdate" | "error" | None
-    body: Any  # result[kind], the error object, or the raw payload when kind is None
-    payload: Any  # the whole parsed JSON-RPC envelope (None when the data is not JSON)
+
+    @property
+    def payload(self) -> Any:
+        """The whole parsed JSON-RPC envelope (None when the data is not JSON)."""
+        return self.event.payload
+
+    @property
+    def body(self) -> Any:
+        """result[kind], the error object, or the raw payload when kind is None."""
+        payload = self.payload
+        if self.kind is None:
+            return payload
+        if self.kind == "error":
+            return payload["error"]
+        return payload["result"][self.kind]
 
     @property
     def result(self) -> Any:
-        return self.payload.get("result") if isinstance(self.payload, dict) else None
+        payload = self.payload
+        return payload.get("result") if isinstance(payload, dict) else None
 
 
 @dataclass
@@ -62,15 +79,27 @@ class StreamedArtifact:
 
     artifact_id: str
     name: str | None = None
-    parts: list[dict[str, Any]] = field(default_factory=list)  # every part of the current build, in order
     chunks: int = 0  # artifactUpdate frames in the current build
     last_chunk: bool = False  # the last frame seen for it set lastChunk: true
     restarts: int = 0  # frames without `append` after the first (each restarted the artifact)
     events: list[Event] = field(default_factory=list)  # every frame for this id
+    # Every part of the current build, in order; a part that is {"text": T} and nothing else is kept as T
+    # (a flood of one-token chunks costs its texts, not a dict for each).
+    held: list[dict[str, Any] | str] = field(default_factory=list, repr=False)
+
+    def add(self, parts: list[Any]) -> None:
+        self.held.extend(p["text"] if len(p) == 1 and isinstance(p.get("text"), str) else p
+                         for p in parts if isinstance(p, dict))
+
+    @property
+    def parts(self) -> list[dict[str, Any]]:
+        """Every part of the current build, in order."""
+        return [{"text": p} if isinstance(p, str) else p for p in self.held]
 
     @property
     def text_parts(self) -> list[str]:
-        return [p["text"] for p in self.parts if isinstance(p.get("text"), str)]
+        return [p if isinstance(p, str) else p["text"] for p in self.held
+                if isinstance(p, str) or isinstance(p.get("text"), str)]
 
     @property
     def text(self) -> str | None:
@@ -115,29 +144,35 @@ class TaskStream:
 
     @classmethod
     def from_exchange(cls, ex: Exchange | None) -> TaskStream:
-        stream = cls(exchange=ex)
-        if ex is not None:
+        """The stream `ex` carried, read once per events list (every view asking for it shares it)."""
+        if ex is None:
+            return cls()
+
+        def read() -> TaskStream:
+            stream = cls(exchange=ex)
             for ev in ex.data_events():
                 stream._add(ev)
-        return stream
+            return stream
+
+        return ex.derived("_task_stream", read)
 
     def _add(self, ev: Event) -> None:
         payload = ev.payload
-        item = StreamItem(ev, None, payload, payload)
+        item = StreamItem(ev, None)
+        body: Any = None
         if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
-            item.kind, item.body = "error", payload["error"]
+            item.kind = "error"
             self.errors.append((ev, payload["error"]))
         elif isinstance(payload, dict) and isinstance(payload.get("result"), dict):
             result = payload["result"]
             kind = a2a.sole_stream_kind(result)
             if kind:
-                item.kind, item.body = kind, result[kind]
+                item.kind, body = kind, result[kind]
         self.items.append(item)
         if item.kind is None or item.kind == "error":
             if item.kind is None:
                 self.others.append(item)
             return
-        body = item.body
         if item.kind == "task":
             if self.task is None and len(self.items) == 1:
                 self.task, self.task_event = body, ev
@@ -165,10 +200,10 @@ class TaskStream:
             built = self.artifacts[aid] = StreamedArtifact(aid)
         elif update.get("append") is not True:
             built.restarts += 1
-            built.parts, built.chunks = [], 0
+            built.held, built.chunks = [], 0
         if isinstance(art.get("name"), str):
             built.name = art["name"]
-        built.parts.extend(p for p in art.get("parts") or [] if isinstance(p, dict))
+        built.add(art.get("parts") or [])
         built.chunks += 1
         built.last_chunk = update.get("lastChunk") is True
         built.events.append(ev)
@@ -238,16 +273,61 @@ class TaskStream:
 TASK_STREAMS = (STREAM, "subscribe")  # the labels of the task streams the scenarios open
 
 
-def read_frames(ex: Exchange) -> list[tuple[Event, str | None, Any]]:
-    """(event, kind, body) for every data event: kind is the first StreamResponse member the result holds
-    (None when it holds none), body that member's object (the whole result when kind is None)."""
-    frames = []
-    for ev in ex.data_events():
+class FrameList(Sequence):
+    """(event, kind, body) for every data event of an exchange, as a list reads them; it keeps only each
+    event and its kind, and takes the body from the event's payload when asked (see StreamItem)."""
+
+    def __init__(self, kinds: list[tuple[Event, str | None]], members: list[int] | None = None) -> None:
+        self._kinds = kinds
+        # for each frame, how many StreamResponse members its result names (-1: no result at all)
+        self.members = members if members is not None else [-1] * len(kinds)
+
+    @staticmethod
+    def _frame(ev: Event, kind: str | None) -> tuple[Event, str | None, Any]:
         value = ev.payload
         result = value.get("result") if isinstance(value, dict) else None
-        kind = a2a.stream_kind(result)
-        frames.append((ev, kind, result[kind] if kind else result))
-    return frames
+        return ev, kind, result[kind] if kind else result
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._frame(ev, kind) for ev, kind in self._kinds[i]]
+        return self._frame(*self._kinds[i])
+
+    def __iter__(self) -> Iterator[tuple[Event, str | None, Any]]:
+        frame = self._frame
+        for ev, kind in self._kinds:
+            yield frame(ev, kind)
+
+    @property
+    def events(self) -> list[Event]:
+        return [ev for ev, _ in self._kinds]
+
+    def of_kind(self, *kinds: str) -> Iterator[tuple[Event, str | None, Any]]:
+        """The frames of these kinds only (the others' payloads are not read again)."""
+        frame = self._frame
+        for ev, kind in self._kinds:
+            if kind in kinds:
+                yield frame(ev, kind)
+
+
+def read_frames(ex: Exchange) -> FrameList:
+    """(event, kind, body) for every data event: kind is the first StreamResponse member the result holds
+    (None when it holds none), body that member's object (the whole result when kind is None). Classified
+    once per events list."""
+    def classify() -> FrameList:
+        kinds, members = [], []
+        for ev in ex.data_events():
+            value = ev.payload
+            has = isinstance(value, dict) and "result" in value
+            result = value["result"] if has else None
+            kinds.append((ev, a2a.stream_kind(result)))
+            members.append(len(a2a.stream_members(result)) if has else -1)
+        return FrameList(kinds, members)
+
+    return ex.derived("_frames", classify)
 
 
 def state_in(kind: str | None, body: Any) -> Any:
@@ -263,7 +343,8 @@ class Frames:
     """One task stream, frame by frame (see `read_frames`)."""
 
     exchange: Exchange
-    results: list[tuple[Event, str | None, Any]]
+    results: FrameList
+    _states: list[tuple[Event, Any]] | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -275,7 +356,10 @@ class Frames:
     @property
     def states(self) -> list[tuple[Event, Any]]:
         """Every task state the stream showed (the Task's and each statusUpdate's), in order."""
-        return [(ev, state) for ev, kind, body in self.results if (state := state_in(kind, body))]
+        if self._states is None:
+            self._states = [(ev, state) for ev, kind, body in self.results.of_kind(*STATE_KINDS)
+                            if (state := state_in(kind, body))]
+        return self._states
 
     @property
     def terminal(self) -> tuple[Event, str] | None:
@@ -283,13 +367,27 @@ class Frames:
         return next(((ev, state) for ev, state in self.states if a2a.is_terminal(state)), None)
 
 
+STATE_KINDS = (a2a.TASK, a2a.STATUS_UPDATE)
+
+
 @dataclass
 class StreamFrames:
     """Every task stream the scenario opened (SendStreamingMessage, SubscribeToTask) that answered with an
-    event stream, frame by frame."""
+    event stream, frame by frame; a stream that cannot be judged (`cannot_judge`), or was not sent (another
+    origin), is `unjudged` instead."""
 
     streams: list[Frames]
+    unjudged: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> StreamFrames:
-        return cls([Frames(ex, read_frames(ex)) for ex in log.exchanges if ex.label in TASK_STREAMS and ex.is_sse])
+        streams, unjudged = [], []
+        for ex in log.exchanges:
+            if ex.label in TASK_STREAMS and ex.notes.get("not_sent"):
+                unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
+            elif ex.label in TASK_STREAMS and ex.is_sse and ex.status is not None:
+                if why := cannot_judge(ex):
+                    unjudged.append(unjudged_entry(ex, why))
+                else:
+                    streams.append(Frames(ex, read_frames(ex)))
+        return cls(streams, unjudged)

@@ -18,7 +18,7 @@ from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, quote, rule
 from .streamview import StreamedArtifact, TaskStream
-from .unary import Reply, dump, got_nothing, state_of, task_reply
+from .unary import Reply, dump, no_answer, state_of, task_reply
 
 AT_REST = a2a.TERMINAL_STATES | a2a.INTERRUPTED_STATES
 
@@ -27,8 +27,8 @@ AT_REST = a2a.TERMINAL_STATES | a2a.INTERRUPTED_STATES
 
 def task_stream(ex: Exchange) -> TaskStream:
     """The task stream `ex` carried; Unjudgeable (ERROR) when it got no answer."""
-    if why := got_nothing(ex):
-        raise Unjudgeable(f"{ex.rpc_method or 'the stream'} ({ex.label}) got no answer: {why}", [ex_evidence(ex)])
+    if lost := no_answer(ex, ex.rpc_method or "the stream"):
+        raise Unjudgeable(lost, [ex_evidence(ex)])
     return TaskStream.from_exchange(ex)
 
 

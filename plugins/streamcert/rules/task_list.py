@@ -15,15 +15,15 @@ from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, rule
 from .task import evidence_of
-from .unary import Answer, Reply, dump, got_nothing, state_of, task_of
+from .unary import Answer, Reply, dump, no_answer, state_of, task_of
 
 LISTS = ("list_context", "list_page1", "list_page2", "list_status", "list_artifacts")
 
 
 def list_reply(ex: Exchange) -> Reply:
     """A ListTasks result with a `tasks` array, or why there is none."""
-    if why := got_nothing(ex):
-        return Reply(ex, lost=f"ListTasks ({ex.label}) got no answer: {why}")
+    if lost := no_answer(ex, "ListTasks"):
+        return Reply(ex, lost=lost)
     ans = Answer.of(ex)
     if ans.problem or ans.error is not None:
         return Reply(ex, wrong=f"ListTasks ({ex.label}) was not answered with a list: {ans.describe()}")

@@ -3,6 +3,7 @@
 Shared by the task and error rules. Pure, like every rule helper.
 
     got_nothing(ex)       -> why `ex` has no answer to judge (transport failure, no body, no event), or None
+    no_answer(ex, what)   -> the sentence of a requirement that answer leaves unjudged, or None
     Answer.of(ex)         -> the parsed answer: payload, result, error, how it came
     task_of(result)       -> the Task in a result (GetTask's Task, or SendMessage's {"task": …})
     task_reply(ex, what)  -> the Task a unary call returned, as a Reply: the Task, or why there is none
@@ -14,28 +15,44 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import END_ERROR, END_TIME_LIMIT, Exchange
-from .engine import Unjudgeable, Verdict, ex_evidence, quote
+from ..framelog import CONTENT_ENCODING, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
+from .engine import Unjudgeable, Verdict, cannot_judge, ex_evidence, quote
 
 VIA_JSON = "application/json"
 VIA_SSE = "a single SSE event"
 
 
 def got_nothing(ex: Exchange) -> str | None:
-    """Why `ex` has no answer to judge (transport failure, no body, no event), or None."""
+    """Why `ex` has no answer to judge (transport failure, an answer that cannot be judged, no body, no
+    event, a body cut short), or None. A stream cut short still has the events that came to judge."""
     if ex.end == END_ERROR:
         return ex.error or "transport error"
     if ex.status is None:
         return ex.error or "no response"
+    if why := cannot_judge(ex):
+        return why
     if ex.is_sse:
         if not ex.data_events():
-            return f"the stream carried no data event (ended: {ex.end})"
+            ended = ex.error if ex.end in (END_RESET, END_IDLE) and ex.error else f"ended: {ex.end}"
+            return f"the stream carried no data event ({ended})"
         return None
     if ex.end == END_TIME_LIMIT:
         return f"the body did not finish within the time limit (HTTP {ex.status})"
-    if not ex.body.strip():
+    if ex.end in (END_RESET, END_IDLE):
+        return f"the body is incomplete (HTTP {ex.status}): {ex.error}"
+    if ex.blank:
         return f"empty body (HTTP {ex.status}, ended: {ex.end})"
     return None
+
+
+def no_answer(ex: Exchange, what: str) -> str | None:
+    """The sentence of a requirement left unjudged by `ex` ("what (label) got no answer: why", or "… could
+    not be judged: why" when an answer came that the suite cannot judge), or None when it can be judged."""
+    why = got_nothing(ex)
+    if why is None:
+        return None
+    came = ex.end != END_ERROR and ex.status is not None and (cannot_judge(ex) or ex.end in (END_RESET, END_IDLE))
+    return f"{what} ({ex.label}) {'could not be judged' if came else 'got no answer'}: {why}"
 
 
 @dataclass
@@ -63,6 +80,8 @@ class Answer:
             ans.payload, complaint = ex.json()
         if complaint:
             ans.problem = f"not JSON ({complaint}): {quote(ex.first_bytes())!r}"
+            if coding := ex.notes.get(CONTENT_ENCODING):
+                ans.problem += f" (decoded from Content-Encoding: {coding}, which the suite did not ask for)"
         elif not isinstance(ans.payload, dict) or not ("result" in ans.payload or "error" in ans.payload):
             ans.problem = f"not a JSON-RPC response: {quote(_short(ans.payload))}"
         elif isinstance(ans.payload.get("error"), dict):
@@ -132,8 +151,8 @@ class Reply:
 
 def task_reply(ex: Exchange, what: str) -> Reply:
     """The Task a unary call (`what`: GetTask, CancelTask) returned."""
-    if why := got_nothing(ex):
-        return Reply(ex, lost=f"{what} ({ex.label}) got no answer: {why}")
+    if lost := no_answer(ex, what):
+        return Reply(ex, lost=lost)
     ans = Answer.of(ex)
     if ans.problem or ans.error is not None:
         return Reply(ex, wrong=f"{what} ({ex.label}) did not return the task: {ans.describe()}")

@@ -5,12 +5,23 @@ These rules read every JSON-RPC request of a run that got an HTTP answer, whatev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator
 
-from ..framelog import END_CLOSED, END_ERROR, Exchange, FrameLog
+from ..framelog import (
+    END_CLIENT_STOP,
+    END_CLOSED,
+    END_ERROR,
+    END_IDLE,
+    END_RESET,
+    END_TIME_LIMIT,
+    Event,
+    Exchange,
+    FrameLog,
+)
 from ..protocols import a2a
 from . import RuleContext, Verdict, ev_evidence, ex_evidence, quote, rule
+from .engine import cannot_judge, unjudged_entry
 
 # Streams the scenarios expect to succeed; a refused one may answer application/json (A2A §9).
 EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream")
@@ -18,20 +29,64 @@ EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream")
 NULL_ID_LABELS = ("parse_error",)
 
 
+def _redirect(ex: Exchange) -> bool:
+    return ex.status is not None and 300 <= ex.status < 400
+
+
 @dataclass
 class Answers:
     """The JSON-RPC requests of one run that got an HTTP answer (a request whose transport failed has
-    nothing on the wire to judge), with the card the run fetched."""
+    nothing on the wire to judge), with the card the run fetched: what the rules on status lines and
+    headers read. A request not sent (another origin) or answered with a redirect (not followed) is
+    `unjudged`: ERROR, with why.
+
+    The views of the bodies (`Bodies`, `StreamBodies`, `UnaryBodies`) hold only the answers whose body
+    can be judged; one that cannot (a cap reached, JSON nested too deep, a unary body cut short) is
+    `unjudged` where the view reads such bodies."""
 
     exchanges: list[Exchange]
     card: Any  # the card's JSON value (None when it was not fetched or is not JSON)
+    unjudged: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
+
+    READS: ClassVar[str | None] = None  # the bodies the view reads: None (none), "any", "sse", "unary"
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Answers:
         card_ex = log.get("card")
         card = card_ex.json()[0] if card_ex else None
-        return cls([ex for ex in log.exchanges if ex.method == "POST" and ex.end != END_ERROR and ex.status is not None],
-                   card)
+        judged, unjudged = [], []
+        for ex in log.exchanges:
+            if ex.method != "POST":
+                continue
+            if ex.end == END_ERROR or ex.status is None:
+                if ex.notes.get("not_sent"):
+                    unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
+                continue
+            if _redirect(ex):
+                unjudged.append(unjudged_entry(ex, cannot_judge(ex) or f"HTTP {ex.status}"))
+                continue
+            why = cls._body_unjudged(ex) if cls.READS else None
+            if why is None:
+                judged.append(ex)
+            elif cls._reads(ex):
+                unjudged.append(unjudged_entry(ex, why))
+        return cls(judged, card, unjudged)
+
+    @staticmethod
+    def _body_unjudged(ex: Exchange) -> str | None:
+        if why := cannot_judge(ex):
+            return why
+        if not ex.is_sse and ex.end in (END_RESET, END_IDLE):
+            return f"the body is incomplete: {ex.error}"
+        return None
+
+    @classmethod
+    def _reads(cls, ex: Exchange) -> bool:
+        if cls.READS == "sse":
+            return ex.is_sse
+        if cls.READS == "unary":
+            return not ex.notes.get("streaming")
+        return True
 
     @property
     def streams(self) -> list[Exchange]:
@@ -45,18 +100,63 @@ class Answers:
         return {e.get("uri") for e in caps.get("extensions") or [] if isinstance(e, dict)}
 
 
-def _envelopes(ex: Exchange) -> list[tuple[dict[str, Any] | None, Any, str | None]]:
-    """(evidence, JSON value, parse error) for each JSON-RPC response an exchange carried."""
+class Bodies(Answers):
+    """The answers whose bodies (events or unary body) can be judged."""
+
+    READS = "any"
+
+
+class StreamBodies(Answers):
+    """The answers whose events can be judged (the streams' own unjudged ones listed)."""
+
+    READS = "sse"
+
+
+class UnaryBodies(Answers):
+    """The answers to unary requests whose bodies can be judged."""
+
+    READS = "unary"
+
+
+@dataclass(slots=True)
+class Envelope:
+    """What the WIRE rules read of one JSON-RPC response an exchange carried (an event, or the body when
+    `event` is None): read once per exchange for the three rules that ask, so a flood is parsed once here."""
+
+    event: Event | None
+    error: str | None  # the JSON complaint
+    is_object: bool
+    jsonrpc: bool  # "jsonrpc": "2.0"
+    has_id: bool
+    id: Any
+    has_result: bool
+    has_error: bool
+
+    @classmethod
+    def of(cls, event: Event | None, value: Any, error: str | None) -> Envelope:
+        if error or not isinstance(value, dict):
+            return cls(event, error, False, False, False, None, False, False)
+        return cls(event, None, True, value.get("jsonrpc") == "2.0", "id" in value, value.get("id"),
+                   "result" in value, "error" in value)
+
+
+def _envelopes(ex: Exchange) -> list[Envelope]:
+    """The responses an exchange carried: each event of a stream, or a JSON body. Evidence is made only
+    for the ones a rule blames (`_evidence`)."""
     if ex.is_sse:
-        return [(ev_evidence(ex, ev), *ev.json()) for ev in ex.data_events()]
-    if ex.media_type == a2a.JSON_MEDIA_TYPE or ex.body[:1] in (b"{", b"["):
-        return [(ex_evidence(ex), *ex.json())]
+        return ex.derived("_envelopes", lambda: [Envelope.of(ev, *ev.json()) for ev in ex.data_events()])
+    if ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
+        return [Envelope.of(None, *ex.json())]
     return []
 
 
-def _responses(ex: Exchange) -> list[tuple[dict[str, Any] | None, dict[str, Any]]]:
-    """(evidence, object) for each response the exchange carried that is a JSON object."""
-    return [(evidence, value) for evidence, value, err in _envelopes(ex) if not err and isinstance(value, dict)]
+def _responses(ex: Exchange) -> Iterator[Envelope]:
+    """The responses the exchange carried that are JSON objects."""
+    return (e for e in _envelopes(ex) if e.is_object)
+
+
+def _evidence(ex: Exchange, ev: Event | None, note: str = "") -> dict[str, Any]:
+    return ex_evidence(ex, note) if ev is None else ev_evidence(ex, ev, note)
 
 
 @rule("WIRE-001", view=Answers)
@@ -75,51 +175,55 @@ def stream_content_type(v: Answers, out: Verdict) -> None:
                        f"First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)])
 
 
-def _not_jsonrpc(data: str, value: Any, err: str | None) -> str | None:
-    if err:
-        return f"data is not JSON ({err}); raw bytes: {quote(data, 200)!r}"
-    if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+def _not_jsonrpc(e: Envelope) -> str | None:
+    if e.error:
+        return f"data is not JSON ({e.error}); raw bytes: {quote(e.event.data if e.event else '', 200)!r}"
+    if not e.jsonrpc:
         return "data is JSON but not a JSON-RPC 2.0 response object (\"jsonrpc\": \"2.0\" missing)"
     return None
 
 
-@rule("WIRE-002", view=Answers)
+@rule("WIRE-002", view=StreamBodies)
 def events_are_jsonrpc(v: Answers, out: Verdict) -> None:
     for ex in v.streams:
         events = ex.data_events()
-        bad = [(f"frame {ev_evidence(ex, ev)['frame']}: {why}", ev_evidence(ex, ev, why)) for ev in events
-               if (why := _not_jsonrpc(ev.data, *ev.json()))]
+        bad = [(f"frame {ex.frame_number(e.event)}: {why}", ev_evidence(ex, e.event, why)) for e in _envelopes(ex)
+               if (why := _not_jsonrpc(e))]
         if not out.fail_each(f"event(s) of {ex.label} that are not one complete JSON-RPC response", bad) and events:
             out.passed(f"{ex.label}: {len(events)} events, each a JSON-RPC 2.0 response")
 
 
-@rule("WIRE-003", view=Answers)
+@rule("WIRE-003", view=Bodies)
 def ids_match(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
         if not isinstance(ex.request_body, dict) and ex.label not in NULL_ID_LABELS:
             continue
         want = None if ex.label in NULL_ID_LABELS else ex.rpc_id
-        responses = _responses(ex)
-        # 1 and "1" are different ids: the type must match too
-        wrong = [(f"carries id {value['id']!r}" if "id" in value else "carries no id", evidence)
-                 for evidence, value in responses
-                 if "id" not in value or value["id"] != want or type(value["id"]) is not type(want)]
+        count, wrong = 0, []
+        for e in _responses(ex):
+            count += 1
+            # 1 and "1" are different ids: the type must match too
+            if not e.has_id or e.id != want or type(e.id) is not type(want):
+                wrong.append((f"carries id {e.id!r}" if e.has_id else "carries no id", _evidence(ex, e.event)))
         if not out.fail_each(f"response(s) to {ex.label} ({ex.rpc_method}), which sent id {want!r}, with another id",
-                             wrong) and responses:
-            out.passed(f"{ex.label}: {len(responses)} response(s) carry id {want!r}")
+                             wrong) and count:
+            out.passed(f"{ex.label}: {count} response(s) carry id {want!r}")
 
 
-@rule("WIRE-004", view=Answers)
+@rule("WIRE-004", view=Bodies)
 def result_xor_error(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        responses = _responses(ex)
-        bad = [(f"holds {has}" if has else "holds neither result nor error", evidence) for evidence, value in responses
-               if len(has := [k for k in ("result", "error") if k in value]) != 1]
-        if not out.fail_each(f"response(s) of {ex.label} without exactly one of result and error", bad) and responses:
-            out.passed(f"{ex.label}: {len(responses)} response(s) hold exactly one of result/error")
+        count, bad = 0, []
+        for e in _responses(ex):
+            count += 1
+            if e.has_result == e.has_error:
+                has = ["result", "error"] if e.has_result else []
+                bad.append((f"holds {has}" if has else "holds neither result nor error", _evidence(ex, e.event)))
+        if not out.fail_each(f"response(s) of {ex.label} without exactly one of result and error", bad) and count:
+            out.passed(f"{ex.label}: {count} response(s) hold exactly one of result/error")
 
 
-@rule("WIRE-005", view=Answers)
+@rule("WIRE-005", view=UnaryBodies)
 def unary_is_json(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
         if ex.notes.get("streaming"):
@@ -134,19 +238,26 @@ def unary_is_json(v: Answers, out: Verdict) -> None:
             out.passed(f"{ex.label}: application/json JSON-RPC response")
 
 
-@rule("WIRE-006", view=Answers)
+CUT_BY = {END_TIME_LIMIT: "the suite's per-stream time limit", END_CLIENT_STOP: "the driver, which stopped reading"}
+
+
+@rule("WIRE-006", view=StreamBodies)
 def stream_well_formed(v: Answers, out: Verdict) -> None:
     for ex in v.streams:
         problems = []
         if ex.notes.get("invalid_utf8"):
             problems.append("bytes that are not UTF-8 (a client decodes them as U+FFFD)")
-        # a block the suite itself cut at its time limit is not the server's fault
+        # a block cut by the suite (its time limit, the driver) or by the connection is no framing fault
         if ex.discarded and ex.end == END_CLOSED:
             problems.append(f"a last block without its terminating blank line, which every client discards: "
                             f"{quote(ex.discarded, 200)!r}")
         if problems:
             out.failed(f"{ex.label}: the event stream has " + "; and ".join(problems),
                        [ex_evidence(ex, "; ".join(problems))])
+        elif ex.discarded:
+            cut = f"by {CUT_BY[ex.end]}" if ex.end in CUT_BY else f"({ex.error or 'ended: ' + ex.end})"
+            out.passed(f"{ex.label}: UTF-8; every block read to its end was terminated; the last block was cut "
+                       f"short {cut} before its blank line could come: {quote(ex.discarded, 120)!r}")
         else:
             out.passed(f"{ex.label}: UTF-8, every block terminated")
 

@@ -27,7 +27,7 @@ from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a
 from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
-from ..wire.jsonrpc import A2AClient
+from ..wire.jsonrpc import A2AClient, Bounds
 from . import Target, driver
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
@@ -85,9 +85,16 @@ def note_unreachable(log: FrameLog, card_ex: Exchange) -> None:
         log.notes[UNREACHABLE] = f"GET {card_ex.url}: {card_ex.error or 'no answer'}"
 
 
+def client_for(target: Target, log: FrameLog, url: str | None = None, stream_limit: float | None = None) -> A2AClient:
+    """The A2A client of a run on `target`: its limits, caps, credentials and the origins allowed them."""
+    return A2AClient(url or target.a2a_url or "", log,
+                     stream_limit=target.stream_limit if stream_limit is None else stream_limit,
+                     timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
+                     allow_origins=target.allow_origins)
+
+
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
-    client = A2AClient(url or target.a2a_url or "", log, stream_limit=target.stream_limit,
-                       timeout=target.timeout, headers=target.headers)
+    client = client_for(target, log, url)
     await client.__aenter__()
     card_ex = await client.get_card()
     note_unreachable(log, card_ex)
@@ -262,8 +269,7 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
                         "(--sut-nostream-url)")
             return
         url = target.a2a_url
-    client = A2AClient(url or "", log, stream_limit=min(target.stream_limit, 5.0), timeout=target.timeout,
-                       headers=target.headers)
+    client = client_for(target, log, url or "", stream_limit=min(target.stream_limit, 5.0))
     async with client:
         card_ex = await client.get_card(label="card_nostream")
         note_unreachable(log, card_ex)

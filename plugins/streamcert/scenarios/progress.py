@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..catalogue import Scenario
 from ..framelog import FrameLog
 from ..protocols.script import SCRIPT_KEY
-from ..wire.jsonrpc import A2AClient
 from . import Target, driver
+from .a2a import client_for
 
 LABEL = "progress"
 POINTER_NOTE = "progress_pointer"
@@ -26,6 +26,5 @@ async def progress_stream(target: Target, scenario: Scenario, log: FrameLog) -> 
     assert target.progress_url, "the progress profile runs only with a progress URL"
     log.target = target.progress_url
     log.notes[POINTER_NOTE] = target.progress_pointer
-    async with A2AClient(target.progress_url, log, stream_limit=target.stream_limit, timeout=target.timeout,
-                         headers=target.headers) as client:
+    async with client_for(target, log, target.progress_url) as client:
         await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=LABEL)

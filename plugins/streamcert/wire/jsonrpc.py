@@ -3,48 +3,130 @@
 It always sends `A2A-Version: 1.0` (unless a test asks for another value on purpose) and activates
 extensions with one `A2A-Extensions` header. Streams are read with the suite's own SSE parser and
 are bounded in time: a stream that never ends is cut at `stream_limit` and marked so.
+
+Every answer is bounded (`Bounds`, from the run's caps in limits.py): its size on the wire (a body past
+`max_body` is left unread, a stream past `max_stream` is read on but no longer kept), each event's size,
+what a Content-Encoding it did not ask for decodes to, and the silence between two reads. A bound
+reached is written into the exchange (`framelog.UNJUDGED`, with the sentence of `Cap.reached`), so the
+requirements reading it are ERROR with that sentence, never a blame on the server. A connection that
+fails once the answer has begun ends `reset` with the bytes received, and what came is judged.
+Requests go to the target's origin with its credentials; another origin gets them only when allowed
+(wire/urls.py), and otherwise the exchange records why it was not sent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import inspect
 import json
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Iterable
 
 import httpx
 
-from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Event, Exchange, FrameLog
+from .. import limits
+from ..framelog import (
+    CONTENT_ENCODING,
+    DECODED_LIMIT,
+    END_CLIENT_STOP,
+    END_CLOSED,
+    END_ERROR,
+    END_IDLE,
+    END_RESET,
+    END_TIME_LIMIT,
+    OVERFLOW,
+    PAYLOAD_BUDGET,
+    UNJUDGED,
+    ContentDecoder,
+    Event,
+    Exchange,
+    FrameLog,
+    ParseBudget,
+)
+from ..limits import show
 from ..protocols import a2a
-from .capture import CHUNKS, T_HEADERS, CaptureTransport, Clock
+from .capture import CAPTURE, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock
 from .sse import SSEParser
+from .urls import Origins, join
 
-MAX_BODY = 4 * 1024 * 1024  # a non-stream body past this is cut (and noted)
 _UNSET = object()
+NOT_ASKED = "which the suite did not ask for: it sends Accept-Encoding: identity"
 
 OnEvent = Callable[[Event], "Awaitable[None] | None"]
 Until = Callable[[Event], bool]
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """The caps one client keeps to (limits.py names each: its option, default and sentence)."""
+
+    max_event: int = int(limits.MAX_EVENT.default)
+    max_body: int = int(limits.MAX_BODY.default)
+    max_stream: int = int(limits.MAX_STREAM.default)
+    max_decompressed: int = int(limits.MAX_DECOMPRESSED.default)
+    idle: float = limits.IDLE.default
+
+    @classmethod
+    def of(cls, target: Any) -> Bounds:
+        """The bounds of a run's Target (its max_*_bytes and idle_limit)."""
+        return cls(int(target.max_event_bytes), int(target.max_body_bytes), int(target.max_stream_bytes),
+                   int(target.max_decompressed_bytes), float(target.idle_limit))
+
+
+@dataclass
+class _Reading:
+    """One answer as it is read: where its bytes went, what decodes them, what was dropped."""
+
+    ex: Exchange
+    capture: Capture | None = None
+    decoder: ContentDecoder | None = None
+    parser: SSEParser | None = None
+    past_events: int = 0  # events parsed past the stream's size cap (counted, not kept)
+    headed: bool = False  # past the cap, the events were cut to the head window
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def received(self) -> int:
+        return self.capture.size if self.capture is not None else 0
+
+    def unjudged(self, reason: str, cap: limits.Cap | None = None, figure: float | None = None,
+                 limit: float | None = None) -> None:
+        """Record why nothing of this answer can be judged (the first reason found stands)."""
+        if UNJUDGED in self.ex.notes:
+            return
+        record: dict[str, Any] = {"reason": reason}
+        if cap is not None:
+            record.update(cap=cap.field, figure=figure, limit=limit)
+        self.ex.notes[UNJUDGED] = record
+
+    def pieces(self, part: bytes) -> Iterable[bytes]:
+        return (part,) if self.decoder is None else self.decoder.feed(part)
+
+
 class A2AClient:
     def __init__(self, base_url: str, log: FrameLog, *, clock: Clock | None = None,
                  stream_limit: float = 15.0, timeout: float = 10.0,
-                 headers: dict[str, str] | None = None) -> None:
-        self.base_url = base_url.rstrip("/")
+                 headers: dict[str, str] | None = None, bounds: Bounds | None = None,
+                 allow_origins: tuple[str, ...] | list[str] = ()) -> None:
+        self.base_url = base_url
         self.log = log
         self.clock = clock or Clock()
         self.stream_limit = stream_limit
         self.timeout = timeout
         self.extra_headers = dict(headers or {})
+        self.bounds = bounds or Bounds()
+        self.origins = Origins.of(base_url, self.extra_headers, allow_origins)
         self.rpc_url: str | None = None
         self._next_id = 1
         self._http: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> "A2AClient":
+        # The credentials are added request by request (only where they may go), never as defaults.
         self._http = httpx.AsyncClient(
-            transport=CaptureTransport(self.clock),
+            transport=CaptureTransport(self.clock, max_body=self.bounds.max_body, max_stream=self.bounds.max_stream),
             timeout=httpx.Timeout(self.timeout),
-            headers={"Accept-Encoding": "identity", **self.extra_headers},
+            headers={"Accept-Encoding": "identity"},
         )
         return self
 
@@ -54,7 +136,7 @@ class A2AClient:
 
     # -- discovery -------------------------------------------------------------------------------
     async def get_card(self, label: str = "card", base_url: str | None = None) -> Exchange:
-        url = (base_url or self.base_url).rstrip("/") + a2a.CARD_PATH
+        url = join(base_url or self.base_url, a2a.CARD_PATH)
         ex = await self._send("GET", url, label=label, headers={"Accept": a2a.JSON_MEDIA_TYPE})
         return ex
 
@@ -110,7 +192,7 @@ class A2AClient:
                                 until=until, on_event=on_event, limit=self.stream_limit if limit is None else limit)
 
     def _rpc(self) -> str:
-        return self.rpc_url or (self.base_url + "/a2a/jsonrpc")
+        return self.rpc_url or join(self.base_url, "/a2a/jsonrpc")
 
     # -- the one place a request goes out ----------------------------------------------------------
     async def _send(self, http_method: str, url: str, *, label: str, headers: dict[str, str],
@@ -120,82 +202,236 @@ class A2AClient:
         assert self._http is not None, "use the client inside `async with`"
         content = raw_body if raw_body is not None else (
             None if json_body is None else json.dumps(json_body).encode("utf-8"))
+        passage = self.origins.passage(url)
+        sent = {**(self.extra_headers if passage.credentials else {}), **headers}
         ex = self.log.add(Exchange(
-            label=label, method=http_method, url=url, rpc_method=rpc_method,
-            request_headers={**self.extra_headers, **headers},  # credentials are scrubbed on save
+            label=label, method=http_method, url=passage.url, rpc_method=rpc_method,
+            request_headers=sent,  # credentials are scrubbed on save
             request_body=json_body if raw_body is None else raw_body.decode("utf-8", "replace"),
             t_sent=self.clock(), notes={"streaming": streaming} if streaming else {},
         ))
         if limit is not None:
             ex.notes["limit_s"] = limit
+        if passage.note:
+            ex.notes["origin"] = passage.note
+        if passage.refused:
+            ex.end, ex.error, ex.t_end = END_ERROR, passage.refused, ex.t_sent
+            ex.notes["not_sent"] = True
+            return ex
+        reading = _Reading(ex)
+        bound = limit if limit is not None else self.timeout * 3
         try:
-            async with asyncio.timeout(limit if limit is not None else self.timeout * 3):
-                await self._exchange(ex, http_method, url, headers, content, until, on_event)
+            async with asyncio.timeout(bound):
+                await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)
         except TimeoutError:
             ex.end = END_TIME_LIMIT if ex.t_headers is not None else END_ERROR
             if ex.t_headers is None:
-                ex.error = f"no response headers within {limit if limit is not None else self.timeout * 3:g} s"
+                ex.error = f"no response headers within {bound:g} s"
         except httpx.HTTPError as exc:
-            ex.end = END_ERROR
-            ex.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            self._failed(reading, exc)
+        finally:
+            self._finish(reading)
         ex.t_end = self.clock()
         return ex
 
-    async def _exchange(self, ex: Exchange, http_method: str, url: str, headers: dict[str, str],
+    def _read_timeout(self, streaming: bool) -> float:
+        """How long one read may wait: the idle-gap limit (for a unary answer, the --timeout if shorter)."""
+        return self.bounds.idle if streaming else min(self.timeout, self.bounds.idle)
+
+    async def _exchange(self, r: _Reading, http_method: str, url: str, headers: dict[str, str],
                         content: bytes | None, until: Until | None, on_event: OnEvent | None) -> None:
         assert self._http is not None
-        # A stream may rightly stay silent for a while (a task at work); its only bound is the
-        # per-stream limit, so no read timeout may end it first and be mistaken for "no answer".
-        timeout = httpx.Timeout(self.timeout, read=None) if ex.notes.get("streaming") else None
-        request = self._http.build_request(http_method, url, headers=headers, content=content,
-                                           **({"timeout": timeout} if timeout else {}))
+        ex = r.ex
+        # A stream may rightly stay silent for a while (a task at work); no read may wait past the
+        # idle-gap limit, which is named when it ends one, never mistaken for "no answer".
+        timeout = httpx.Timeout(self.timeout, read=self._read_timeout(bool(ex.notes.get("streaming"))))
+        request = self._http.build_request(http_method, url, headers=headers, content=content, timeout=timeout)
         response = await self._http.send(request, stream=True)
         try:
             ex.status = response.status_code
             ex.response_headers = {k.lower(): v for k, v in response.headers.items()}
             ex.t_headers = response.extensions.get(T_HEADERS, self.clock())
-            sink = response.extensions.get(CHUNKS)
-            if sink is not None:
-                ex.chunks = sink  # the transport fills it as bytes arrive
+            r.capture = response.extensions.get(CAPTURE)
+            if r.capture is not None:
+                ex.chunks = r.capture.chunks  # the transport fills it as bytes arrive
+            self._decoding(r)
             if ex.is_sse:
-                await self._read_events(ex, response, until, on_event)
+                await self._read_events(r, response, until, on_event)
             else:
-                size = 0
-                async for part in response.aiter_raw():
-                    size += len(part)
-                    if size > MAX_BODY:
-                        ex.notes["truncated_at"] = MAX_BODY
-                        break
+                await self._read_body(r, response)
         finally:
             await response.aclose()
 
-    async def _read_events(self, ex: Exchange, response: httpx.Response, until: Until | None,
+    def _decoding(self, r: _Reading) -> None:
+        """Decode a Content-Encoding the suite did not ask for (gzip, deflate), within the decompressed-size
+        cap; one it cannot decode leaves the answer unjudged, named."""
+        codings = [c.strip().lower() for c in r.ex.response_headers.get("content-encoding", "").split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        if not codings:
+            return
+        if len(codings) == 1 and codings[0] in ContentDecoder.CODINGS:
+            r.decoder = ContentDecoder(codings[0], self.bounds.max_decompressed)
+            r.ex.notes[CONTENT_ENCODING] = codings[0]
+            r.ex.notes[DECODED_LIMIT] = self.bounds.max_decompressed
+            return
+        r.unjudged(f"the answer came with Content-Encoding: {', '.join(codings)} ({NOT_ASKED}), which the suite "
+                   f"does not decode")
+
+    def _decoded(self, r: _Reading) -> bool:
+        """Whether the decoding may go on; when not, why is recorded."""
+        d = r.decoder
+        if d is None or not (d.over or d.error):
+            return True
+        what = f"a body sent with Content-Encoding: {d.coding} ({NOT_ASKED})"
+        if d.error:
+            r.unjudged(f"{what} does not decode: {d.error}")
+        else:
+            cap = limits.MAX_DECOMPRESSED
+            r.unjudged(cap.reached(f"{what} that decodes to more than {show(d.limit, 'bytes')}", d.limit),
+                       cap, d.size, d.limit)
+        return False
+
+    async def _read_body(self, r: _Reading, response: httpx.Response) -> None:
+        ex = r.ex
+        readable = UNJUDGED not in ex.notes  # an encoding it cannot decode: the bytes are kept, not decoded
+        async for part in response.aiter_raw():
+            if readable:
+                for _ in r.pieces(part):
+                    pass  # decoded only to know the size it decodes to (`body` decodes it again when read)
+                if not self._decoded(r):
+                    ex.end = END_CLIENT_STOP
+                    return
+            if r.capture is not None and r.capture.over:
+                cap, limit = limits.MAX_BODY, self.bounds.max_body
+                declared = ex.response_headers.get("content-length", "")
+                figure = int(declared) if declared.isdigit() else r.capture.size
+                said = f"a body of {show(figure, 'bytes')}" if declared.isdigit() else \
+                    f"a body of more than {show(figure, 'bytes')}"
+                r.unjudged(cap.reached(said, limit), cap, figure, limit)
+                ex.end = END_CLIENT_STOP
+                return
+        ex.end = END_CLOSED
+
+    async def _read_events(self, r: _Reading, response: httpx.Response, until: Until | None,
                            on_event: OnEvent | None) -> None:
-        parser = SSEParser()
-        seen = 0
-        try:
-            async for _ in response.aiter_raw():
-                # The transport has appended the chunk(s) that this read produced, with their times.
-                while seen < len(ex.chunks):
-                    chunk = ex.chunks[seen]
-                    seen += 1
-                    for ev in parser.feed(chunk.data, chunk.t):
+        ex = r.ex
+        if UNJUDGED in ex.notes:  # bytes in an encoding the suite cannot read: nothing to parse
+            ex.end = END_CLIENT_STOP
+            return
+        parser = r.parser = SSEParser(self.bounds.max_event)
+        budget = ParseBudget(PAYLOAD_BUDGET)
+        async for part in response.aiter_raw():
+            # The transport has recorded this read, with its time, before handing it on.
+            t = r.capture.last_t if r.capture is not None and r.capture.last_t is not None else self.clock()
+            over = r.capture is not None and r.capture.over
+            if over and not r.headed:
+                self._keep_head(r)
+            for piece in r.pieces(part):
+                for ev in parser.feed(piece, t):
+                    if over:
+                        r.past_events += 1  # past the stream's size cap: counted, not kept
+                    else:
+                        ev._budget = budget
                         ex.events.append(ev)
-                        if on_event is not None:
-                            res = on_event(ev)
-                            if inspect.isawaitable(res):
-                                await res
-                        if until is not None and until(ev):
-                            ex.end = END_CLIENT_STOP
-                            return
+                    if on_event is not None:
+                        res = on_event(ev)
+                        if inspect.isawaitable(res):
+                            await res
+                    if until is not None and until(ev):
+                        ex.end = END_CLIENT_STOP
+                        return
+            if parser.oversize:
+                self._oversize(r)
+            if not self._decoded(r):
+                ex.end = END_CLIENT_STOP
+                return
+        ex.end = END_CLOSED
+
+    def _keep_head(self, r: _Reading) -> None:
+        """A stream past its size cap keeps the events of its first WINDOW bytes (at least the first:
+        the Task a driver reads its ids from); the others are let go, counted."""
+        events, size, n = r.ex.events, 0, 0
+        for ev in events:
+            size += len(ev.data)
+            if n and size > WINDOW:
+                break
+            n += 1
+        r.past_events += len(events) - n
+        del events[n:]
+        r.headed = True
+
+    def _oversize(self, r: _Reading) -> None:
+        cap, limit = limits.MAX_EVENT, self.bounds.max_event
+        index, size = r.parser.oversize[0]
+        r.unjudged(cap.reached(f"an event of {show(size, 'bytes')}", limit), cap, size, limit)
+
+    # -- how it ended -------------------------------------------------------------------------------
+    def _failed(self, r: _Reading, exc: httpx.HTTPError) -> None:
+        """A transport error: before the headers there is no answer; after, the answer was cut."""
+        ex = r.ex
+        said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if ex.t_headers is None:
+            ex.end = END_ERROR
+            if isinstance(exc, httpx.ReadTimeout):
+                ex.error = f"no response headers within {self._read_timeout(bool(ex.notes.get('streaming'))):g} s"
+            else:
+                ex.error = said
+            return
+        received = f"{r.received} bytes"
+        if isinstance(exc, httpx.ReadTimeout):
+            last = r.capture.last_t if r.capture is not None and r.capture.last_t is not None else ex.t_headers
+            gap = self.clock() - last
+            ex.end = END_IDLE
+            streaming = bool(ex.notes.get("streaming"))
+            if streaming or self.bounds.idle <= self.timeout:
+                ex.error = limits.IDLE.reached(f"a silence of {gap:.1f} s after {received}", self.bounds.idle)
+            else:
+                ex.error = f"a silence of {gap:.1f} s after {received} of the body, past the --timeout of " \
+                           f"{self.timeout:g} s"
+            ex.notes["idle_s"] = round(gap, 3)
+            return
+        ex.end = END_RESET
+        if _reset(exc):
+            ex.error = f"the connection was reset after {received}"
+        elif isinstance(exc, httpx.RemoteProtocolError):
+            ex.error = f"the connection closed after {received}, before the end of the body ({said})"
+        else:
+            ex.error = f"the connection failed after {received} ({said})"
+
+    def _finish(self, r: _Reading) -> None:
+        """What the reading leaves in the exchange, however it ended: the unterminated block, the stream's
+        flags, and the record of a size cap passed."""
+        ex = r.ex
+        parser = r.parser
+        if parser is not None:
             parser.finish(self.clock())
-            ex.end = END_CLOSED
-        finally:
             ex.discarded = parser.discarded
             if parser.invalid_utf8:
                 ex.notes["invalid_utf8"] = True
             if parser.retry is not None:
                 ex.notes["retry"] = parser.retry
+            if parser.oversize:
+                self._oversize(r)
+                ex.notes["oversize"] = [list(o) for o in parser.oversize[:10]]
+        capture = r.capture
+        if capture is not None and capture.over:
+            more = {"events": len(ex.events) + r.past_events, "kept_events": len(ex.events)} if parser else {}
+            ex.notes[OVERFLOW] = capture.overflow(**more)
+            if ex.is_sse:
+                cap, limit = limits.MAX_STREAM, self.bounds.max_stream
+                r.unjudged(cap.reached(f"a stream of {show(capture.size, 'bytes')}", limit), cap, capture.size, limit)
+
+
+def _reset(exc: BaseException) -> bool:
+    """Whether a transport error comes from a connection reset (ECONNRESET), however deeply wrapped."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionResetError) or getattr(seen, "errno", None) == errno.ECONNRESET:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def jsonrpc_url(card: Any) -> str | None:
