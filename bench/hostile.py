@@ -1,0 +1,50 @@
+"""The hostile cases of issue 12 as a table: for each, how `streamcert run` ended (exit code, verdict),
+the first thing it says, its wall time and the peak resident memory of streamcert's processes.
+
+The cases and their servers are tests/hostile_cases.py (the same runs tests/test_hostile.py asserts);
+this program runs every one of them, the heavy ones included (a 100 000-chunk flood, a 1 GiB gzip
+bomb, a 64 MiB event, a 200 MiB line), one at a time. Peak memory is the run's `ru_maxrss` from
+`os.wait4` on its pid (its own children included; the servers run in this process and are not).
+
+    python bench/hostile.py [--only SUBSTRING]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from hostile_cases import CASES, run_case  # noqa: E402
+
+GOAL_MIB = 200
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="run only the cases whose name holds this")
+    args = parser.parse_args()
+    print("| case | exit | verdict | first finding or line | wall s | peak MiB |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    worst = 0.0
+    for case in CASES:
+        if args.only and args.only not in case.name:
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            out = run_case(case, Path(folder))
+        verdict = (out.report or {}).get("verdict", "—")
+        said = out.first_finding().replace("|", "\\|").replace("\n", " ")
+        if len(said) > 160:
+            said = said[:157] + "…"
+        exit_code = "killed" if out.exit is None else str(out.exit)
+        print(f"| {case.name} | {exit_code} | {verdict} | {said} | {out.seconds:.1f} | {out.peak_mib:.0f} |", flush=True)
+        worst = max(worst, out.peak_mib)
+    print(f"worst peak {worst:.0f} MiB ({worst / GOAL_MIB:.2f}x the goal of {GOAL_MIB} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
