@@ -38,6 +38,8 @@ PROFILES = programs()  # the embedded programs ("server", "line", "acp") → the
 SERVER_MODES: list[dict] = [{}, {"d3": "open"}]  # D3: streams close at a pause (default) / stay open
 # Profiles whose rules judge arrival times (pacing 4/s, tolerances of 0.15 s): never played beside the pool.
 TIMED_PROFILES = ("progress",)
+# The requirements judged on arrival times, with declared tolerances: under load they may warn.
+TIMING = frozenset(r.id for r in load_catalogue().values() if r.tolerance)
 SWEEP = os.environ.get("STREAMCERT_FAULT_SWEEP", "") not in ("", "0")
 POOL_WIDTH = 16  # runs played at once in one process; they mostly wait
 
@@ -65,18 +67,25 @@ def can_break(name: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Check:
-    """What one test plays: its untimed scenarios in the pool, its timed ones alone."""
+    """What one test plays: its untimed scenarios in the pool, its timed ones alone.
+
+    A fault that declares no timing requirement plays even the timed scenarios in the pool, under
+    load, and its check leaves the timing requirements out (`ignored`): they would only measure the
+    load. The unbroken reference, every fault that declares one, and the sweep play them alone."""
 
     untimed: Run | None
     timed: Run | None
+    ignored: frozenset = frozenset()
 
     @classmethod
-    def of(cls, name: str, program: str, fault: str | None, scenarios: list[str], mode: dict | None = None) -> Check:
-        timed = tuple(s for s in scenarios if load_scenario(s).profile in TIMED_PROFILES)
+    def of(cls, name: str, program: str, fault: str | None, scenarios: list[str], mode: dict | None = None,
+           timing: bool = True) -> Check:
+        timed = tuple(s for s in scenarios if load_scenario(s).profile in TIMED_PROFILES) if timing else ()
         untimed = tuple(s for s in scenarios if s not in timed)
         mode_items = tuple(sorted((mode or {}).items()))
         return cls(Run(name, program, fault, untimed, mode_items) if untimed else None,
-                   Run(name + ".timed", program, fault, timed, mode_items) if timed else None)
+                   Run(name + ".timed", program, fault, timed, mode_items) if timed else None,
+                   frozenset() if timing else TIMING)
 
     @property
     def program(self) -> str:
@@ -97,7 +106,13 @@ def _timed_first(checks: dict[str, Check]) -> list[str]:
     return sorted(checks, key=lambda key: checks[key].timed is None)
 
 
-FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name)) for name in sorted(FAULTS)}
+def _timing(name: str) -> bool:
+    """Whether a fault's check plays the timed scenarios alone: in a sweep, or when it declares timing."""
+    return SWEEP or bool(TIMING & (set(FAULTS[name].catches) | set(FAULTS[name].also)))
+
+
+FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name), timing=_timing(name))
+                for name in sorted(FAULTS)}
 UNBROKEN_CHECKS = {
     f"{program}-{'-'.join(f'{k}-{v}' for k, v in mode.items()) or 'default'}": Check.of(
         f"unbroken-{program}-{i}", program, None, scenarios_of(program), mode)
@@ -158,7 +173,7 @@ def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
         want = (Outcome.FAIL,) if level[rid] == "MUST" else (Outcome.FAIL, Outcome.WARNING, Outcome.NON_STRICT)
         assert outcome in want, (f"{name}: {rid} is {outcome and outcome.value}, expected "
                                  f"{'/'.join(o.value for o in want)} {messages[:1]}")
-    unrelated = blamed - set(fault.catches) - set(fault.also)
+    unrelated = blamed - set(fault.catches) - set(fault.also) - FAULT_CHECKS[name].ignored
     assert not unrelated, f"{name} also blamed unrelated requirements: " + "; ".join(
         f"{r} {results[r][0].value} {results[r][1][:1]}" for r in sorted(unrelated))
 

@@ -96,6 +96,8 @@ PLAN_FAULTS = (
     Fault("plan-cut-utf16", "labels are counted and cut in UTF-16 code units (a pair at the cut dropped "
           "whole)", _plan(7)),
     Fault("plan-note-no-ellipsis", "a long note is cut to 280 characters without the ellipsis", _plan(8)),
+    Fault("plan-note-cut-utf16", "notes are counted and cut in UTF-16 code units (a pair at the cut dropped whole)",
+          _plan(9)),
     Fault("plan-note-cut-281", "a long note keeps 280 characters and adds the ellipsis (281 in all)", _plan(8),
           _plan(9)),  # one note's cut is a grapheme-cluster cut (NON_STRICT)
     Fault("plan-length-fails", "update_plan fails (a tool error, no plan) when the plan is over a limit",
@@ -329,7 +331,7 @@ _TABLE = (
           _stream(1, 9) + _task(10, 12)),
     Fault("second-stream-diverges", "SubscribeToTask sends a fresh status (new timestamp, no message) "
           "after the Task: an event the task stream never carried", _task(12),
-          _int(3, 4) + _ix(1, 2, 3, 9) + _idem(2)),  # the fresh status reads as one more pause
+          _int(3, 4) + _ix(1, 2, 3, 5, 8, 9) + _idem(2)),  # the fresh status reads as one more pause
     # A2A-ERR-
     Fault("streaming-not-refused", "the no-streaming agent streams anyway", _err(1)),
     Fault("wrong-code-not-found", "an unknown task id gets -32603 instead of -32001", _err(2)),

@@ -138,4 +138,5 @@ LABEL_CUTS = {
 NOTE_CUTS = {
     switch("plan-note-no-ellipsis"): _cut_no_ellipsis,
     switch("plan-note-cut-281"): _cut_one_over,
+    switch("plan-note-cut-utf16"): lambda text, limit: _utf16_cut(text, limit, split=False),
 }
