@@ -214,6 +214,15 @@ def test_finished_turn_ends_with_null():
     assert outcome_of("PROG-013", [item(p("thinking"))])[0] == Outcome.FAIL
 
 
+def test_a_stream_that_broke_off_is_not_blamed_for_its_last_progress():
+    sc = script({"think": 100}, {"finish": "ok"})
+    stream = progress_sse([item(p("thinking"))], script=sc, end="reset")
+    stream.error = "the connection was reset after 80 bytes"
+    scenario = Scenario(id="t", profile="progress", title="", requirements=("PROG-013",), script=sc)
+    found = judge(frame_log(stream, script=sc), ["PROG-013"], RuleContext(scenario=scenario))
+    assert [f.outcome for f in found] == [Outcome.ERROR] and "reset after 80 bytes" in found[0].message
+
+
 def test_status_beside_progress_unchanged():
     steps = [{"status": "Planning"}, {"think": 100}, {"finish": "ok"}]
     good = [item(p("thinking"), "Planning"), item(None, "Planning")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framelog import END_CLOSED, END_TIME_LIMIT
+from ..framelog import END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT
 from ..protocols.progress import (
     ENDINGS,
     MODEL_REASONS,
@@ -408,6 +408,9 @@ def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
         last = seq.frames[-1]
         if last.progress is None and last.problem is None:
             out.passed(f"{seq.name}the finished turn ends with progress null")
+        elif v.exchange.end in (END_RESET, END_IDLE):  # it broke off: what came last is not the turn's last
+            out.error(f"{seq.name}the stream broke off before the turn's end could be seen: {v.exchange.error}",
+                      [v.evidence(last)])
         else:
             cut = " (the suite cut the stream at its limit)" if v.exchange.end == END_TIME_LIMIT else ""
             out.failed(f"{seq.name}the turn finished but its last progress is {quote(repr(last.progress), 120)}{cut}",
