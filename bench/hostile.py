@@ -3,8 +3,9 @@ the first thing it says, its wall time and the peak resident memory of streamcer
 
 The cases and their servers are tests/hostile_cases.py (the same runs tests/test_hostile.py asserts);
 this program runs every one of them, the heavy ones included (a 100 000-chunk flood, a 1 GiB gzip
-bomb, a 64 MiB event, a 200 MiB line), one at a time. Peak memory is the run's `ru_maxrss` from
-`os.wait4` on its pid (its own children included; the servers run in this process and are not).
+bomb, a 64 MiB event, a 200 MiB line), one at a time. Peak memory is the run's VmHWM (its process's
+high-water mark since exec), read every 10 ms until it exits: not `wait4`'s ru_maxrss, which Linux
+carries across exec from this process, where the hostile servers and their payloads live.
 
     python bench/hostile.py [--only SUBSTRING]
 """

@@ -408,7 +408,7 @@ BY_NAME = {case.name: case for case in CASES}
 class Outcome:
     exit: int | None  # None: it had to be killed past the case's bound
     seconds: float
-    peak_mib: float  # peak resident memory of streamcert's processes (the run and its children)
+    peak_mib: float  # peak resident memory of the streamcert run (VmHWM of its process, polled until it exits)
     output: str  # stdout and stderr
     files: dict[str, bytes]  # every file the run wrote, by path relative to its folder
     report: dict[str, Any] | None
@@ -460,9 +460,10 @@ def _run(cmd: list[str], env: dict[str, str], folder: Path, report: Path, case: 
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=folder,
                                 start_new_session=True)
-        interrupted = False
+        interrupted, peak = False, 0
         while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            peak = max(peak, _high_water_kib(proc.pid))
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
             if pid:
                 break
             elapsed = time.monotonic() - started
@@ -471,10 +472,10 @@ def _run(cmd: list[str], env: dict[str, str], folder: Path, report: Path, case: 
                 interrupted = True
             if elapsed > case.seconds:
                 os.killpg(proc.pid, signal.SIGKILL)
-                pid, status, usage = os.wait4(proc.pid, 0)
+                pid, status = os.waitpid(proc.pid, 0)
                 status = None
                 break
-            time.sleep(0.05)
+            time.sleep(0.01)
         seconds = time.monotonic() - started
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # whatever it left behind
@@ -491,4 +492,18 @@ def _run(cmd: list[str], env: dict[str, str], folder: Path, report: Path, case: 
         except ValueError:
             data = None
     code = None if status is None else os.waitstatus_to_exitcode(status)
-    return Outcome(code, seconds, usage.ru_maxrss / 1024, output, files, data, {})
+    return Outcome(code, seconds, peak / 1024, output, files, data, {})
+
+
+def _high_water_kib(pid: int) -> int:
+    """The process's peak resident memory so far (VmHWM, kept since its exec). Not wait4's ru_maxrss:
+    Linux carries a process's peak across exec, so a run forked from this process (which holds the
+    hostile servers and their payloads) would report this process's size."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
