@@ -86,6 +86,18 @@ def test_unreachable_target_stops_before_the_scenarios(tmp_path):
     assert "streamcert verdict: INCOMPLETE" in proc.stdout and len(proc.stdout.splitlines()) < 10
 
 
+def test_the_pytest_plugin_drives_nothing_into_an_unreachable_target(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}"
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "streamcert.suite",
+                           "--sut-url", url, "--streamcert-report", "rep", "-k", "stream_basic or list_tasks"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert time.monotonic() - started < 30, proc.stdout[-2000:]
+    rep = report(tmp_path / "rep")
+    errors = [r for r in rep["requirements"] if r["status"] == "ERROR"]
+    assert errors and all("not driven: cannot reach" in r["message"] for r in errors), errors[:2]
+
+
 def test_unreachable_progress_url_stops_the_run_too(tmp_path):
     url = f"http://127.0.0.1:{closed_port()}/progress"
     proc, took = run("--progress-url", url, "--report", "rep", cwd=tmp_path)

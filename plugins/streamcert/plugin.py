@@ -92,6 +92,19 @@ class StreamcertRun:
         self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
         self._log_factory = _scrub_log_records(self.scrubber)
 
+    def unreachable(self) -> str | None:
+        """Why the given target cannot be driven at all (nothing answered the bounded check of
+        preflight.py), checked once per process; None when it answered, or for the embedded reference.
+        `streamcert run` has made the same check before pytest started; this one serves a plain
+        `pytest --pyargs streamcert.suite --sut-url …`, so that its scenarios are not each driven into
+        the same silence."""
+        if not hasattr(self, "_unreachable"):
+            from .preflight import check_targets
+
+            self._unreachable = None if self.is_embedded else check_targets(
+                self.target, wait=self.options.get("wait_for_target") or 0.0, scrubber=self.scrubber).fatal
+        return self._unreachable
+
     @property
     def is_embedded(self) -> bool:
         """No target given: the embedded reference serves every profile."""
@@ -340,7 +353,7 @@ class Streamcert:
         target = self.target
         if not target.has(scenario.profile):
             pytest.skip(f"no target for profile {scenario.profile}")
-        past = self._past_run_limit()
+        past = self._past_run_limit() or self.run.unreachable()
         if past:
             return self._finish([Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}")
                                  for r in scenario.requirements])
