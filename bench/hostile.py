@@ -37,9 +37,9 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as folder:
             out = run_case(case, Path(folder))
         verdict = (out.report or {}).get("verdict", "—")
-        said = out.first_finding().replace("|", "\\|").replace("\n", " ")
-        if len(said) > 160:
-            said = said[:157] + "…"
+        said = out.first_finding(case.named).replace("|", "\\|").replace("\n", " ")
+        if len(said) > 230:
+            said = said[:227] + "…"
         exit_code = "killed" if out.exit is None else str(out.exit)
         print(f"| {case.name} | {exit_code} | {verdict} | {said} | {out.seconds:.1f} | {out.peak_mib:.0f} |", flush=True)
         worst = max(worst, out.peak_mib)
