@@ -240,7 +240,7 @@ class ContentDecoder:
                 return
 
 
-PAYLOAD_BUDGET = 24 * 1024 * 1024  # what the parsed payloads of one exchange's events may keep in memory
+PAYLOAD_BUDGET = 8 * 1024 * 1024  # what the parsed payloads of one exchange's events may keep in memory
 
 
 def budgeted(events: list[Event], size: int = PAYLOAD_BUDGET) -> list[Event]:

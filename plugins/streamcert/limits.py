@@ -33,9 +33,9 @@ class Cap:
         return f"{shown} reached the {self.what} cap of {cap} (raise it with {self.option})"
 
 
-MAX_EVENT = Cap("max_event_bytes", "--max-event-bytes", "per-event size", 96 * MIB, "bytes")
+MAX_EVENT = Cap("max_event_bytes", "--max-event-bytes", "per-event size", 65 * MIB, "bytes")
 MAX_BODY = Cap("max_body_bytes", "--max-body-bytes", "per-response size", 32 * MIB, "bytes")
-MAX_STREAM = Cap("max_stream_bytes", "--max-stream-bytes", "per-stream size", 96 * MIB, "bytes")
+MAX_STREAM = Cap("max_stream_bytes", "--max-stream-bytes", "per-stream size", 65 * MIB, "bytes")
 MAX_DECOMPRESSED = Cap("max_decompressed_bytes", "--max-decompressed-bytes", "decompressed size", 64 * MIB, "bytes")
 IDLE = Cap("idle_limit", "--idle-limit", "idle-gap", 10.0, "s")
 START = Cap("start_limit", "--start-limit", "start-up", 10.0, "s")
