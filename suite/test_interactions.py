@@ -1,10 +1,15 @@
-"""A2A-INT-, IX-, IDEM-: interrupted states, interactions/v1 and idempotent answers (seed 004; D3 of seed 001)."""
+"""A2A-INT-, IX-, IDEM-: interrupted states, interactions/v1 and idempotent answers (seed 004; D3 of seed 001).
+
+Every stream a scenario opens (the task's, a SubscribeToTask at a pause, an answer's) is judged as a task
+stream (A2A-INT-006..008, docs/streams.md); answers go by SendMessage and by SendStreamingMessage."""
 
 import pytest
 
 SCENARIOS = {
-    "ix-question": "A question: INPUT_REQUIRED, answered with a JSON value, the answer retried, then sent after the end",
-    "ix-question-plain": "A question to a client without the extension, answered by plain text",
+    "ix-question": "A question: INPUT_REQUIRED, answered with a JSON value by a stream, the answer retried while that "
+                   "stream is open, then sent after the end",
+    "ix-question-plain": "Two questions to a client without the extension, answered by plain text, by SendMessage then "
+                         "by SendStreamingMessage",
     "ix-approval-granted": "Two held calls approved (approved: true, value: true); never the arguments",
     "ix-approval-denied": "Held calls denied by approved: false and by value: false: the model sees tool.denied",
     "ix-approval-text": "A held call answered by text: -32004, the task unchanged; then approved",

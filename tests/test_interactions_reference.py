@@ -6,6 +6,7 @@ parser and rules (those are tested against this agent, so it is checked by somet
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import uuid
@@ -233,3 +234,39 @@ def test_serve_takes_the_d3_reading():
     assert build_parser().parse_args(["serve"]).d3 == "close"
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve", "--d3", "sometimes"])
+
+
+# -- the streams of a paused task: a subscription, an answer's own stream --------------------------------
+
+def open_stream(server, method: str, params: dict[str, Any]):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return httpx.stream("POST", server.url + RPC, json=body, headers=EXT_HEADERS, timeout=10)
+
+
+def test_a_subscription_at_a_pause_closes_after_its_task_or_carries_the_task_on(server):
+    task = start(server, {"ask": "Q?"}, {"say": "A: {{result}}"}, {"finish": "done"})
+    with open_stream(server, "SubscribeToTask", {"id": task["id"]}) as response:
+        events = stream_events(response)
+        first = next(events)["task"]
+        assert first["status"]["state"] == a2a.INPUT_REQUIRED
+        if server.d3 == "close":  # the task is at an interrupted state: the close reading ends the stream there
+            assert list(events) == []
+            return
+        send(server, answer(task, value=1))
+        rest = [r["statusUpdate"]["status"]["state"] for r in events]
+        assert rest[0] == a2a.WORKING and rest[-1] == a2a.COMPLETED
+
+
+def test_a_streamed_answer_opens_with_the_task_it_moved_on_and_a_retry_gets_that_task(server):
+    task = start(server, {"ask": "Q?"}, {"say": "A: {{result}}"}, {"sleep": 300}, {"finish": "done"})
+    message = answer(task, value="blue")
+    with open_stream(server, "SendStreamingMessage", {"message": message}) as response:
+        events = stream_events(response)
+        first = next(events)["task"]
+        retried = send(server, copy.deepcopy(message))["result"]["task"]
+        rest = [r["statusUpdate"]["status"] for r in events]
+    # the Task the answer moved on: working, the interaction no longer open
+    assert first["status"]["state"] == a2a.WORKING and "message" not in first["status"]
+    assert retried == first  # a retry with the same messageId gets the first answer's response
+    assert [s["state"] for s in rest] == [a2a.WORKING, a2a.COMPLETED]
+    assert rest[0]["message"]["parts"] == [{"text": 'A: "blue"'}]

@@ -114,7 +114,7 @@ def ix_log(*pauses: Pause, d3: str = "close", extension: bool = True, sentinel: 
         segments[-1].append(p.update())
         segments.append([upd("TASK_STATE_WORKING", ts=f"2026-10-06T09:00:0{p.n + 1}.000Z"),
                          upd("TASK_STATE_WORKING", agent_msg(f"say-{p.n}", p.said))])
-    segments[-1].append(upd(final, agent_msg("final", "done")))
+    segments[-1].append(upd(final, agent_msg("final", "done"), ts="2026-10-06T09:00:09.000Z"))  # stamped last
     exchanges = []
     if d3 == "open":
         exchanges.append(sse("stream", [e for seg in segments for e in seg], t=0.0))

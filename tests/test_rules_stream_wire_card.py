@@ -33,7 +33,7 @@ SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMP
 EXT = "https://example.com/ext/v1"
 
 WIRE_IDS = [f"WIRE-{n:03d}" for n in range(1, 8)]
-CARD_IDS = [f"A2A-CARD-{n:03d}" for n in range(1, 5)]
+CARD_IDS = [f"A2A-CARD-{n:03d}" for n in range(1, 6)]
 STREAM_IDS = [f"A2A-STREAM-{n:03d}" for n in range(1, 16)]
 
 
@@ -101,7 +101,7 @@ def basic_ctx():
 @pytest.mark.parametrize("rid", WIRE_IDS + CARD_IDS + STREAM_IDS)
 def test_a_correct_log_passes(rid):
     extra = [unary("get_task", {"id": TASK_ID, "contextId": CONTEXT_ID, "status": {"state": DONE, "timestamp": TS}},
-                   rpc_method="GetTask", rpc_id=2)]
+                   rpc_method="GetTask", rpc_id=2, t=5.0)]
     log = good_log(*extra)
     log.get("stream").request_headers["A2A-Extensions"] = EXT
     log.get("stream").response_headers["a2a-extensions"] = EXT
@@ -147,10 +147,11 @@ def test_wire_003_string_id_is_not_the_number():
 
 
 def test_wire_003_parse_error_expects_null():
-    ex = unary("parse_error", error=rpc_error(-32700), rpc_id=1)
+    # what the request was is read from what was sent (a raw body the client could not mend), not a label
+    ex = unary("bad_body", error=rpc_error(-32700), rpc_id=1, rpc_method="GetTask")
     ex.request_body = "{not json"
-    one("WIRE-003", frame_log(ex), F, "sent id None", "1")
-    ok_ex = unary("parse_error", body={"jsonrpc": "2.0", "id": None, "error": rpc_error(-32700)})
+    one("WIRE-003", frame_log(ex), F, "the request body was not JSON", "carries id 1")
+    ok_ex = unary("bad_body", body={"jsonrpc": "2.0", "id": None, "error": rpc_error(-32700)}, rpc_method="GetTask")
     ok_ex.request_body = "{not json"
     one("WIRE-003", frame_log(ok_ex), P)
 
@@ -266,6 +267,43 @@ def test_card_004_extension_without_uri():
     card = agent_card(capabilities={"extensions": [{"uri": EXT, "required": "false"}]})
     one("A2A-CARD-004", frame_log(card_get(card)), F, "required is str, not boolean")
     one("A2A-CARD-004", frame_log(card_get(agent_card(capabilities={}))), P, "no extensions")
+
+
+BEARER = {"httpAuthSecurityScheme": {"scheme": "Bearer"}}
+OAUTH = {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://id.example.com/token",
+                                                                  "scopes": {"a2a": "call the agent"}}}}}
+
+
+def test_card_005_protojson_passes_with_oneofs_and_unknown_members():
+    card = agent_card(securitySchemes={"bearer": BEARER, "oauth": OAUTH}, iconUrl="https://example.com/i.png",
+                      security=[{"oauth": ["a2a"]}], vendorExtra={"any_thing": 1})
+    one("A2A-CARD-005", frame_log(card_get(card)), P, "3 oneof object(s)")  # two security schemes, one flows object
+    one("A2A-CARD-005", frame_log(card_get(agent_card())), P, "ProtoJSON name")
+
+
+@pytest.mark.parametrize("schemes, says", [
+    ({"bearer": {"scheme": {"http_auth_security_scheme": {"scheme": "Bearer"}}}},
+     "securitySchemes['bearer'] holds 0 of its oneof members (none)"),
+    ({"bearer": {"Scheme": {"HttpAuthSecurityScheme": {"scheme": "Bearer"}}}}, "it holds Scheme"),
+    ({"bearer": {"type": "http", "scheme": "bearer"}}, "it holds type, scheme"),
+    ({"both": {**BEARER, "mtlsSecurityScheme": {}}}, "holds 2 of its oneof members"),
+    ({"oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "t", "scopes": {}},
+                                                   "deviceCode": {"tokenUrl": "t"}}}}},
+     "oauth2SecurityScheme.flows holds 2"),
+    ({"bearer": {"http_auth_security_scheme": {"scheme": "Bearer"}}}, "is the member httpAuthSecurityScheme"),
+])
+def test_card_005_a_oneof_not_as_protojson_writes_it_fails(schemes, says):
+    one("A2A-CARD-005", frame_log(card_get(agent_card(securitySchemes=schemes))), F, says)
+
+
+def test_card_005_a_member_spelt_otherwise_fails():
+    card = agent_card(default_input_modes=["text/plain"])
+    one("A2A-CARD-005", frame_log(card_get(card)), F, "card.default_input_modes is the member defaultInputModes")
+    card = agent_card(capabilities={"streaming": True, "push_notifications": False})
+    one("A2A-CARD-005", frame_log(card_get(card)), F, "card.capabilities.push_notifications")
+    card = agent_card(skills=[{"id": "s", "name": "n", "description": "d", "tags": [], "InputModes": []}])
+    one("A2A-CARD-005", frame_log(card_get(card)), F, "card.skills[0].InputModes")
+    one("A2A-CARD-005", frame_log(card_get(body=b"Not Found", status=404)), F, "no agent card")
 
 
 # -- A2A-STREAM- ---------------------------------------------------------------------------------------

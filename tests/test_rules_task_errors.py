@@ -22,7 +22,7 @@ from logs import (
 )
 
 from streamcert.catalogue import load_catalogue, load_scenario
-from streamcert.framelog import END_CLIENT_STOP, END_TIME_LIMIT
+from streamcert.framelog import END_TIME_LIMIT
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext
 from streamcert.rules import errors as err_rules
@@ -41,8 +41,8 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
     for _fn in vars(_mod).values():
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
-TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 13)]
-ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 11)]
+TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 14)]
+ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 13)]
 
 
 def judge(rid, log, ctx=None):
@@ -104,7 +104,7 @@ def stream_log(stream=None, get=None, h0=None, h1=None):
     h = read_back()["history"]
     return frame_log(
         seed_stream() if stream is None else stream,
-        unary("get_task", read_back() if get is None else get, rpc_method="GetTask"),
+        unary("get_task", read_back() if get is None else get, rpc_method="GetTask", t=5.0),
         unary("get_task_h0", task(state=DONE) if h0 is None else h0, rpc_method="GetTask"),
         unary("get_task_h1", task(state=DONE, history=h[-1:]) if h1 is None else h1, rpc_method="GetTask"),
     )
@@ -142,7 +142,7 @@ def test_task_001_pass_and_fail():
 
 def test_task_001_getask_error_is_a_failure_and_cut_stream_is_not_judged():
     log = stream_log()
-    log.exchanges[1] = unary("get_task", error=rpc_error(-32001, "Task not found"), rpc_method="GetTask")
+    log.exchanges[1] = unary("get_task", error=rpc_error(-32001, "Task not found"), rpc_method="GetTask", t=5.0)
     assert "-32001" in one("A2A-TASK-001", log, F).message
     cut = seed_stream(end_state=WORK, end_text="still", end=END_TIME_LIMIT)
     assert judge("A2A-TASK-001", stream_log(stream=cut)) == []
@@ -312,6 +312,45 @@ def test_task_009_fails():
     assert "lacks the failed task(s) ['t2']" in f.message
 
 
+def after_log(tids=("t3", "t2"), pivot=TS["t2"], answer=None):
+    """list_log with list_after: ListTasks of the context filtered by statusTimestampAfter `pivot`."""
+    ex = unary("list_after", page(list(tids), total=len(tids)), error=answer, rpc_method="ListTasks",
+               params={"contextId": CTX, "statusTimestampAfter": pivot})
+    return list_log(list_after=ex)
+
+
+def test_task_013_the_filter_is_inclusive():
+    f = one("A2A-TASK-013", after_log(["t3", "t2"]), P)
+    assert "2 task(s)" in f.message and "1 stamped exactly then" in f.message
+    f = one("A2A-TASK-013", after_log(["t3"]), F)
+    assert "lacks task(s) ['t2']" in f.message and "not inclusive" in f.message and cites(f) and f.evidence
+    f = one("A2A-TASK-013", after_log(["t3", "t2", "t1"]), F)
+    assert "stamped before it" in f.message and "t1" in f.message
+    stranger = {**listed("t3"), "id": "t9"}
+    assert "t9" in one("A2A-TASK-013", after_log(["t3", "t2", stranger]), F).message
+
+
+def test_task_013_compares_to_the_nanosecond():
+    # a filter a nanosecond after t2: t2 is before it, whatever a microsecond clock would say
+    one("A2A-TASK-013", after_log(["t3"], pivot="2026-10-06T09:00:02.000000001Z"), P)
+    one("A2A-TASK-013", after_log(["t3", "t2"], pivot="2026-10-06T09:00:02.000000001Z"), F)
+    one("A2A-TASK-013", after_log(["t3", "t2"], pivot="2026-10-06T09:00:02.000000Z"), P)
+    one("A2A-TASK-013", after_log(["t3", "t2"], pivot="2026-10-06T11:00:02+02:00"), P)
+
+
+def test_task_013_a_refused_filter_fails_and_nothing_to_filter_gives_no_finding():
+    f = one("A2A-TASK-013", after_log([], answer=rpc_error(-32602, "unknown field")), F)
+    assert "-32602" in f.message
+    assert judge("A2A-TASK-013", list_log()) == []
+    no_ts = page([listed("t3"), {**listed("t2"), "status": {"state": FAILED}}, "t1"])
+    # a task listed without a timestamp is not judged either way
+    one("A2A-TASK-013", after_log(["t3", "t2"], pivot=TS["t3"]), F)
+    log = after_log(["t3", "t2"], pivot=TS["t3"])
+    log.exchanges[[e.label for e in log.exchanges].index("list_context")] = unary(
+        "list_context", no_ts, rpc_method="ListTasks")
+    one("A2A-TASK-013", log, P)
+
+
 # -- CancelTask and SubscribeToTask ------------------------------------------------------------------
 
 def cancel_log(main=None, sub=None, cancel=None, get=None):
@@ -343,11 +382,12 @@ def test_task_010_fails():
 
 
 def test_task_011_fails():
-    no_task = sse("subscribe", [status_update(WORK), status_update(CANCELED)])
+    no_task = sse("subscribe", [status_update(WORK), status_update(CANCELED)], rpc_method="SubscribeToTask")
     assert "not the Task" in one("A2A-TASK-011", cancel_log(sub=no_task), F).message
-    cut = sse("subscribe", [stream_task(state=WORK), status_update(WORK)], end=END_CLIENT_STOP)
+    cut = sse("subscribe", [stream_task(state=WORK), status_update(WORK)], end=END_TIME_LIMIT,
+              rpc_method="SubscribeToTask")
     f = one("A2A-TASK-011", cancel_log(sub=cut), F)
-    assert "not a terminal status" in f.message and "did not close" in f.message
+    assert "not a terminal (or, per D3, interrupted) status" in f.message and "did not close" in f.message
 
 
 def test_task_012_fails():
@@ -359,10 +399,37 @@ def test_task_012_fails():
 
 
 def test_subscribe_answered_without_a_stream():
-    refused = unary("subscribe", error=rpc_error(-32004), rpc_method="SubscribeToTask")
-    f = one("A2A-TASK-011", cancel_log(sub=refused), E)
-    assert "not an event stream" in f.message and f.evidence
-    assert "no event after its Task" in one("A2A-TASK-012", cancel_log(sub=refused), F).message
+    # A refusal as application/json is a finding about what came (FAIL), never a harness fault (ERROR);
+    # A2A-TASK-012 has no stream to compare and leaves it to A2A-TASK-011.
+    refused = unary("subscribe", error=rpc_error(-32004, "not now"), rpc_method="SubscribeToTask",
+                    params={"id": "task-1"})
+    f = one("A2A-TASK-011", cancel_log(sub=refused), F)
+    assert "application/json instead of an event stream" in f.message and "-32004" in f.message and f.evidence
+    assert judge("A2A-TASK-012", cancel_log(sub=refused)) == []
+    as_json = unary("subscribe", task(state=WORK), rpc_method="SubscribeToTask")
+    assert "a result" in one("A2A-TASK-011", cancel_log(sub=as_json), F).message
+    only_error = sse("subscribe", [{"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32603)}],
+                     rpc_method="SubscribeToTask")
+    assert "only an error" in one("A2A-TASK-011", cancel_log(sub=only_error), F).message
+    empty = unary("subscribe", body=b"", rpc_method="SubscribeToTask")
+    assert "empty body" in one("A2A-TASK-011", cancel_log(sub=empty), E).message  # no answer: ERROR
+    # -32004 for a task that ended before the request reached it (nothing shows it alive after): A2A-ERR-005's
+    ended = cancel_log(sub=refused, main=sse("stream", [stream_task(state=SUB), status_update(CANCELED)]))
+    ended.exchanges[1].t_sent = ended.exchanges[1].t_end = 1.0
+    assert judge("A2A-TASK-011", ended) == []
+
+
+def test_task_011_accepts_the_close_at_an_interrupted_state():
+    # D3 on subscriptions: a SubscribeToTask opened at a pause may close after its Task (the close reading).
+    paused = sse("subscribe", [stream_task(state="TASK_STATE_INPUT_REQUIRED")], rpc_method="SubscribeToTask")
+    f = one("A2A-TASK-011", cancel_log(sub=paused), P)
+    assert f.reading == "D3: closes at an interrupted state"
+    stays = sse("subscribe", [stream_task(state="TASK_STATE_INPUT_REQUIRED")], rpc_method="SubscribeToTask",
+                end=END_TIME_LIMIT)
+    assert "did not close" in one("A2A-TASK-011", cancel_log(sub=stays), F).message
+    ended = cancel_log()
+    ended.exchanges.append(sse("subscribe_late", [], rpc_method="SubscribeToTask", t=9.0, params={"id": "task-1"}))
+    assert [f.outcome for f in judge("A2A-TASK-011", ended)] == [P]  # one on an ended task is A2A-ERR-005's
 
 
 def test_task_010_a_refused_cancel_is_the_finding_even_when_the_stream_is_lost():
@@ -375,7 +442,8 @@ def test_task_010_a_refused_cancel_is_the_finding_even_when_the_stream_is_lost()
 # -- errors ----------------------------------------------------------------------------------------
 
 ERR_CASES = {  # rid: [(label, code that passes, rpc method)]
-    "A2A-ERR-002": [("get_unknown", -32001, "GetTask"), ("send_unknown", -32001, "SendMessage")],
+    "A2A-ERR-002": [("get_unknown", -32001, "GetTask"), ("send_unknown", -32001, "SendMessage"),
+                    ("cancel_unknown", -32001, "CancelTask"), ("subscribe_unknown", -32001, "SubscribeToTask")],
     "A2A-ERR-003": [("cancel_terminal", -32002, "CancelTask")],
     "A2A-ERR-004": [("send_terminal", -32004, "SendMessage")],
     "A2A-ERR-005": [("subscribe_terminal", -32004, "SubscribeToTask")],
@@ -389,16 +457,33 @@ def refused(label, code, method, data=True):
     return unary(label, error=rpc_error(code, "no", error_info() if data else None), rpc_method=method)
 
 
+GOOD_MESSAGE = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "refuse me"}], "contextId": "ctx-1"}
+FLAWED = {"msg_no_role": {"role": None}, "msg_no_parts": {"parts": None}, "msg_empty_parts": {"parts": []},
+          "msg_no_message_id": {"messageId": None}, "msg_unknown_role": {"role": "ROLE_SYSTEM"}}
+
+
+def flawed(label, **answer):
+    """SendMessage of a message that lacks what FLAWED[label] says (None: the member left out)."""
+    msg = {k: v for k, v in {**GOOD_MESSAGE, **FLAWED[label]}.items() if v is not None}
+    answer = answer or {"error": rpc_error(-32602, "invalid", error_info("INVALID_PARAMS"))}
+    return unary(label, rpc_method="SendMessage", params={"message": msg}, **answer)
+
+
 def errors_log(**over):
     exs = [unary("setup_done", task_result(state=DONE), rpc_method="SendMessage")]
+    for label in FLAWED:
+        exs.append(over.get(label) or flawed(label))
+    exs.append(over.get("list_refused") or unary("list_refused", {"tasks": [task(state=DONE)], "nextPageToken": ""},
+                                                 rpc_method="ListTasks"))
     for cases in ERR_CASES.values():
         for label, code, method in cases:
             exs.append(over.get(label) or refused(label, code, method))
+    exs.append(over.get("patch_version") or unary("patch_version", task(state=DONE), rpc_method="GetTask"))
     exs.append(over.get("cross_context") or refused("cross_context", -32602, "SendMessage"))
     return frame_log(*exs, scenario="errors")
 
 
-@pytest.mark.parametrize("rid", sorted(ERR_CASES) + ["A2A-ERR-009", "A2A-ERR-010"])
+@pytest.mark.parametrize("rid", sorted(ERR_CASES) + ["A2A-ERR-009", "A2A-ERR-010", "A2A-ERR-011", "A2A-ERR-012"])
 def test_error_rules_pass(rid):
     one(rid, errors_log(), P)
 
@@ -453,6 +538,64 @@ def test_err_010_any_error_passes_acceptance_fails():
     assert "was accepted" in f.message and "another context" in f.message
 
 
+def test_err_002_names_each_method_and_takes_the_error_as_one_event():
+    f = one("A2A-ERR-002", errors_log(), P)
+    for what in ("GetTask", "SendMessage", "CancelTask on an unknown id", "SubscribeToTask on an unknown id"):
+        assert what in f.message
+    assert f.reading == "error as application/json"
+    ev = {"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32001, "no task", error_info())}
+    sub = sse("subscribe_unknown", [ev], rpc_method="SubscribeToTask")
+    assert one("A2A-ERR-002", errors_log(subscribe_unknown=sub), P).reading == "error as a single SSE event"
+    f = one("A2A-ERR-002", errors_log(cancel_unknown=refused("cancel_unknown", -32002, "CancelTask")), F)
+    assert "CancelTask on an unknown id got error -32002 TaskNotCancelableError" in f.message
+    streamed = sse("subscribe_unknown", [stream_task(state=WORK)], rpc_method="SubscribeToTask")
+    assert "was streamed" in one("A2A-ERR-002", errors_log(subscribe_unknown=streamed), F).message
+
+
+def test_err_009_standard_errors_need_no_details():
+    bare = {label: refused(label, code, method, data=False) for label, code, method in ERR_CASES["A2A-ERR-006"]}
+    bare["invalid_params"] = refused("invalid_params", -32602, "SendMessage", data=False)
+    f = one("A2A-ERR-009", errors_log(**bare), P)
+    assert "standard JSON-RPC error(s) not judged" in f.message
+    only_standard = frame_log(*bare.values())
+    assert judge("A2A-ERR-009", only_standard) == []  # no A2A-specific error: nothing to judge
+    f = one("A2A-ERR-009", errors_log(**bare, get_unknown=refused("get_unknown", -32001, "GetTask", data=False)), NS)
+    assert "1 of" in f.message and "get_unknown" in f.message and "unknown_method" not in f.message.split(";")[0]
+
+
+def test_err_011_a_patch_number_is_served():
+    assert "was served as 1.0" in one("A2A-ERR-011", errors_log(), P).message
+    f = one("A2A-ERR-011", errors_log(patch_version=refused("patch_version", -32009, "GetTask")), F)
+    assert "-32009 VersionNotSupportedError" in f.message and cites(f)
+    f = one("A2A-ERR-011", errors_log(patch_version=unary("patch_version", {"tasks": []}, rpc_method="GetTask")), F)
+    assert "did not return the task" in f.message
+    assert judge("A2A-ERR-011", frame_log()) == []
+
+
+def test_err_012_each_flaw_refused_and_nothing_started():
+    f = one("A2A-ERR-012", errors_log(), P)
+    for says in ("has no role", "has no parts", "an empty parts list", "has no messageId", "'ROLE_SYSTEM'"):
+        assert says in f.message
+    assert "no task started" in f.reading
+
+
+@pytest.mark.parametrize("label", sorted(FLAWED))
+def test_err_012_a_flawed_message_taken_or_refused_otherwise_fails(label):
+    f = one("A2A-ERR-012", errors_log(**{label: flawed(label, result=task_result(state=DONE))}), F)
+    assert "was accepted" in f.message and label in str(f.evidence)
+    f = one("A2A-ERR-012", errors_log(**{label: flawed(label, error=rpc_error(-32600))}), F)
+    assert "-32600 InvalidRequestError" in f.message and "expected -32602" in f.message
+
+
+def test_err_012_a_refused_message_that_started_a_task_fails():
+    started = {"tasks": [task(state=DONE), task("task-9", state=WORK)], "nextPageToken": ""}
+    f = one("A2A-ERR-012", errors_log(list_refused=unary("list_refused", started, rpc_method="ListTasks")), F)
+    assert "['task-9']" in f.message and "started one" in f.message
+    unlisted = unary("list_refused", error=rpc_error(-32601), rpc_method="ListTasks")
+    f = one("A2A-ERR-012", errors_log(list_refused=unlisted), P)
+    assert "could not be seen" in f.reading and "-32601" in f.reading
+
+
 def nostream_log(stream_ans=None, sub_ans=None, card_streaming=False, setup=True):
     card = {"name": "x", "capabilities": {"streaming": card_streaming}}
     exs = [unary("card_nostream", body=card)]
@@ -497,7 +640,8 @@ BROKEN = {  # rid: (log builder, label to break)
     "A2A-ERR-003": (errors_log, "cancel_terminal"), "A2A-ERR-004": (errors_log, "send_terminal"),
     "A2A-ERR-005": (errors_log, "subscribe_terminal"), "A2A-ERR-006": (errors_log, "parse_error"),
     "A2A-ERR-007": (errors_log, "invalid_params"), "A2A-ERR-008": (errors_log, "bad_version"),
-    "A2A-ERR-010": (errors_log, "cross_context"),
+    "A2A-ERR-010": (errors_log, "cross_context"), "A2A-ERR-011": (errors_log, "patch_version"),
+    "A2A-ERR-012": (errors_log, "msg_no_role"), "A2A-TASK-013": (after_log, "list_after"),
 }
 
 
@@ -506,7 +650,9 @@ def test_transport_failure_gives_error(rid):
     build, label = BROKEN[rid]
     log = build()
     i = next(i for i, ex in enumerate(log.exchanges) if ex.label == label)
-    log.exchanges[i] = broken(label, "ReadTimeout: timed out")
+    old = log.exchanges[i]
+    log.exchanges[i] = broken(label, "ReadTimeout: timed out", rpc_method=old.rpc_method)
+    log.exchanges[i].t_sent = old.t_sent
     f = one(rid, log, E)
     assert "ReadTimeout" in f.message and label in f.message
 

@@ -86,9 +86,66 @@ ERROR_NAMES = {
 }
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 ERROR_DOMAIN = "a2a-protocol.org"
+# The codes of the A2A-specific errors (§9.5); the others are JSON-RPC 2.0's own (-32700, -32600…-32603).
+A2A_ERROR_CODES = range(-32099, -32000)
+
+
+def is_a2a_error(code: Any) -> bool:
+    """Whether `code` is in the range A2A keeps for its own errors (-32001 to -32099)."""
+    return isinstance(code, int) and not isinstance(code, bool) and code in A2A_ERROR_CODES
+
+
+# The JSON-RPC 2.0 envelope (JSON-RPC 2.0 §4): "jsonrpc" is exactly "2.0", "method" a string, and "id",
+# when present, a string, a number or null; a request without "id" is a notification (§4.1).
+JSONRPC_VERSION = "2.0"
 
 LIST_PAGE_SIZE_DEFAULT = 50
 LIST_PAGE_SIZE_MAX = 100
+
+# The agent card's messages as ProtoJSON writes them (a2a.proto at v1.0.1; §5.5): each message's members
+# by their lowerCamelCase JSON names, with the message a member holds (a list or a map of it alike), or
+# None for a scalar, a Struct or a map of strings, whose keys are not the proto's.
+CARD_MESSAGES: dict[str, dict[str, str | None]] = {
+    "AgentCard": {
+        "name": None, "description": None, "supportedInterfaces": "AgentInterface", "provider": "AgentProvider",
+        "version": None, "documentationUrl": None, "capabilities": "AgentCapabilities",
+        "securitySchemes": "SecurityScheme", "securityRequirements": "SecurityRequirement",
+        "defaultInputModes": None, "defaultOutputModes": None, "skills": "AgentSkill",
+        "signatures": "AgentCardSignature", "iconUrl": None,
+    },
+    "AgentInterface": {"url": None, "protocolBinding": None, "tenant": None, "protocolVersion": None},
+    "AgentProvider": {"url": None, "organization": None},
+    "AgentCapabilities": {"streaming": None, "pushNotifications": None, "extensions": "AgentExtension",
+                          "extendedAgentCard": None},
+    "AgentExtension": {"uri": None, "description": None, "required": None, "params": None},
+    "AgentSkill": {"id": None, "name": None, "description": None, "tags": None, "examples": None,
+                   "inputModes": None, "outputModes": None, "securityRequirements": "SecurityRequirement"},
+    "AgentCardSignature": {"protected": None, "signature": None, "header": None},
+    "SecurityRequirement": {"schemes": None},
+    "SecurityScheme": {"apiKeySecurityScheme": "APIKeySecurityScheme",
+                       "httpAuthSecurityScheme": "HTTPAuthSecurityScheme",
+                       "oauth2SecurityScheme": "OAuth2SecurityScheme",
+                       "openIdConnectSecurityScheme": "OpenIdConnectSecurityScheme",
+                       "mtlsSecurityScheme": "MutualTlsSecurityScheme"},
+    "APIKeySecurityScheme": {"description": None, "location": None, "name": None},
+    "HTTPAuthSecurityScheme": {"description": None, "scheme": None, "bearerFormat": None},
+    "OAuth2SecurityScheme": {"description": None, "flows": "OAuthFlows", "oauth2MetadataUrl": None},
+    "OpenIdConnectSecurityScheme": {"description": None, "openIdConnectUrl": None},
+    "MutualTlsSecurityScheme": {"description": None},
+    "OAuthFlows": {"authorizationCode": "AuthorizationCodeOAuthFlow",
+                   "clientCredentials": "ClientCredentialsOAuthFlow", "implicit": "ImplicitOAuthFlow",
+                   "password": "PasswordOAuthFlow", "deviceCode": "DeviceCodeOAuthFlow"},
+    "AuthorizationCodeOAuthFlow": {"authorizationUrl": None, "tokenUrl": None, "refreshUrl": None, "scopes": None,
+                                   "pkceRequired": None},
+    "ClientCredentialsOAuthFlow": {"tokenUrl": None, "refreshUrl": None, "scopes": None},
+    "ImplicitOAuthFlow": {"authorizationUrl": None, "refreshUrl": None, "scopes": None},
+    "PasswordOAuthFlow": {"tokenUrl": None, "refreshUrl": None, "scopes": None},
+    "DeviceCodeOAuthFlow": {"deviceAuthorizationUrl": None, "tokenUrl": None, "refreshUrl": None, "scopes": None},
+}
+# The card's oneofs (each message is nothing but its oneof): exactly one member is written, by its JSON name.
+CARD_ONEOFS = ("SecurityScheme", "OAuthFlows")
+# Members whose value is a map of the message named (its keys are the agent's own names).
+CARD_MAPS = frozenset({("AgentCard", "securitySchemes")})
 
 
 def error_name(code: int) -> str:

@@ -17,12 +17,12 @@ from ..protocols import a2a
 from . import progress, rpc
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
 from .card import build_card
-from .faults import switch
+from .faults import switch, variant
 from .methods import Agent, Stream
 from .options import Options
 from .streams import drain, sse_body
 
-_VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is tolerated and ignored
+_VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is not considered (A2A §3.6)
 
 
 def create_app(fault: str | None = None, deterministic: bool = False, keepalive: float | None = None,
@@ -70,7 +70,8 @@ def _activated(request: Request, agent: Agent) -> list[str]:
 def _check_version(request: Request, options: Options) -> None:
     # A missing or empty header reads as 0.3 (A2A §3.6), which this server does not speak.
     version = request.headers.get(a2a.VERSION_HEADER, "").strip() or "0.3"
-    if not _VERSION_OK.fullmatch(version) and not VERSION_IGNORED.on(options):
+    known = variant(options, _VERSION_OK, {VERSION_PATCH_REFUSED: _VERSION_EXACT})
+    if not known.fullmatch(version) and not VERSION_IGNORED.on(options):
         raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
                            f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
 
@@ -84,7 +85,11 @@ def _rpc_endpoint(agent: Agent):
         try:
             doc = rpc.decode(await request.body())
             rpc_id = rpc.request_id(doc)
-            method, params = rpc.read_request(doc)
+            method, params, notification = rpc.read_request(doc, options)
+            if notification:
+                # JSON-RPC 2.0 §4.1: no reply, not even an error. Every A2A method is asked for its answer,
+                # so a notification of one is not acted on either.
+                return Response(status_code=204, headers=headers)
             _check_version(request, options)
             handler = agent.handlers.get(method)
             if handler is None:
@@ -130,6 +135,8 @@ async def _stream_response(stream: Stream, rpc_id: Any, agent: Agent, headers: d
 CARD_404 = switch("card-404")
 CARD_NOT_JSON = switch("card-not-json")
 VERSION_IGNORED = switch("version-ignored")
+VERSION_PATCH_REFUSED = switch("version-patch-refused")
+_VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
 NO_EXTENSION_ECHO = switch("no-extension-echo")
 HTML_ERROR = switch("html-error")
 NO_STREAM = switch("no-stream")

@@ -22,6 +22,9 @@ def build_card(spec: AgentSpec, base_url: str, options: Options) -> dict[str, An
         "version": __version__,
         "supportedInterfaces": [interface],
         "capabilities": {"streaming": spec.streaming, "pushNotifications": False, "extensions": extensions},
+        # Declared, never required (no securityRequirements): a oneof on the card, written as ProtoJSON does.
+        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {
+            "scheme": "Bearer", "description": "Accepted and ignored: the reference agent checks no credential."}}},
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": [{
@@ -49,6 +52,12 @@ def _break(card: dict[str, Any], options: Options) -> None:
     if EXTENSION_REQUIRED_NOT_BOOL.on(options):
         for extension in extensions:
             extension["required"] = "false"
+    if CARD_ONEOF_INTERNAL.on(options):
+        # an SDK's own encoding of the oneof: wrapped in the oneof's name, the member under its proto name
+        for name, scheme in card["securitySchemes"].items():
+            card["securitySchemes"][name] = {"scheme": {"http_auth_security_scheme": scheme["httpAuthSecurityScheme"]}}
+    if CARD_SNAKE_CASE.on(options):
+        card["capabilities"]["push_notifications"] = card["capabilities"].pop("pushNotifications")
 
 
 # -- fault variants ---------------------------------------------------------------------------------
@@ -57,3 +66,5 @@ CARD_NO_JSONRPC = switch("card-no-jsonrpc")
 CARD_OLD_VERSION = switch("card-old-version")
 EXTENSION_NO_URI = switch("extension-no-uri")
 EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")
+CARD_ONEOF_INTERNAL = switch("card-oneof-internal")
+CARD_SNAKE_CASE = switch("card-snake-case")

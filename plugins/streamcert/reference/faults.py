@@ -39,7 +39,7 @@ def _err(*nums: int) -> tuple[str, ...]:
 
 # What a suite cannot see when the card or the stream is unusable.
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
-_NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "WIRE-007", "A2A-STREAM-015") + _err(1)
+_NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "A2A-CARD-005", "WIRE-007", "A2A-STREAM-015") + _err(1)
 
 def _line(*nums: int) -> tuple[str, ...]:
     return tuple(f"LINE-{n:03d}" for n in nums)
@@ -200,12 +200,19 @@ def _idem(*nums: int) -> tuple[str, ...]:
 # Interrupted states and interactions/v1 (reference/interactions.py, pauses.py, methods.py, streams.py).
 IX_FAULTS = (
     Fault("ask-stays-working", "an ask publishes its question in TASK_STATE_WORKING and waits there",
-          _int(1), _ix(1, 14)),  # no pause at all: nothing else about it can be judged
+          _int(1), _ix(1, 14) + _int(6)),  # no pause at all: nothing else about it can be judged (the stream is
+    # cut at the suite's limit without a terminal state)
     Fault("interrupted-streams-silent", "a stream that has reached an interrupted state, or was opened on a task "
           "in one, carries nothing more and closes at the end: after the answer no stream shows the task",
-          _int(2)),
+          _int(2, 7), _int(5, 6)),  # (streams that never end keep the driver from the task's end)
     Fault("resume-submitted", "an answered task announces TASK_STATE_SUBMITTED instead of returning to WORKING",
           _int(3)),
+    Fault("answer-stream-status-first", "a stream opened by an answer begins with the status update that moves "
+          "the task on, without the Task", _int(6)),
+    Fault("message-ends-streams", "a message taken on a task (an answer, a retry) ends the task's open streams at "
+          "once, whatever state the task is in", _int(7), _int(2, 5, 6)),  # (the streams end before the task:
+    # the answer to the ended task may then reach it still working)
+    Fault("list-status-message-dropped", "ListTasks leaves out each task's status message", _int(8)),
     Fault("pause-message-dropped-get", "GetTask of a task in an interrupted state leaves out its status message",
           _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
     Fault("answer-terminal-accepted", "an interactions/v1 answer to a task in a terminal state is accepted",
@@ -245,10 +252,11 @@ IX_FAULTS = (
     Fault("retry-shows-before", "an answer retried with the same messageId and body gets the task as it was "
           "before the answer (its interaction still open)", _idem(1)),
     Fault("retry-answers-again", "messageIds are not remembered: a retried answer answers whatever is open",
-          _idem(2), _idem(1, 3) + _int(4)),  # (the twin answers the next question before GetTask reads it)
+          _idem(2), _idem(1, 3) + _int(4, 8)),  # (the twin answers the next question before GetTask reads it,
+    # and unseen: the streams had closed at that question)
     Fault("concurrent-double-effect", "the messageId is recorded only once an answer is done: an identical answer "
           "in flight (up to 0.5 s after the first is done) is taken as a second answer", _idem(3),
-          _idem(1, 2) + _int(4)),  # a quick sequential retry falls inside the same window
+          _idem(1, 2) + _int(4, 8)),  # a quick sequential retry falls inside the same window
 )
 
 _TABLE = (
@@ -256,19 +264,27 @@ _TABLE = (
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
-          ("WIRE-002",), _stream(4, 9, 14) + _int(1) + _ix(1, 14) + _plan(1) + _task(10, 11, 12)),
+          ("WIRE-002",), _stream(4, 9, 14) + _int(1, 6, 7) + _ix(1, 14) + _plan(1, 18) + _task(10, 11, 12)),
     # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
     # driver waits for, so it cancels and subscribes only once the task has completed)
     Fault("bare-result", "stream events carry the StreamResponse without the JSON-RPC envelope",
           ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1) + _ix(1, 14)),
     Fault("wrong-rpc-id", "every JSON-RPC response carries an id other than its request's",
           ("WIRE-003",)),
+    Fault("falsy-id-null", "a response to a request whose id is 0 or \"\" carries id null (read as no id)",
+          ("WIRE-003",)),
+    Fault("error-id-null", "every error response carries id null, whatever the request's id", ("WIRE-003",)),
+    Fault("jsonrpc-version-ignored", "a request whose jsonrpc is not \"2.0\" is served like one that is",
+          ("WIRE-008",)),
+    Fault("wrong-code-no-method", "a request without method gets -32601 instead of -32600", ("WIRE-008",)),
+    Fault("notification-answered", "a notification (no id) is answered like a request, with id null",
+          ("WIRE-009",)),
     Fault("result-and-error", "the second task-stream event carries an error member beside its result",
           ("WIRE-004",), _stream(14)),
     Fault("html-error", "JSON-RPC errors come back as an HTML page (text/html, HTTP 500)",
-          ("WIRE-005",), _err(*range(1, 11))),
+          ("WIRE-005",), ("WIRE-008",) + _err(*range(1, 11), 12)),
     Fault("bad-utf8", "one byte of the second task-stream event is not UTF-8",
-          ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4) + _ix(2, 14) + _plan(1)),  # (the pause's
+          ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4, 6, 8) + _ix(2, 14) + _plan(1, 18)),  # (the pause's
     # text, or a plan update)
     Fault("unterminated-last-block", "the terminal event is sent without its blank line (lost by clients)",
           ("WIRE-006",), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12)),
@@ -284,12 +300,16 @@ _TABLE = (
     Fault("extension-no-uri", "the card's first extension has no uri", ("A2A-CARD-004",), ("WIRE-007",)),
     Fault("extension-required-not-bool", "the card's extensions give required as a string, not a boolean",
           ("A2A-CARD-004",)),
+    Fault("card-oneof-internal", "the card's security scheme is an SDK's own encoding of the oneof: "
+          "{\"scheme\": {\"http_auth_security_scheme\": …}}", ("A2A-CARD-005",)),
+    Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
+          ("A2A-CARD-005",)),
     # A2A-STREAM-
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
-          _stream(1), _stream(2, 3, 4)),
+          _stream(1) + _plan(18), _stream(2, 3, 4)),
     Fault("client-ids", "the task id and context id are not minted: empty strings",
           _stream(2), _stream(3, 4, 9) + _task(*range(1, 13)) + _err(2, 3, 4, 5, 10)
-          + _int(*range(1, 6)) + _ix(*range(1, 15)) + _idem(1, 2, 3)),  # an answer naming task "" starts a new task
+          + _int(*range(1, 9)) + _ix(*range(1, 15)) + _idem(1, 2, 3)),  # an answer naming task "" starts a new task
     Fault("history-ids-missing", "the server's copy of the client message lacks taskId and contextId",
           _stream(3)),
     Fault("wrong-context", "status events carry a contextId other than the task's", _stream(4)),
@@ -300,14 +320,20 @@ _TABLE = (
     Fault("event-after-terminal", "on the task stream an artifactUpdate follows the terminal status",
           _stream(8), _stream(14) + _task(3, 12)),
     Fault("close-early", "the stream closes after its second event, before any terminal state",
-          _stream(9), _stream(8, 10, 14) + _task(1, 2, 3, 10, 12) + _int(1) + _ix(1)),
+          _stream(9), _stream(8, 10, 14) + _task(1, 2, 3, 10, 12) + _int(1, 5, 6, 7, 8) + _ix(1)),
     Fault("no-close", "the stream stays open after the terminal status (until the client leaves)",
-          _stream(10), _task(10, 11, 12)),
+          _stream(10), _task(1, 2, 3, 10, 11, 12)),  # (GetTask after the cut stream may get no answer)
     Fault("offset-timestamps", "status timestamps end in +00:00 instead of Z", _stream(11)),
     Fault("second-timestamps", "status timestamps have no milliseconds", _stream(12)),
     Fault("v03-names", "stream events use 0.3 names: state 'working', role 'agent', parts with kind",
-          _stream(13), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12) + _int(1) + _ix(1, 4, 14)),
+          _stream(13), _stream(8, 9, 10, 14) + _task(1, 2, 10, 11, 12) + _int(1, 6, 7) + _ix(1, 4, 14)),
     # (0.3 states hide the pause; the 0.3 role "user" hides which messages are the suite's own)
+    Fault("terminal-stamped-early", "the terminal status is streamed stamped an hour before it was recorded",
+          _stream(16)),
+    Fault("final-flag", "status updates carry the 0.3 final member (true on the terminal status, false before)",
+          _stream(17), _int(6)),
+    Fault("task-again-mid-stream", "the task stream sends the Task again right after its first status update",
+          _stream(18), _int(6)),
     Fault("drop-chunk", "the third chunk of a chunked artifact is never sent (nor stored)", _stream(14)),
     Fault("wrong-final-text", "the finish message differs from the script's text", _stream(14)),
     Fault("stream-refused", "SendStreamingMessage is refused (-32004) although the card declares streaming",
@@ -315,7 +341,7 @@ _TABLE = (
     # A2A-TASK-
     Fault("stale-task", "GetTask reports TASK_STATE_WORKING after the task ended", _task(1), _task(10)),
     Fault("wrong-status-message", "GetTask's status message is the first status message, not the last",
-          _task(2), _int(4) + _ix(5) + _idem(2)),  # GetTask during a pause shows another message
+          _task(2), _int(4, 8) + _ix(5) + _idem(2)),  # GetTask during a pause shows another message
     Fault("artifacts-not-joined", "the store keeps only the last chunk of an artifact", _task(3), _task(7)),
     Fault("history-length-ignored", "GetTask ignores historyLength", _task(4)),
     Fault("list-missing-task", "ListTasks leaves out the most recent task", _task(5), _task(6, 8, 9) + _plan(13)),
@@ -325,8 +351,12 @@ _TABLE = (
     Fault("list-artifacts-always", "ListTasks includes artifacts without includeArtifacts", _task(7)),
     Fault("list-paging-broken", "ListTasks ignores pageSize: every task on one page", _task(8), _task(5)),
     Fault("list-filter-ignored", "ListTasks ignores the contextId and status filters", _task(9), _task(5, 8)),
+    Fault("list-after-exclusive", "ListTasks' statusTimestampAfter leaves out the task stamped exactly then",
+          _task(13)),
     Fault("cancel-ignored", "CancelTask answers the task unchanged and the work goes on", _task(10),
           _stream(9) + _task(12)),
+    Fault("subscribe-refused", "SubscribeToTask on a task that has not ended is refused with -32004 (as "
+          "application/json)", _task(11), _task(12) + _int(2, 6)),
     Fault("subscribe-no-task", "SubscribeToTask starts with live events, without the Task", _task(11),
           _stream(1, 9) + _task(10, 12)),
     Fault("second-stream-diverges", "SubscribeToTask sends a fresh status (new timestamp, no message) "
@@ -340,11 +370,18 @@ _TABLE = (
     Fault("subscribe-terminal-streams", "SubscribeToTask on a terminal task streams the Task and closes",
           _err(5)),
     Fault("wrong-code-protocol", "an unknown method and a non-JSON body both get -32600", _err(6)),
-    Fault("wrong-code-params", "invalid params get -32603 instead of -32602", _err(7), _err(10)),
+    Fault("wrong-code-params", "invalid params get -32603 instead of -32602", _err(7), _err(10, 12)),
     Fault("version-ignored", "the A2A-Version header is not checked", _err(8)),
     Fault("error-data-missing", "errors carry no data array", _err(9)),
     Fault("cross-context-accepted", "a message whose taskId belongs to another context is accepted",
           _err(10)),
+    Fault("wrong-code-cancel-unknown", "CancelTask on an unknown id gets -32002 instead of -32001", _err(2)),
+    Fault("wrong-code-subscribe-unknown", "SubscribeToTask on an unknown id gets -32004 instead of -32001",
+          _err(2)),
+    Fault("version-patch-refused", "A2A-Version: 1.0.1 is refused with -32009: the patch number is considered",
+          _err(11)),
+    Fault("message-role-defaulted", "a message without role, or with a role the enum does not name, is taken "
+          "as ROLE_USER and run", _err(12)),
     *IX_FAULTS,  # A2A-INT-, IX-, IDEM-
     *LINE_FAULTS,
     *PLAN_FAULTS,

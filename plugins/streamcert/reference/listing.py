@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+from datetime import datetime
 from typing import Any
 
 from ..protocols import a2a, progress_v1
 from . import params as p
-from .faults import switch
+from .faults import switch, variant
 from .options import Options
 from .rpc import invalid_params
 from .store import TaskRecord, TaskStore
@@ -37,10 +38,16 @@ def _select(records: list[TaskRecord], params: dict[str, Any], options: Options)
     after = p.optional_time(params, "statusTimestampAfter")
     if LIST_FILTER_IGNORED.on(options):
         context_id = state = None
+    # "greater than or equal": a task stamped exactly `after` is listed (a2a.proto, ListTasksRequest)
+    since = variant(options, _at_or_after, {LIST_AFTER_EXCLUSIVE: _strictly_after})
     return [r for r in records
             if (context_id is None or r.context_id == context_id)
             and (state is None or r.state == state)
-            and (after is None or r.status_at >= after)]
+            and (after is None or since(r.status_at, after))]
+
+
+def _at_or_after(moment: datetime, after: datetime) -> bool:
+    return moment >= after
 
 
 def list_tasks(store: TaskStore, params: dict[str, Any], options: Options) -> dict[str, Any]:
@@ -71,6 +78,11 @@ LIST_MISSING_TASK = switch("list-missing-task")
 LIST_PAGING_BROKEN = switch("list-paging-broken")
 PLAN_LIST_MISSING = switch("plan-list-missing")
 LIST_MISSING_FIELDS = switch("list-missing-fields")
+LIST_AFTER_EXCLUSIVE = switch("list-after-exclusive")
+
+
+def _strictly_after(moment: datetime, after: datetime) -> bool:
+    return moment > after  # (fault: list-after-exclusive) the task stamped exactly then is left out
 
 
 def _break_order(records: list[TaskRecord], options: Options) -> list[TaskRecord]:

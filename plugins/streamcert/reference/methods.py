@@ -30,6 +30,7 @@ class Stream:
     queue: asyncio.Queue | None
     first: dict[str, Any] | None
     origin: str = a2a.SEND_STREAMING_MESSAGE  # or SUBSCRIBE_TO_TASK
+    answer: bool = False  # opened by a message to a task that exists (an answer, a follow-up)
 
 
 def _settled(state: str) -> bool:
@@ -56,9 +57,10 @@ class Agent:
     def _admit(self, params: dict[str, Any]) -> tuple[TaskRecord, dict[str, Any], bool, Plain | Admitted | Replay]:
         """(task, message, is_new, admission): a new task for a message without taskId, else the named
         task, with what the message is to its interactions (an answer, a retry of one, neither)."""
-        message = p.message(params)
+        message = p.message(params, self.options)
         if message.get("taskId"):
             record, admission = self._follow_up(message)
+            _break_other_streams(record, self.options)
             return record, message, False, admission
         clock = self.options.clock
         task_id, context_id = _new_ids(message, self.options)
@@ -110,10 +112,11 @@ class Agent:
         self.runners.add(runner)
         runner.add_done_callback(self.runners.discard)
 
-    def _task(self, task_id: str) -> TaskRecord:
+    def _task(self, task_id: str, case: str | None = None) -> TaskRecord:
+        """The task `task_id`, else TaskNotFoundError (`case`: which method asked, for the wrong-code faults)."""
         record = self.store.get(task_id)
         if record is None:
-            raise RpcError(a2a.TASK_NOT_FOUND, f"No task with id {task_id!r}")
+            raise RpcError(a2a.TASK_NOT_FOUND, f"No task with id {task_id!r}", case=case)
         return record
 
     def _require_streaming(self) -> None:
@@ -152,13 +155,24 @@ class Agent:
     async def send_streaming_message(self, params: dict[str, Any]) -> Stream:
         self._require_streaming()
         record, message, new, admission = self._admit(params)
+        if isinstance(admission, Replay) and _shows_answered_pause(record):
+            # A retry while the first answer has not moved the task yet: opened as the first answer's stream is.
+            queue = self.store.subscribe(record, TaskOnMove(record, lambda _task: None, _keeps_update(self.options)))
+            return Stream(record, queue, None, answer=True)
+        if isinstance(admission, Admitted):
+            # An answer is taken while the task still shows its pause: its stream opens with the Task as the
+            # answer moves it on (a retry by SendMessage gets that Task), never with the pause it answered.
+            def taken(task: dict[str, Any]) -> None:
+                if not admission.result.done():
+                    admission.result.set_result(copy.deepcopy(task))
+
+            queue = self.store.subscribe(record, TaskOnMove(record, taken, _keeps_update(self.options)))
+            return Stream(record, queue, None, answer=True)
         first = {"task": record.snapshot()}
-        if isinstance(admission, Admitted):  # a retry by SendMessage gets the task as it was taken
-            admission.result.set_result(copy.deepcopy(first))
         queue = self.store.subscribe(record)  # before the player starts, so no event is missed
         if new:
             self._start(record, message)
-        return Stream(record, queue, first)
+        return Stream(record, queue, first, answer=not new)
 
     async def get_task(self, params: dict[str, Any]) -> dict[str, Any]:
         record = self._task(p.task_id(params))
@@ -166,10 +180,10 @@ class Agent:
         return _break_task(task, record, self.options)
 
     async def list_tasks(self, params: dict[str, Any]) -> dict[str, Any]:
-        return list_tasks(self.store, params, self.options)
+        return _break_listing(list_tasks(self.store, params, self.options), self.options)
 
     async def cancel_task(self, params: dict[str, Any]) -> dict[str, Any]:
-        record = self._task(p.task_id(params))
+        record = self._task(p.task_id(params), case="cancel-unknown")
         if a2a.is_terminal(record.state):
             raise RpcError(a2a.TASK_NOT_CANCELABLE, f"Task {record.id} is already {record.state}")
         if CANCEL_IGNORED.on(self.options):
@@ -181,15 +195,44 @@ class Agent:
 
     async def subscribe_to_task(self, params: dict[str, Any]) -> Stream:
         self._require_streaming()
-        record = self._task(p.task_id(params))
+        record = self._task(p.task_id(params), case="subscribe-unknown")
         if a2a.is_terminal(record.state):
             if SUBSCRIBE_TERMINAL_STREAMS.on(self.options):
                 return Stream(record, None, {"task": record.snapshot()}, a2a.SUBSCRIBE_TO_TASK)
             raise RpcError(a2a.UNSUPPORTED_OPERATION, f"Task {record.id} is already {record.state}",
                            case="subscribe-terminal")
+        if SUBSCRIBE_REFUSED.on(self.options):
+            raise RpcError(a2a.UNSUPPORTED_OPERATION, "subscriptions are not served here (subscribe-refused fault)")
         first = {"task": record.snapshot()}
         stream = Stream(record, self.store.subscribe(record), first, a2a.SUBSCRIBE_TO_TASK)
         return _break_subscription(stream, self.options)
+
+
+def _shows_answered_pause(record: TaskRecord) -> bool:
+    """The task still shows the pause of an interaction already answered (the answer taken, not yet moved on)."""
+    message = record.status.get("message")
+    interaction = interactions_v1.interaction_of(message)
+    return a2a.is_interrupted(record.state) and interaction is not None and \
+        interaction.get("interactionId") in record.interactions.closed
+
+
+class TaskOnMove(asyncio.Queue):
+    """The events of a stream opened by an answer: the status update that moves the task on from its pause
+    comes as the Task as it is then (the stream's first frame; `taken` is told it), the rest as they come."""
+
+    def __init__(self, record: TaskRecord, taken: Callable[[dict[str, Any]], None], keep_update: bool = False):
+        super().__init__()
+        self.record, self.taken, self.keep_update = record, taken, keep_update
+        self.moved = False
+
+    def put_nowait(self, result: dict[str, Any]) -> None:
+        if not self.moved and "statusUpdate" in result:
+            self.moved = True
+            task = {"task": self.record.snapshot()}  # the store has just applied the update
+            self.taken(task)
+            if not self.keep_update:
+                result = task
+        super().put_nowait(result)
 
 
 # -- fault variants: what each changes in a method ---------------------------------------------------
@@ -211,6 +254,13 @@ SUBSCRIBE_TERMINAL_STREAMS = switch("subscribe-terminal-streams")
 SUBSCRIBE_NO_TASK = switch("subscribe-no-task")
 SECOND_STREAM_DIVERGES = switch("second-stream-diverges")
 RETRY_SHOWS_BEFORE = switch("retry-shows-before")
+ANSWER_STREAM_STATUS_FIRST = switch("answer-stream-status-first")
+MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
+LIST_STATUS_MESSAGE_DROPPED = switch("list-status-message-dropped")
+SUBSCRIBE_REFUSED = switch("subscribe-refused")
+# message-ends-streams: what a message to a task puts in the queues of its open streams (streams.py ends
+# a stream there)
+HANG_UP: dict[str, Any] = {"hangUp": True}
 
 
 def _new_ids(message: dict[str, Any], options: Options) -> tuple[str, str]:
@@ -264,6 +314,28 @@ def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> d
         if first is not None:
             task["status"]["message"] = copy.deepcopy(first)
     return task
+
+
+def _keeps_update(options: Options) -> bool:
+    """answer-stream-status-first: a streamed answer's stream opens with the status update that moves the
+    task on, without the Task."""
+    return ANSWER_STREAM_STATUS_FIRST.on(options)
+
+
+def _break_other_streams(record: TaskRecord, options: Options) -> None:
+    """message-ends-streams: a message taken on a task (an answer, a retry, a follow-up) ends the task's open
+    streams at once, whatever state the task is in."""
+    if MESSAGE_ENDS_STREAMS.on(options):
+        for queue in record.subscribers:
+            queue.put_nowait(HANG_UP)
+
+
+def _break_listing(listing: dict[str, Any], options: Options) -> dict[str, Any]:
+    """list-status-message-dropped: ListTasks leaves out each task's status message."""
+    if LIST_STATUS_MESSAGE_DROPPED.on(options):
+        for task in listing.get("tasks", []):
+            task.get("status", {}).pop("message", None)
+    return listing
 
 
 def _break_subscription(stream: Stream, options: Options) -> Stream:

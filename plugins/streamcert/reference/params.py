@@ -7,6 +7,8 @@ from typing import Any
 
 from ..protocols import a2a
 from .clock import parse_timestamp
+from .faults import switch
+from .options import Options
 from .rpc import invalid_params
 
 
@@ -61,12 +63,16 @@ def configuration(params: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-def message(params: dict[str, Any]) -> dict[str, Any]:
+def message(params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
+    """The message of SendMessage / SendStreamingMessage, its required members (messageId, role, parts)
+    checked: a message without them is refused before anything runs (A2A §3.3.2, §5.7)."""
     msg = params.get("message")
     if not isinstance(msg, dict):
         raise invalid_params("message must be an object")
     if not isinstance(msg.get("messageId"), str) or not msg["messageId"]:
         raise invalid_params("message.messageId must be a non-empty string")
+    if MESSAGE_ROLE_DEFAULTED.on(options) and msg.get("role") not in a2a.ROLES:
+        msg["role"] = a2a.ROLE_USER  # (fault) a missing or unknown role read as the user's
     if msg.get("role") not in a2a.ROLES:
         raise invalid_params(f"message.role must be one of {', '.join(sorted(a2a.ROLES))}")
     parts = msg.get("parts")
@@ -89,3 +95,7 @@ def _check_part(part: Any, index: int) -> None:
         raise invalid_params(f"message.parts[{index}] must hold exactly one of text, raw, url, data")
     if content[0] != "data" and not isinstance(part[content[0]], str):
         raise invalid_params(f"message.parts[{index}].{content[0]} must be a string")
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+MESSAGE_ROLE_DEFAULTED = switch("message-role-defaulted")

@@ -72,8 +72,9 @@ class TaskStore:
     def all(self) -> list[TaskRecord]:
         return list(self._tasks.values())
 
-    def subscribe(self, record: TaskRecord) -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue()
+    def subscribe(self, record: TaskRecord, queue: asyncio.Queue | None = None) -> asyncio.Queue:
+        """A new subscriber of the task's events (`queue`, or a plain queue)."""
+        queue = asyncio.Queue() if queue is None else queue
         record.subscribers.append(queue)
         return queue
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import aclosing
+from datetime import timedelta
 from typing import Any
 
 from ..protocols import a2a
 from . import rpc
+from .clock import format_timestamp, parse_timestamp
 from .faults import switch
-from .methods import Stream
+from .methods import HANG_UP, Stream
 from .options import Options
 from .shapes import artifact_update, event_state, status_update, to_v03
 from .store import TaskStore
@@ -47,9 +49,13 @@ class _Receiver:
 
 def results(stream: Stream, store: TaskStore, options: Options) -> Results:
     """The stream's results up to and including the terminal status; None marks a keep-alive.
-    At an interrupted state the stream closes, or goes on under the "open" reading of conflict D3."""
+    At an interrupted state the stream closes, or goes on under the "open" reading of conflict D3. Under
+    the close reading a stream that opens on a paused task (a SubscribeToTask at a pause) closes after its
+    Task: the task is at an interrupted state (A2A §11.7)."""
     if INTERRUPTED_STREAMS_SILENT.on(options):
         return _quiet_after_pause(stream, _results(stream, store, options.keepalive, close_at_pause=False))
+    if MESSAGE_ENDS_STREAMS.on(options):
+        return _until_hung_up(_results(stream, store, options.keepalive, close_at_pause=options.d3 == "close"))
     return _results(stream, store, options.keepalive, close_at_pause=options.d3 == "close")
 
 
@@ -59,6 +65,8 @@ async def _results(stream: Stream, store: TaskStore, keepalive: float | None, cl
         if stream.first is not None:
             yield stream.first
             if a2a.is_terminal(event_state(stream.first)):
+                return
+            if close_at_pause and a2a.is_interrupted(event_state(stream.first)):
                 return
         while receiver is not None:
             result = await receiver.next()
@@ -105,6 +113,7 @@ async def drain(stream: Stream, store: TaskStore, options: Options) -> None:
 
 # -- fault variants ---------------------------------------------------------------------------------
 INTERRUPTED_STREAMS_SILENT = switch("interrupted-streams-silent")
+MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
 # What a result says (the task stream's faults leave SubscribeToTask alone).
 STATUS_FIRST = switch("status-first")
 WRONG_CONTEXT = switch("wrong-context")
@@ -120,13 +129,30 @@ UNTERMINATED_LAST_BLOCK = switch("unterminated-last-block")
 CLOSE_EARLY = switch("close-early")
 EVENT_AFTER_TERMINAL = switch("event-after-terminal")
 NO_CLOSE = switch("no-close")
+# What a status carries: the 0.3 final member; a terminal status stamped an hour before it was recorded.
+FINAL_FLAG = switch("final-flag")
+TERMINAL_STAMPED_EARLY = switch("terminal-stamped-early")
+# The task stream sends the Task again after its first status update.
+TASK_AGAIN_MID_STREAM = switch("task-again-mid-stream")
 WRITER_FAULTS = (STATUS_FIRST, WRONG_CONTEXT, TWO_KINDS, V03_NAMES, BARE_RESULT, RESULT_AND_ERROR, BAD_JSON_FRAME,
-                 BAD_UTF8, UNTERMINATED_LAST_BLOCK, CLOSE_EARLY, EVENT_AFTER_TERMINAL, NO_CLOSE)
+                 BAD_UTF8, UNTERMINATED_LAST_BLOCK, CLOSE_EARLY, EVENT_AFTER_TERMINAL, NO_CLOSE, FINAL_FLAG,
+                 TERMINAL_STAMPED_EARLY, TASK_AGAIN_MID_STREAM)
 
 OTHER_CONTEXT = "00000000-0000-4000-8000-0000000fffff"  # wrong-context's contextId
+EARLY_BY = timedelta(hours=1)  # terminal-stamped-early: how much earlier the terminal status is stamped
 # How long no-close holds a stream open after the terminal status. The suite's tolerance is 2 s; a
 # client that leaves earlier ends the hold.
 NO_CLOSE_HOLD_S = 30.0
+
+
+async def _until_hung_up(source: Results) -> Results:
+    """message-ends-streams: a stream ends, whatever state its task is in, when a message to the task hangs it
+    up (methods.HANG_UP)."""
+    async with aclosing(source):
+        async for result in source:
+            if result is HANG_UP:
+                return
+            yield result
 
 
 async def _quiet_after_pause(stream: Stream, source: Results) -> Results:
@@ -144,7 +170,7 @@ async def _quiet_after_pause(stream: Stream, source: Results) -> Results:
 async def _broken_sse_body(stream: Stream, rpc_id: Any, store: TaskStore,
                            options: Options) -> AsyncIterator[bytes]:
     """sse_body as the stream-writing faults write it."""
-    own = stream.origin == a2a.SEND_STREAMING_MESSAGE  # these faults break the task stream, not subscribers
+    own = _own(stream)  # these faults break the task stream, not subscribers nor an answer's stream
     index = 0
     async with aclosing(results(stream, store, options)) as source:
         async for result in source:
@@ -157,6 +183,8 @@ async def _broken_sse_body(stream: Stream, rpc_id: Any, store: TaskStore,
                                 damage=own and index == 2 and not terminal)
             if index == 2 and CLOSE_EARLY.on(options):
                 return
+            if index == 2 and own and not terminal and TASK_AGAIN_MID_STREAM.on(options):
+                yield encode({"task": stream.record.snapshot()}, rpc_id, options)
     if own and EVENT_AFTER_TERMINAL.on(options):
         late = artifact_update(stream.record.id, stream.record.context_id,
                                {"artifactId": "late-note", "parts": [{"text": "written after the end"}]},
@@ -166,9 +194,22 @@ async def _broken_sse_body(stream: Stream, rpc_id: Any, store: TaskStore,
         await asyncio.sleep(NO_CLOSE_HOLD_S)
 
 
+def _own(stream: Stream) -> bool:
+    """The task stream a new task opens with (the one the stream-writing faults break)."""
+    return stream.origin == a2a.SEND_STREAMING_MESSAGE and not stream.answer
+
+
 def _shape(result: dict[str, Any], stream: Stream, options: Options) -> dict[str, Any]:
     """The result as the shape faults write it."""
-    own = stream.origin == a2a.SEND_STREAMING_MESSAGE
+    own = _own(stream)
+    if "statusUpdate" in result and FINAL_FLAG.on(options):
+        update = result["statusUpdate"]
+        result = {"statusUpdate": {**update, "final": a2a.is_terminal(update["status"]["state"])}}
+    if "statusUpdate" in result and TERMINAL_STAMPED_EARLY.on(options) and a2a.is_terminal(event_state(result)):
+        update = result["statusUpdate"]
+        # an hour before it was recorded: earlier than every status the run saw before it, on every stream
+        early = format_timestamp(parse_timestamp(update["status"]["timestamp"]) - EARLY_BY)
+        result = {"statusUpdate": {**update, "status": {**update["status"], "timestamp": early}}}
     if "task" in result and own and STATUS_FIRST.on(options):
         task = result["task"]
         result = status_update(task["id"], task["contextId"], task["status"])

@@ -155,3 +155,66 @@ def card_extensions(v: AgentCard, out: Verdict) -> None:
         out.failed("; ".join(problems), [v.evidence])
     else:
         out.passed(f"{len(exts)} extension(s) declared with uri and typed fields: {', '.join(e['uri'] for e in exts)}")
+
+
+# -- A2A-CARD-005: the card as ProtoJSON writes it ---------------------------------------------------------
+
+def _folded(name: str) -> str:
+    """A member name without case and underscores: `supported_interfaces`, `SupportedInterfaces` and
+    `supportedInterfaces` fold alike."""
+    return name.replace("_", "").lower()
+
+
+@dataclass
+class _ProtoJson:
+    """What a walk of the card against its messages (a2a.CARD_MESSAGES) found."""
+
+    problems: list[str]
+    oneofs: int = 0  # oneof objects seen (security schemes, OAuth flows)
+
+    def walk(self, value: Any, message: str, path: str) -> None:
+        fields = a2a.CARD_MESSAGES[message]
+        if not isinstance(value, dict):
+            return  # a member of the wrong JSON type: A2A-CARD-002…004 judge the types they need
+        if message in a2a.CARD_ONEOFS:
+            self.oneofs += 1
+            held = [k for k in value if k in fields]
+            if len(held) != 1:
+                others = [k for k in value if k not in fields]
+                besides = f"; it holds {', '.join(others)}, which ProtoJSON never writes there" if others else ""
+                self.problems.append(f"{path} holds {len(held)} of its oneof members "
+                                     f"({', '.join(held) if held else 'none'}), not exactly one of "
+                                     f"{', '.join(fields)}{besides}")
+        folded = {_folded(f): f for f in fields}
+        for key, item in value.items():
+            if key not in fields:
+                # a member the proto does not have is ignored (A2A §5.7), unless it is one spelt otherwise
+                if (proper := folded.get(_folded(key))) is not None:
+                    self.problems.append(f"{path}.{key} is the member {proper} under another spelling "
+                                         f"(ProtoJSON writes {proper})")
+                continue
+            inner = fields[key]
+            if inner is None:
+                continue
+            if (message, key) in a2a.CARD_MAPS:
+                entries = list(item.items()) if isinstance(item, dict) else []
+                for name, entry in entries:
+                    self.walk(entry, inner, f"{path}.{key}[{name!r}]")
+            elif isinstance(item, list):
+                for i, entry in enumerate(item):
+                    self.walk(entry, inner, f"{path}.{key}[{i}]")
+            else:
+                self.walk(item, inner, f"{path}.{key}")
+
+
+@rule("A2A-CARD-005", view=AgentCard)
+def card_protojson(v: AgentCard, out: Verdict) -> None:
+    if (card := _content(v, out)) is None:
+        return
+    found = _ProtoJson([])
+    found.walk(card, "AgentCard", "card")
+    if found.problems:
+        out.failed("the card is not ProtoJSON: " + "; ".join(found.problems), [v.evidence])
+    else:
+        oneofs = f", each of its {found.oneofs} oneof object(s) with exactly one member" if found.oneofs else ""
+        out.passed(f"every member of the card under its ProtoJSON name{oneofs}")

@@ -1,8 +1,9 @@
 """A2A-ERR-: each refused operation gets its error code (A2A §3.3, §9; JSON-RPC 2.0 §5.1).
 
 Labels read (written by streamcert.scenarios.a2a):
-  errors scenario:       get_unknown, send_unknown, cancel_terminal, send_terminal, subscribe_terminal,
-                         unknown_method, parse_error, invalid_params, bad_version, cross_context
+  errors scenario:       get_unknown, send_unknown, cancel_unknown, subscribe_unknown, cancel_terminal,
+                         send_terminal, subscribe_terminal, unknown_method, parse_error, invalid_params,
+                         bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused
   no-streaming scenario: card_nostream, setup_nostream, stream_refused, subscribe_refused
 A2A-ERR-009 reads every error response in the log.
 """
@@ -33,7 +34,7 @@ def _named(code: Any) -> str:
     return f"{code} {a2a.error_name(code)}" if isinstance(code, int) else repr(code)
 
 
-def _check(ex: Exchange, codes: tuple[int, ...], what: str, *, single_event: bool = False) -> _Check:
+def refusal(ex: Exchange, codes: tuple[int, ...], what: str, *, single_event: bool = False) -> _Check:
     """Did `ex` get a JSON-RPC error with one of `codes`? `single_event`: an SSE answer must hold only it."""
     if lost := no_answer(ex, what):
         return _Check(None, lost, ex_evidence(ex))
@@ -73,7 +74,7 @@ def _checks(log: FrameLog, wanted: list[tuple[str, tuple[int, ...], str]], **kw:
     for label, codes, what in wanted:
         ex = log.get(label)
         if ex is not None:
-            out.append(_check(ex, codes, what, **kw))
+            out.append(refusal(ex, codes, what, **kw))
     return out
 
 
@@ -104,9 +105,9 @@ def streaming_refused(run: Run, out: Verdict) -> None:
         known = task_of(Answer.of(setup).result) if setup is not None and not got_nothing(setup) else None
         known_id = known.get("id") if isinstance(known, dict) else None
         if asked is not None and asked == known_id:
-            checks.append(_check(sub, (a2a.UNSUPPORTED_OPERATION,), "SubscribeToTask", single_event=True))
+            checks.append(refusal(sub, (a2a.UNSUPPORTED_OPERATION,), "SubscribeToTask", single_event=True))
         else:
-            c = _check(sub, (a2a.UNSUPPORTED_OPERATION, a2a.TASK_NOT_FOUND),
+            c = refusal(sub, (a2a.UNSUPPORTED_OPERATION, a2a.TASK_NOT_FOUND),
                        "SubscribeToTask on an id the agent never made", single_event=True)
             checks.append(c)
             if c.ok and c.code == a2a.TASK_NOT_FOUND:
@@ -120,8 +121,13 @@ def streaming_refused(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-002", view=Run)
 def task_not_found(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("get_unknown", (a2a.TASK_NOT_FOUND,), "GetTask on an unknown id"),
-                                    ("send_unknown", (a2a.TASK_NOT_FOUND,), "SendMessage with an unknown taskId")]))
+    checks = _checks(run.log, [("get_unknown", (a2a.TASK_NOT_FOUND,), "GetTask on an unknown id"),
+                               ("send_unknown", (a2a.TASK_NOT_FOUND,), "SendMessage with an unknown taskId"),
+                               ("cancel_unknown", (a2a.TASK_NOT_FOUND,), "CancelTask on an unknown id")])
+    # a streaming method may refuse with one SSE event holding the error (A2A §9)
+    subscribed = _checks(run.log, [("subscribe_unknown", (a2a.TASK_NOT_FOUND,), "SubscribeToTask on an unknown id")],
+                         single_event=True)
+    _verdict(out, checks + subscribed, reading=_via_reading(subscribed))
 
 
 @rule("A2A-ERR-003", view=Run)
@@ -180,19 +186,24 @@ def _error_info_problem(error: dict[str, Any]) -> str | None:
 
 @rule("A2A-ERR-009", view=Run)
 def error_details(run: Run, out: Verdict) -> None:
+    # Error details are optional in A2A (§3.3.2); ErrorInfo names an A2A error type, so it is asked of the
+    # A2A-specific errors only: a standard JSON-RPC error (-32700, -32600…-32603) passes with or without data.
     errors = [(ex, ans.error) for ex in run.log.exchanges if not got_nothing(ex)
               if (ans := Answer.of(ex)).error is not None]
-    if not errors:
+    specific = [(ex, err) for ex, err in errors if a2a.is_a2a_error(err.get("code"))]
+    standard = len(errors) - len(specific)
+    if not specific:
         return
-    misses = [(f"{ex.label} (error {err.get('code')}): {why}", ex_evidence(ex)) for ex, err in errors
+    misses = [(f"{ex.label} (error {err.get('code')}): {why}", ex_evidence(ex)) for ex, err in specific
               if (why := _error_info_problem(err))]
+    besides = f"; {standard} standard JSON-RPC error(s) not judged (error.data is optional)" if standard else ""
     if misses:
         listed = "; ".join(why for why, _ in misses)
-        out.non_strict(f"SHOULD not met on {len(misses)} of {len(errors)} error response(s): {listed}",
-                       [ev for _, ev in misses[:5]])
+        out.non_strict(f"SHOULD not met on {len(misses)} of {len(specific)} A2A-specific error response(s): "
+                       f"{listed}{besides}", [ev for _, ev in misses[:5]])
     else:
-        out.passed(f"all {len(errors)} error response(s) carry error.data with a google.rpc.ErrorInfo "
-                   f"(reason, domain {a2a.ERROR_DOMAIN})")
+        out.passed(f"all {len(specific)} A2A-specific error response(s) carry error.data with a "
+                   f"google.rpc.ErrorInfo (reason, domain {a2a.ERROR_DOMAIN}){besides}")
 
 
 @rule("A2A-ERR-010", view=Run)
@@ -211,3 +222,76 @@ def cross_context(run: Run, out: Verdict) -> None:
     else:
         out.passed(f"SendMessage with another context's taskId was rejected with {_named(ans.code)}",
                    reading=f"any JSON-RPC error accepted (the text names no code); got {_named(ans.code)}")
+
+
+@rule("A2A-ERR-011", view=Run)
+def patch_version_served(run: Run, out: Verdict) -> None:
+    ex = run.get("patch_version")
+    if ex is None:
+        return
+    what = f"GetTask with {a2a.VERSION_HEADER}: {ex.request_headers.get(a2a.VERSION_HEADER, '(none)')}"
+    if lost := no_answer(ex, what):
+        out.error(lost, [ex_evidence(ex)])
+        return
+    ans = Answer.of(ex)
+    task = task_of(ans.result)
+    if ans.error is not None:
+        out.failed(f"{what} was refused with error {_named(ans.code)} ({ans.error.get('message', '')!r}); a patch "
+                   f"number is not considered, so the request is served as version 1.0", [ex_evidence(ex)])
+    elif ans.problem or not isinstance(task, dict) or "id" not in task:
+        out.failed(f"{what} did not return the task: {ans.describe()}", [ex_evidence(ex)])
+    else:
+        out.passed(f"{what} was served as 1.0: the task {task['id']} came back")
+
+
+# -- A2A-ERR-012: a message without its required fields --------------------------------------------------
+MESSAGE_PREFIX = "msg_"  # the labels of the SendMessage requests whose message lacks something
+REQUIRED_MESSAGE_FIELDS = ("messageId", "role", "parts")
+
+
+def _flaw(ex: Exchange) -> str:
+    """What the message of a SendMessage request lacks, read from the request the suite sent."""
+    params = ex.request_body.get("params") if isinstance(ex.request_body, dict) else None
+    msg = params.get("message") if isinstance(params, dict) else None
+    if not isinstance(msg, dict):
+        return "is missing"
+    missing = [f for f in REQUIRED_MESSAGE_FIELDS if f not in msg]
+    if missing:
+        return "has no " + " and no ".join(missing)
+    if msg["role"] not in a2a.ROLES:
+        return f"has role {msg['role']!r}, which the Role enum does not name"
+    if msg["parts"] == []:
+        return "has an empty parts list"
+    return "is flawed"
+
+
+def _started_anyway(run: Run) -> tuple[_Check | None, str]:
+    """Whether ListTasks of the context the refused messages named lists a task besides the setup task:
+    (the failed check, or None; what the suite could see)."""
+    listed, setup = run.get("list_refused"), run.get("setup_done")
+    if listed is None or setup is None:
+        return None, "whether a task started was not looked at"
+    done = task_of(Answer.of(setup).result) if not got_nothing(setup) else None
+    ans = Answer.of(listed) if not got_nothing(listed) else None
+    tasks = ans.result.get("tasks") if ans is not None and isinstance(ans.result, dict) else None
+    if not isinstance(done, dict) or not isinstance(tasks, list):
+        seen = ans.describe() if ans is not None else got_nothing(listed)
+        return None, f"whether a task started could not be seen (ListTasks of the context: {seen})"
+    others = [t.get("id") for t in tasks if isinstance(t, dict) and t.get("id") != done.get("id")]
+    if others:
+        return _Check(False, f"ListTasks of the context the refused messages named (list_refused) lists task(s) "
+                             f"{others} besides the setup task {done.get('id')}: a refused message started one",
+                      ex_evidence(listed)), ""
+    return None, f"no task started: ListTasks of the context lists only the setup task {done.get('id')}"
+
+
+@rule("A2A-ERR-012", view=Run)
+def message_validated(run: Run, out: Verdict) -> None:
+    checks = [refusal(ex, (a2a.INVALID_PARAMS,), f"SendMessage whose message {_flaw(ex)}")
+              for ex in run.log.exchanges if ex.label.startswith(MESSAGE_PREFIX)]
+    if not checks:
+        return
+    started, seen = _started_anyway(run)
+    if started is not None:
+        checks.append(started)
+    _verdict(out, checks, reading=seen or None)

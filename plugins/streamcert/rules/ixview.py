@@ -240,17 +240,30 @@ class Interruptions:
         return bool(later) or (isinstance(final, dict) and a2a.is_terminal((final.get("status") or {}).get("state")))
 
     def first_status_after(self, pause: Pause) -> tuple[Exchange, Event, dict[str, Any]] | None:
+        """The first status any stream carried after the pause (a statusUpdate, or the Task a later stream
+        opens with: a streamed answer's stream shows the task as the answer moved it), as a statusUpdate."""
         best = None
         for ex in self.streams():
+            if ex.label.endswith("_twin"):
+                continue  # a duplicate answer's stream may show the task later on, as the first answer left it
             for ev in ex.data_events():
                 result = _result(ev)
-                if ev.t <= pause.t or not result or not isinstance(result.get("statusUpdate"), dict):
-                    continue
-                if status_key(result["statusUpdate"].get("status") or {}) == pause.key:
+                update = _as_update(result) if result and ev.t > pause.t else None
+                if update is None or status_key(update["status"]) == pause.key:
                     continue  # the same pause, as another stream carried it
                 if best is None or ev.t < best[1].t:
-                    best = (ex, ev, result["statusUpdate"])
+                    best = (ex, ev, update)
         return best
+
+
+def _as_update(result: dict[str, Any]) -> dict[str, Any] | None:
+    """A statusUpdate result's update, or a Task result read as one (its id as the taskId)."""
+    if isinstance(result.get("statusUpdate"), dict) and isinstance(result["statusUpdate"].get("status"), dict):
+        return result["statusUpdate"]
+    task = result.get("task")
+    if isinstance(task, dict) and isinstance(task.get("status"), dict):
+        return {"taskId": task.get("id"), "contextId": task.get("contextId"), "status": task["status"]}
+    return None
 
 
 def reply(ex: Exchange | None) -> tuple[bool | None, Any]:

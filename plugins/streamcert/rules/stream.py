@@ -3,8 +3,10 @@ the task, artifact chunks, the terminal status last, and the close; the stream a
 carried is what the script produced. The forms of what it carries (timestamps, names, shapes) are
 in stream_forms.
 
-Labels read (written by streamcert.scenarios.a2a): stream (SendStreamingMessage) and subscribe
-(SubscribeToTask).
+The sequence rules read every task stream a scenario opens, by what it is (streamview.StreamFrames:
+an event stream answering SendStreamingMessage or SubscribeToTask that carries a task), whatever its
+label: the first stream, a subscription, a streamed answer. The rules on the new task and the script
+read the scenario's first stream (label `stream`, written by streamcert.scenarios.a2a).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames
+from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
 
 # -- what the rules read ----------------------------------------------------------------------------
 
@@ -76,6 +78,15 @@ class PlayedScript:
 
 # -- the sequence -----------------------------------------------------------------------------------
 
+def continued_task(ex: Exchange) -> str | None:
+    """The taskId a SendStreamingMessage names (a message continuing a task: an answer, a follow-up)."""
+    body = ex.request_body
+    params = body.get("params") if isinstance(body, dict) else None
+    message = params.get("message") if isinstance(params, dict) else None
+    task_id = message.get("taskId") if isinstance(message, dict) else None
+    return task_id if ex.rpc_method == a2a.SEND_STREAMING_MESSAGE and isinstance(task_id, str) else None
+
+
 @rule("A2A-STREAM-001", view=StreamFrames)
 def task_first(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
@@ -85,9 +96,38 @@ def task_first(v: StreamFrames, out: Verdict) -> None:
         ev, kind, _ = s.results[0]
         if kind == a2a.TASK:
             out.passed(f"{s.label}: frame 1 is the Task")
+            continue
+        # A message continuing a task (an answer) opens a task stream like any other: §3.1.2 makes no
+        # exception for it, so a continuation that begins with an update is failed too (catalogue reading).
+        about = f" (a stream continuing task {task_id})" if (task_id := continued_task(s.exchange)) else ""
+        out.failed(f"{s.label}{about}: frame 1 is {kind or 'no StreamResponse result'}, not the Task the stream "
+                   "begins with", [s.evidence(ev)])
+
+
+@rule("A2A-STREAM-018", view=StreamFrames)
+def task_only_first(v: StreamFrames, out: Verdict) -> None:
+    for s in v.streams:
+        if not s.results or s.results[0][1] != a2a.TASK:
+            continue  # A2A-STREAM-001 says what frame 1 is
+        snapshot = final_snapshot(s)
+        later = [ev for i, (ev, kind) in enumerate(s.results.kinds) if i and kind == a2a.TASK and ev is not snapshot]
+        if not later:
+            out.passed(f"{s.label}: one Task, frame 1" + (", and a final snapshot of it before the close"
+                                                         if snapshot is not None else ""),
+                       reading="final Task snapshot before the close" if snapshot is not None else None)
+            continue
+        frames = ", ".join(str(s.exchange.frame_number(ev)) for ev in later[:5])
+        evidence = [s.evidence(ev, "a Task after frame 1") for ev in later[:3]]
+        if s.exchange.rpc_method == a2a.SUBSCRIBE_TO_TASK:
+            # §3.1.6 and §11.7 describe one Task first, then updates (a last snapshot allowed); no MUST forbids
+            # a later one on a subscription, and a client that reads StreamResponse takes it as the task's state.
+            out.non_strict(f"{s.label}: SubscribeToTask sent the Task again in the middle of the stream (frame "
+                           f"{frames}); a subscription carries one Task first, then status and artifact updates",
+                           evidence, reading="a Task snapshot in the middle of a subscription")
         else:
-            out.failed(f"{s.label}: frame 1 is {kind or 'no StreamResponse result'}, not the Task the stream "
-                       "begins with", [s.evidence(ev)])
+            out.failed(f"{s.label}: a Task again in the middle of the stream (frame {frames}); a task stream "
+                       "carries the Task first, then only status and artifact updates (a final snapshot aside)",
+                       evidence)
 
 
 @rule("A2A-STREAM-002", view=FirstTask)
@@ -207,14 +247,31 @@ def nothing_after_last_chunk(v: StreamFrames, out: Verdict) -> None:
 
 # -- the end ---------------------------------------------------------------------------------------------
 
+def final_snapshot(s: Frames) -> Event | None:
+    """The stream's last frame when it is a Task repeated in the state the stream ended in, right before the
+    close: the final snapshot A2A §11.7 lets an implementation resend (None otherwise)."""
+    if len(s.results) < 2 or s.exchange.end != END_CLOSED:
+        return None
+    ev, kind, body = s.results[-1]
+    states = s.states
+    before = states[-2][1] if len(states) >= 2 and states[-1][0] is ev else None
+    if kind == a2a.TASK and before is not None and state_in(kind, body) == before:
+        return ev
+    return None
+
+
 @rule("A2A-STREAM-008", view=StreamFrames)
 def terminal_last(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
         if (term := s.terminal) is None:
             continue
         ev, state = term
-        after = [e for e in s.exchange.data_events() if e.index > ev.index]
-        if after:
+        snapshot = final_snapshot(s)
+        after = [e for e in s.exchange.data_events() if e.index > ev.index and e is not snapshot]
+        if not after and snapshot is not None:
+            out.passed(f"{s.label}: {state} is the last event, then a final Task snapshot in that state (§11.7 "
+                       "lets the Task be resent before the close)", reading="final Task snapshot before the close")
+        elif after:
             out.failed(f"{s.label}: {len(after)} event(s) after the terminal {state} (frame "
                        f"{s.evidence(ev)['frame']}); expected the terminal status as the last event",
                        [s.evidence(ev, "terminal")] + [s.evidence(e, "after terminal") for e in after[:4]])

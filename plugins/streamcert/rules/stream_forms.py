@@ -1,15 +1,18 @@
-"""A2A-STREAM-011..013: the 1.0 forms of what a task stream carries: status timestamps in UTC with
-milliseconds (every status the run's answers hold, streamed or not), ProtoJSON enum names, and
-messages and parts in their 1.0 shape (A2A §4, §5.6.1).
+"""A2A-STREAM-011..013, 016, 017: the 1.0 forms of what a task stream carries: status timestamps in UTC
+with milliseconds (every status the run's answers hold, streamed or not), ProtoJSON enum names,
+messages and parts in their 1.0 shape (A2A §4, §5.6.1); the terminal status (and GetTask after the
+streams) stamped no earlier than what came before it; no 0.3 `final` member.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Iterator
 
 from ..framelog import FrameLog
+from ..outcomes import Outcome
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge, unjudged_entry
@@ -164,3 +167,118 @@ def names_and_shapes(v: StreamFrames, out: Verdict) -> None:
     if not out.fail_each("result(s) not in the 1.0 names and shapes (ProtoJSON enum names, a Part with exactly "
                          "one content)", bad) and judged:
         out.passed(f"{judged} results use the 1.0 names and shapes")
+
+
+# -- the order of status timestamps -------------------------------------------------------------------
+
+_INSTANT = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2})$")
+
+
+def instant(ts: Any) -> tuple[datetime, str] | None:
+    """A status timestamp as a comparable instant (UTC; the fraction kept to every digit given), or None
+    when it is absent or not an ISO 8601 date-time (A2A-STREAM-011 says so)."""
+    found = _INSTANT.match(ts) if isinstance(ts, str) else None
+    if not found:
+        return None
+    try:
+        whole = datetime.fromisoformat(found[1] + ("+00:00" if found[3] == "Z" else found[3]))
+    except ValueError:
+        return None
+    return whole.astimezone(timezone.utc), (found[2] or "").ljust(12, "0")
+
+
+@dataclass
+class Stamped:
+    """One status the run saw, with where."""
+
+    task_id: Any
+    when: tuple[datetime, str]
+    timestamp: str
+    state: Any
+    t: float  # when it arrived (the client's clock)
+    evidence: dict[str, Any]
+
+
+@dataclass
+class StatusOrder:
+    """For each task: the statuses its streams carried (in arrival order), the terminal status of each
+    stream, and each GetTask read after the task's streams had ended."""
+
+    streamed: dict[Any, list[Stamped]]
+    terminals: list[Stamped]
+    read_after: list[Stamped]
+    unjudged: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> StatusOrder:
+        frames = StreamFrames.of(log, ctx)
+        streamed: dict[Any, list[Stamped]] = {}
+        terminals: list[Stamped] = []
+        ended: dict[Any, float] = {}
+        for s in frames.streams:
+            first_terminal = s.terminal[0] if s.terminal else None
+            for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.STATUS_UPDATE):
+                status = body.get("status") if isinstance(body.get("status"), dict) else {}
+                task_id = body.get("id") if kind == a2a.TASK else body.get("taskId")
+                ended[task_id] = max(ended.get(task_id, 0.0), s.exchange.t_end or ev.t)
+                if (when := instant(status.get("timestamp"))) is None:
+                    continue
+                seen = Stamped(task_id, when, status["timestamp"], status.get("state"), ev.t, s.evidence(ev))
+                streamed.setdefault(task_id, []).append(seen)
+                if ev is first_terminal:
+                    terminals.append(seen)
+        read_after = []
+        for ex in log.exchanges:
+            if ex.rpc_method != a2a.GET_TASK or ex.is_sse or ex.status is None or cannot_judge(ex):
+                continue
+            value, _ = ex.json()
+            task = value.get("result") if isinstance(value, dict) else None
+            status = task.get("status") if isinstance(task, dict) and isinstance(task.get("status"), dict) else {}
+            task_id = task.get("id") if isinstance(task, dict) else None
+            if task_id in ended and ex.t_sent >= ended[task_id] and (when := instant(status.get("timestamp"))):
+                read_after.append(Stamped(task_id, when, status["timestamp"], status.get("state"), ex.t_end or ex.t_sent,
+                                          ex_evidence(ex)))
+        if not terminals and not read_after:
+            raise Unjudgeable()
+        return cls(streamed, terminals, read_after, frames.unjudged)
+
+
+@rule("A2A-STREAM-016", view=StatusOrder)
+def terminal_stamped_last(v: StatusOrder, out: Verdict) -> None:
+    # Only the terminal status (nothing may follow it) and GetTask after the streams are compared: statuses
+    # may arrive more than once or out of order (progress/v1), so arrival order alone is never a finding.
+    bad = []
+    for last, what in [(t, f"the terminal {t.state}") for t in v.terminals] + \
+                      [(r, f"GetTask's {r.state} after the streams") for r in v.read_after]:
+        before = [s for s in v.streamed.get(last.task_id, []) if s.t <= last.t and s.when > last.when]
+        if before:
+            later = max(before, key=lambda s: s.when)
+            why = (f"{what} is stamped {last.timestamp}, earlier than the {later.state} streamed before it at "
+                   f"{later.timestamp}")
+            bad.append((why, [last.evidence, later.evidence]))
+    if bad:
+        out.failed(f"{len(bad)} status(es) stamped earlier than a status streamed before them; the first: "
+                   f"{bad[0][0]}; a client that keeps the latest status by timestamp shows the earlier one",
+                   [ev for _, pair in bad[:2] for ev in pair])
+    else:
+        out.passed(f"{len(v.terminals)} terminal status(es) and {len(v.read_after)} GetTask read(s) after the "
+                   "streams stamped no earlier than any status streamed before them")
+
+
+# -- the 0.3 final flag ------------------------------------------------------------------------------
+
+@rule("A2A-STREAM-017", view=StreamFrames)
+def no_final_flag(v: StreamFrames, out: Verdict) -> None:
+    flagged, updates = [], 0
+    for s in v.streams:
+        for ev, _, body in s.results.of_kind(a2a.STATUS_UPDATE):
+            updates += 1
+            if "final" in body:
+                why = f"{s.label} frame {s.exchange.frame_number(ev)}: final: {body['final']!r}"
+                flagged.append((why, s.evidence(ev, "a 0.3 final member")))
+    # Version 1.0 removed the flag (the close ends a stream); a 1.0 client ignores a member it does not know
+    # (A2A §5.7, SHOULD), so its presence is reported, not failed.
+    if not out.fail_each("status update(s) with the 0.3 final member, which version 1.0 removed", flagged,
+                         outcome=Outcome.NON_STRICT, reading="0.3 final member sent (1.0 clients ignore it)") \
+            and updates:
+        out.passed(f"{updates} status updates, none with a final member")

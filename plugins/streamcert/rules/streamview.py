@@ -17,6 +17,7 @@ SubscribeToTask) and never raises on a malformed frame; frames it cannot place a
     stream.artifacts        # artifactId -> StreamedArtifact (chunks joined), in order of first appearance
     stream.errors           # [(event, JSON-RPC error object)]
     stream.results()        # the StreamResponse objects in order (for comparing two streams)
+    TaskStream.merged([a, b])   # several streams of one task read together (copies counted once)
 
 A frame is classified only when its result holds exactly one StreamResponse member (one holding
 several is A2A-STREAM-005's finding and is kept in `others`).
@@ -32,11 +33,12 @@ a list of JSON values; other parts (raw, url) are kept as they came.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framelog import END_CLOSED, Event, Exchange, FrameLog
+from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
 
@@ -131,6 +133,7 @@ class TaskStream:
     artifacts: dict[str, StreamedArtifact] = field(default_factory=dict)
     errors: list[tuple[Event, dict[str, Any]]] = field(default_factory=list)
     others: list[StreamItem] = field(default_factory=list)  # frames that are no StreamResponse
+    owners: dict[int, Exchange] = field(default_factory=dict, repr=False)  # merged: the exchange of each frame
 
     # -- building --------------------------------------------------------------------------------
     @classmethod
@@ -176,6 +179,10 @@ class TaskStream:
         if item.kind == "task":
             if self.task is None and len(self.items) == 1:
                 self.task, self.task_event = body, ev
+            elif self.owners and isinstance(body.get("status"), dict):
+                # merged streams: a later stream's Task (a subscription's, a streamed answer's) is a status too
+                self.statuses.append((ev, {"taskId": body.get("id"), "contextId": body.get("contextId"),
+                                           "status": body["status"]}))
             self._ids(body.get("id"), body.get("contextId"))
         elif item.kind == "statusUpdate":
             self.statuses.append((ev, body))
@@ -208,7 +215,42 @@ class TaskStream:
         built.last_chunk = update.get("lastChunk") is True
         built.events.append(ev)
 
+    @classmethod
+    def merged(cls, streams: Sequence[TaskStream]) -> TaskStream:
+        """What the task's several streams (the first, a subscription, a streamed answer) say of it together:
+        their frames in arrival order, a frame that several streams carried counted once (as many times as
+        the stream that carried it most), so chunks joined across streams build each artifact once. The
+        frames keep the exchange that carried them (`evidence`). One stream: that stream."""
+        if len(streams) == 1:
+            return streams[0]
+
+        def same(item: StreamItem) -> str:  # a copy on another stream differs in its envelope's id only
+            return json.dumps(item.result if item.kind is not None else item.event.data, sort_keys=True)
+
+        most: dict[str, int] = {}
+        for stream in streams:
+            counts: dict[str, int] = {}
+            for item in stream.items:
+                counts[same(item)] = counts.get(same(item), 0) + 1
+            for key, n in counts.items():
+                most[key] = max(most.get(key, 0), n)
+        timeline = sorted(((item.event.t, i, item, stream.exchange) for i, stream in enumerate(streams)
+                           for item in stream.items), key=lambda entry: (entry[0], entry[1]))
+        out = cls(exchange=streams[-1].exchange if streams else None)
+        taken: dict[str, int] = {}
+        for _, _, item, ex in timeline:
+            key = same(item)
+            if taken.get(key, 0) < most[key]:
+                taken[key] = taken.get(key, 0) + 1
+                out.owners[id(item.event)] = ex
+                out._add(item.event)
+        return out
+
     # -- reading ---------------------------------------------------------------------------------
+    def evidence(self, ev: Event, note: str = "") -> dict[str, Any]:
+        """One frame of this stream as evidence, named by the exchange that carried it."""
+        return ev_evidence(self.owners.get(id(ev), self.exchange), ev, note)
+
     @property
     def events(self) -> list[Event]:
         return [item.event for item in self.items]
@@ -270,7 +312,8 @@ class TaskStream:
 # The sequence rules read each frame by the StreamResponse member its result holds first, so that a
 # result holding several members is blamed once, by A2A-STREAM-005, and read as its first member elsewhere.
 
-TASK_STREAMS = (STREAM, "subscribe")  # the labels of the task streams the scenarios open
+TASK_STREAM_METHODS = (a2a.SEND_STREAMING_MESSAGE, a2a.SUBSCRIBE_TO_TASK)  # the methods that open one
+TASK_KINDS = (a2a.TASK, a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE)  # what only a task stream carries
 
 
 class FrameList(Sequence):
@@ -304,6 +347,11 @@ class FrameList(Sequence):
     @property
     def events(self) -> list[Event]:
         return [ev for ev, _ in self._kinds]
+
+    @property
+    def kinds(self) -> list[tuple[Event, str | None]]:
+        """(event, kind) of every frame, without reading a body."""
+        return self._kinds
 
     def of_kind(self, *kinds: str) -> Iterator[tuple[Event, str | None, Any]]:
         """The frames of these kinds only (the others' payloads are not read again)."""
@@ -370,11 +418,23 @@ class Frames:
 STATE_KINDS = (a2a.TASK, a2a.STATUS_UPDATE)
 
 
+def is_task_stream(ex: Exchange, frames: FrameList) -> bool:
+    """Whether an event stream answering SendStreamingMessage or SubscribeToTask is a task stream, by
+    what it carries, whatever the driver called it: any Task, statusUpdate or artifactUpdate (or no data
+    event at all, which a task stream cannot be either). Left out: a message-only answer (§3.1.2 item 1:
+    one Message, nothing else) and a refusal (only JSON-RPC errors), which other requirements judge."""
+    if ex.rpc_method not in TASK_STREAM_METHODS:
+        return False
+    if not frames:
+        return ex.end not in (END_CLIENT_STOP,)  # a driver that stopped at once saw nothing to judge
+    return any(kind in TASK_KINDS for _, kind in frames.kinds)
+
+
 @dataclass
 class StreamFrames:
-    """Every task stream the scenario opened (SendStreamingMessage, SubscribeToTask) that answered with an
-    event stream, frame by frame; a stream that cannot be judged (`cannot_judge`), or was not sent (another
-    origin), is `unjudged` instead."""
+    """Every task stream the scenario opened (SendStreamingMessage, SubscribeToTask: the first stream, a
+    subscription, a streamed answer) that answered with an event stream, frame by frame; a stream that
+    cannot be judged (`cannot_judge`), or was not sent (another origin), is `unjudged` instead."""
 
     streams: list[Frames]
     unjudged: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
@@ -383,11 +443,13 @@ class StreamFrames:
     def of(cls, log: FrameLog, ctx: RuleContext) -> StreamFrames:
         streams, unjudged = [], []
         for ex in log.exchanges:
-            if ex.label in TASK_STREAMS and ex.notes.get("not_sent"):
+            if ex.rpc_method not in TASK_STREAM_METHODS:
+                continue
+            if ex.notes.get("not_sent"):
                 unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
-            elif ex.label in TASK_STREAMS and ex.is_sse and ex.status is not None:
+            elif ex.is_sse and ex.status is not None:
                 if why := cannot_judge(ex):
                     unjudged.append(unjudged_entry(ex, why))
-                else:
-                    streams.append(Frames(ex, read_frames(ex)))
+                elif is_task_stream(ex, frames := read_frames(ex)):
+                    streams.append(Frames(ex, frames))
         return cls(streams, unjudged)

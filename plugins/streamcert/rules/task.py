@@ -1,8 +1,11 @@
 """A2A-TASK-001…004: GetTask after the stream returns the task the stream built.
 
 Labels read (written by streamcert.scenarios.a2a): stream, get_task, get_task_h0, get_task_h1
-(scenarios stream-basic, stream-fail). ListTasks is judged in task_list.py, CancelTask and
-SubscribeToTask in task_cancel.py.
+(scenarios stream-basic, stream-fail). A2A-TASK-001…003 compare the first GetTask of the task sent once
+every stream of the task had ended, whatever its label, with those streams read together
+(TaskStream.merged): a scenario whose task went on in a subscription or a streamed answer is compared
+with where they left it. ListTasks is judged in task_list.py, CancelTask and SubscribeToTask in
+task_cancel.py.
 
 A stream that ended while the task was still working (cut, or closed early) proves nothing about
 what GetTask should show later: these rules give no FAIL then (the stream rules blame the stream).
@@ -16,8 +19,8 @@ from typing import Any
 
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
-from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, quote, rule
-from .streamview import StreamedArtifact, TaskStream
+from . import RuleContext, Unjudgeable, Verdict, ex_evidence, quote, rule
+from .streamview import STREAM, StreamedArtifact, StreamFrames, TaskStream
 from .unary import Reply, dump, no_answer, state_of, task_reply
 
 AT_REST = a2a.TERMINAL_STATES | a2a.INTERRUPTED_STATES
@@ -33,9 +36,8 @@ def task_stream(ex: Exchange) -> TaskStream:
 
 
 def last_status_evidence(stream: TaskStream, note: str) -> list[dict[str, Any]]:
-    ex = stream.exchange
     ev = stream.last_status_event
-    return [ev_evidence(ex, ev, note)] if ev is not None else [ex_evidence(ex, note)]
+    return [stream.evidence(ev, note)] if ev is not None else [ex_evidence(stream.exchange, note)]
 
 
 def evidence_of(problems: list[tuple[str, Exchange]]) -> list[dict[str, Any]]:
@@ -50,17 +52,27 @@ def evidence_of(problems: list[tuple[str, Exchange]]) -> list[dict[str, Any]]:
 
 @dataclass
 class TaskAfterStream:
-    """The task stream and what GetTask returned once it had ended: the Task, or why there is none."""
+    """The scenario's task as its streams left it (the first stream, and every other task stream of the same
+    task — a subscription, a streamed answer — read together), and what the first GetTask of that task sent
+    once they had all ended returned: the Task, or why there is none."""
 
     stream: TaskStream
     read_back: Reply
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> TaskAfterStream:
-        ex_s, ex_g = log.get("stream"), log.get("get_task")
-        if ex_s is None or ex_g is None:
+        ex_s = log.get(STREAM)
+        if ex_s is None:
             raise Unjudgeable()
-        stream = task_stream(ex_s)  # read first: when both got no answer, the stream's loss is reported
+        first = task_stream(ex_s)  # read first: when both got no answer, the stream's loss is reported
+        exchanges = [ex_s] + [s.exchange for s in StreamFrames.of(log, ctx).streams
+                              if s.exchange is not ex_s and TaskStream.from_exchange(s.exchange).task_id == first.task_id]
+        ended = max((ex.t_end or ex.t_sent) for ex in exchanges)
+        ex_g = next((ex for ex in log.exchanges if ex.rpc_method == a2a.GET_TASK and ex.t_sent >= ended
+                     and _asks_for(ex, first.task_id)), None)
+        if ex_g is None or first.task_id is None:
+            raise Unjudgeable()
+        stream = TaskStream.merged([first] + [TaskStream.from_exchange(ex) for ex in exchanges[1:]])
         return cls(stream, task_reply(ex_g, "GetTask").needed())
 
     @property
@@ -99,7 +111,7 @@ class HistoryReads:
 
 # -- local helpers ----------------------------------------------------------------------------------------
 
-def _same_message(a: Any, b: Any) -> str | None:
+def same_message(a: Any, b: Any) -> str | None:
     """None when two status messages are the same message (messageId when both carry one, and parts);
     else what differs."""
     if a is None or b is None:
@@ -114,14 +126,14 @@ def _same_message(a: Any, b: Any) -> str | None:
     return None
 
 
-def _msg_text(msg: Any) -> str:
+def msg_text(msg: Any) -> str:
     if not isinstance(msg, dict):
         return "no message"
     texts = [p.get("text") for p in msg.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
     return repr("".join(texts)) if texts else dump(msg)
 
 
-def _compare_artifact(built: StreamedArtifact, got: dict) -> tuple[list[str], str | None]:
+def compare_artifact(built: StreamedArtifact, got: dict) -> tuple[list[str], str | None]:
     """Problems with one GetTask artifact against its streamed build; and the text reading taken."""
     problems: list[str] = []
     parts = [p for p in got.get("parts") or [] if isinstance(p, dict)]
@@ -147,6 +159,12 @@ def _compare_artifact(built: StreamedArtifact, got: dict) -> tuple[list[str], st
     if built.name is not None and name is not None and name != built.name:
         problems.append(f"artifact {built.artifact_id!r}: GetTask name {name!r} is not the streamed {built.name!r}")
     return problems, reading
+
+
+def _asks_for(ex: Exchange, task_id: Any) -> bool:
+    body = ex.request_body
+    params = body.get("params") if isinstance(body, dict) else None
+    return not isinstance(params, dict) or params.get("id") in (task_id, None)
 
 
 def _history(task: dict) -> list | None:
@@ -189,14 +207,14 @@ def message_after_stream(v: TaskAfterStream, out: Verdict) -> None:
     if latest is not whole:
         readings.append(("the last message of any streamed status", latest))
     for reading, expected in readings:
-        if _same_message(expected, got) is None:
+        if same_message(expected, got) is None:
             what = "no status message, as the stream's last status" if got is None else \
-                f"status message {_msg_text(got)}"
+                f"status message {msg_text(got)}"
             out.passed(f"GetTask has {what}", reading=reading if len(readings) > 1 else None)
             return
     if v.at_rest:
-        out.failed(f"GetTask's status message is {_msg_text(got)} but the last status message streamed is "
-                   f"{_msg_text(whole)} ({_same_message(whole, got)})", v.evidence)
+        out.failed(f"GetTask's status message is {msg_text(got)} but the last status message streamed is "
+                   f"{msg_text(whole)} ({same_message(whole, got)})", v.evidence)
 
 
 @rule("A2A-TASK-003", view=TaskAfterStream)
@@ -214,12 +232,12 @@ def artifacts_after_stream(v: TaskAfterStream, out: Verdict) -> None:
         if got is None:
             problems.append(f"artifact {aid!r} was streamed ({built.chunks} chunk(s)) but GetTask has no "
                             f"artifact with that id")
-            evidence.append(ev_evidence(v.stream.exchange, built.events[0], f"first chunk of {aid}"))
+            evidence.append(v.stream.evidence(built.events[0], f"first chunk of {aid}"))
             continue
-        more, reading = _compare_artifact(built, got)
+        more, reading = compare_artifact(built, got)
         if more:
             problems += more
-            evidence.append(ev_evidence(v.stream.exchange, built.events[-1], f"last chunk of {aid}"))
+            evidence.append(v.stream.evidence(built.events[-1], f"last chunk of {aid}"))
         if reading:
             readings[aid] = reading
     problems += [f"GetTask has artifact {aid!r}, which the stream never sent" for aid in by_id if aid not in streamed]

@@ -3,18 +3,22 @@ the task stream's own events, and ends with it.
 
 Labels read (written by streamcert.scenarios.a2a, scenario cancel-subscribe): stream (the task's
 SendStreamingMessage), subscribe (SubscribeToTask on it), cancel, get_task (after the cancel).
+A2A-TASK-011 reads every SubscribeToTask of a run by its method (one opened at a pause too); a
+refusal of one on a task that had not ended is a finding about what came, never a harness fault.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ..framelog import FrameLog
+from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
 from ..protocols import a2a
+from ..wire.jsonrpc import rpc_error
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
 from .task import last_status_evidence, task_stream
-from .unary import Reply, dump, state_of, task_reply
+from .unary import Answer, Reply, dump, state_of, task_of, task_reply
 
 
 @dataclass
@@ -38,22 +42,101 @@ class Cancellation:
 
 
 @dataclass
-class Resubscription:
-    """The SubscribeToTask stream, and the id of the task it subscribed to (as the task stream names it)."""
+class Subscription:
+    """One SubscribeToTask on a task the run had not seen end (one on an ended task is A2A-ERR-005's), the
+    id it asked for, and its answer: a stream to read, or what came instead (`refused`)."""
 
-    stream: TaskStream
-    task_id: str | None
+    exchange: Exchange
+    task_id: Any
+    stream: TaskStream | None = None
+    refused: str | None = None  # what came instead of an event stream, as a finding says it
+
+
+@dataclass
+class Subscriptions:
+    """Every SubscribeToTask of the run (the scenario's `subscribe`, each one opened at a pause), by method."""
+
+    subscriptions: list[Subscription]
 
     @classmethod
-    def of(cls, log: FrameLog, ctx: RuleContext) -> Resubscription:
-        ex = log.get("subscribe")
-        if ex is None:
+    def of(cls, log: FrameLog, ctx: RuleContext) -> Subscriptions:
+        found = []
+        for ex in log.exchanges:
+            if ex.rpc_method != a2a.SUBSCRIBE_TO_TASK:
+                continue
+            params = (ex.request_body or {}).get("params") if isinstance(ex.request_body, dict) else None
+            task_id = params.get("id") if isinstance(params, dict) else None
+            if a2a.is_terminal(_state_before(log, task_id, ex.t_sent)):
+                continue
+            stream = task_stream(ex)  # an answer that got nothing is ERROR, as before
+            refused = _refusal(ex, stream)
+            if refused and _refused_as_ended(ex) and not _alive_after(log, task_id, ex.t_end or ex.t_sent):
+                continue  # the task ended unseen before the request reached it: A2A-ERR-005's case, not this one
+            found.append(Subscription(ex, task_id, stream, refused))
+        if not found:
             raise Unjudgeable()
-        stream = task_stream(ex)
-        if not stream.items:
-            raise Unjudgeable(f"SubscribeToTask ({ex.label}) was answered with {ex.content_type!r}, not an event "
-                              f"stream", [ex_evidence(ex)])
-        return cls(stream, TaskStream.from_exchange(log.get("stream")).task_id)
+        return cls(found)
+
+
+def _state_before(log: FrameLog, task_id: Any, t: float) -> str | None:
+    """The last state the run saw of task `task_id` before time `t` (a streamed status, or a Task a call
+    returned); a terminal state once seen stays (a task does not leave it)."""
+    latest: tuple[float, str | None] = (-1.0, None)
+    for ex in log.exchanges:
+        if ex.is_sse:
+            for ev in ex.data_events():
+                result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
+                kind = a2a.stream_kind(result)
+                body = result[kind] if kind else None
+                named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
+                if ev.t < t and named == task_id and (state := state_of(body)) and ev.t > latest[0]:
+                    latest = (ev.t, state) if not a2a.is_terminal(latest[1]) else latest
+        elif ex.t_end is not None and ex.t_end < t and ex.status is not None:
+            value, _ = ex.json()
+            task = task_of(value.get("result")) if isinstance(value, dict) else None
+            if isinstance(task, dict) and task.get("id") == task_id and ex.t_end > latest[0] \
+                    and not a2a.is_terminal(latest[1]):
+                latest = (ex.t_end, state_of(task))
+    return latest[1]
+
+
+def _refused_as_ended(ex: Exchange) -> bool:
+    """Refused with UnsupportedOperationError, the answer to a SubscribeToTask on an ended task."""
+    error = rpc_error(ex)
+    return isinstance(error, dict) and error.get("code") == a2a.UNSUPPORTED_OPERATION
+
+
+def _alive_after(log: FrameLog, task_id: Any, t: float) -> bool:
+    """Whether the run shows task `task_id` not ended after time `t`: a state that is not terminal arriving
+    later, or a CancelTask sent later that returned a task (one that has ended cannot be canceled)."""
+    for ex in log.exchanges:
+        if ex.is_sse:
+            for ev in ex.data_events():
+                result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
+                kind = a2a.stream_kind(result)
+                body = result[kind] if kind else None
+                named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
+                state = state_of(body)
+                if ev.t > t and named == task_id and state and not a2a.is_terminal(state):
+                    return True
+        elif ex.t_sent > t and ex.status is not None:
+            value, _ = ex.json()
+            task = task_of(value.get("result")) if isinstance(value, dict) else None
+            if isinstance(task, dict) and task.get("id") == task_id and (
+                    ex.rpc_method == a2a.CANCEL_TASK or not a2a.is_terminal(state_of(task))):
+                return True
+    return False
+
+
+def _refusal(ex: Exchange, stream: TaskStream) -> str | None:
+    """What a SubscribeToTask got instead of an event stream, said as what was received (None: a stream)."""
+    if not ex.is_sse:
+        ans = Answer.of(ex)
+        return (f"answered HTTP {ex.status} {ex.content_type or '(no Content-Type)'} instead of an event stream: "
+                f"{ans.describe()}")
+    if stream.items and all(item.kind == "error" for item in stream.items):
+        return f"answered with an event stream holding only an error: {dump(stream.errors[0][1])}"
+    return None
 
 
 @dataclass
@@ -69,7 +152,10 @@ class TwoStreams:
         if ex_m is None or ex_s is None:
             raise Unjudgeable()
         main = task_stream(ex_m)
-        return cls(main, task_stream(ex_s))
+        sub = task_stream(ex_s)
+        if _refusal(ex_s, sub):
+            raise Unjudgeable()  # no stream to compare: A2A-TASK-011 says what came instead
+        return cls(main, sub)
 
 
 # -- the rules ------------------------------------------------------------------------------------------
@@ -98,32 +184,56 @@ def cancel_ends_the_task(v: Cancellation, out: Verdict) -> None:
         out.passed(f"CancelTask returned {a2a.CANCELED}; the stream ended there and closed")
 
 
-@rule("A2A-TASK-011", view=Resubscription)
-def task_first_then_the_end(v: Resubscription, out: Verdict) -> None:
-    ex, items = v.stream.exchange, v.stream.items
+@rule("A2A-TASK-011", view=Subscriptions)
+def task_first_then_the_end(v: Subscriptions, out: Verdict) -> None:
+    for sub in v.subscriptions:
+        ex, label = sub.exchange, sub.exchange.label
+        if sub.refused:
+            out.failed(f"{label}: SubscribeToTask on task {sub.task_id}, which had not ended, was {sub.refused}",
+                       [ex_evidence(ex)])
+            continue
+        problems, evidence = _subscription_problems(sub)
+        if problems:
+            out.failed(f"{label}: SubscribeToTask: " + "; ".join(problems), evidence)
+            continue
+        last = sub.stream.last_state
+        if ex.end == END_CLIENT_STOP:
+            out.passed(f"{label}: SubscribeToTask sent the Task first (the driver stopped reading at {last})")
+        elif a2a.is_terminal(last):
+            out.passed(f"{label}: SubscribeToTask sent the Task first and closed after {last}",
+                       reading="ends at a terminal state")
+        else:  # closed at an interrupted state: conflict D3, the close reading (A2A §11.7)
+            out.passed(f"{label}: SubscribeToTask sent the Task first and closed at {last} (D3: the stream closes at "
+                       "an interrupted state)", reading="D3: closes at an interrupted state")
+
+
+def _subscription_problems(sub: Subscription) -> tuple[list[str], list[dict]]:
+    stream, ex = sub.stream, sub.exchange
+    items = stream.items if stream is not None else []
+    if not items:
+        return [f"the stream carried no data event (ended: {ex.end})"], [ex_evidence(ex)]
     problems: list[str] = []
     evidence: list[dict] = []
-    first, last = items[0], items[-1]
+    first = items[0]
     if first.kind != "task":
         problems.append(f"the first event is {first.kind or 'no StreamResponse'}, not the Task")
         evidence.append(ev_evidence(ex, first.event, "first event"))
-    elif v.task_id and first.body.get("id") != v.task_id:
-        problems.append(f"the first Task is {first.body.get('id')!r}, not the subscribed task {v.task_id}")
+    elif sub.task_id and first.body.get("id") != sub.task_id:
+        problems.append(f"the first Task is {first.body.get('id')!r}, not the subscribed task {sub.task_id}")
         evidence.append(ev_evidence(ex, first.event, "first event"))
-    state = None
-    if last.kind == "statusUpdate" or (last.kind == "task" and len(items) == 1):
-        state = state_of(last.body)
-    if not a2a.is_terminal(state):
-        problems.append(f"the last event is {last.kind or 'no StreamResponse'}"
-                        f"{' in ' + state if state else ''}, not a terminal status")
-        evidence.append(ev_evidence(ex, last.event, "last event"))
-    if not v.stream.closed:
-        problems.append(f"the stream did not close (end: {ex.end})")
+    if ex.end == END_CLIENT_STOP:
+        return problems, evidence
+    last = stream.last_state
+    at_rest = a2a.is_terminal(last) or a2a.is_interrupted(last)
+    if not at_rest:
+        last_item = items[-1]
+        problems.append(f"the last event is {last_item.kind or 'no StreamResponse'}"
+                        f"{' in ' + last if last else ''}, not a terminal (or, per D3, interrupted) status")
+        evidence.append(ev_evidence(ex, last_item.event, "last event"))
+    if not stream.closed:
+        problems.append(f"the stream did not close (end: {ex.end}{', ' + ex.error if ex.error else ''})")
         evidence.append(ex_evidence(ex))
-    if problems:
-        out.failed("SubscribeToTask: " + "; ".join(problems), evidence)
-    else:
-        out.passed(f"SubscribeToTask sent the Task first and closed after {state}")
+    return problems, evidence
 
 
 @rule("A2A-TASK-012", view=TwoStreams)

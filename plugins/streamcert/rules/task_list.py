@@ -1,12 +1,14 @@
-"""A2A-TASK-005…009: ListTasks lists, orders, pages and filters the tasks of a context.
+"""A2A-TASK-005…009, 013: ListTasks lists, orders, pages and filters the tasks of a context.
 
 Labels read (written by streamcert.scenarios.a2a, scenario list-tasks): send_1…send_3 (the blocking
-SendMessage calls that made the tasks), list_context, list_artifacts, list_page1, list_page2, list_status.
+SendMessage calls that made the tasks), list_context, list_artifacts, list_page1, list_page2, list_status,
+list_after (statusTimestampAfter: the status timestamp of a task list_context showed).
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +20,7 @@ from .task import evidence_of
 from .unary import Answer, Reply, dump, no_answer, state_of, task_of
 
 LISTS = ("list_context", "list_page1", "list_page2", "list_status", "list_artifacts")
+AFTER = "list_after"  # judged by A2A-TASK-013 only: a server may refuse the filter without breaking the others
 
 
 def list_reply(ex: Exchange) -> Reply:
@@ -40,12 +43,14 @@ class TaskLists:
     sent: list[tuple[str, dict[str, Any]]]  # (label, task) of send_1… that returned a task with an id
     context_id: str | None
     scripts: list[Any]  # the scenario's scripts, send_N ↔ scripts[N-1]
+    after: Reply | None = None  # list_after, filtered by statusTimestampAfter
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> TaskLists:
         lists = {label: list_reply(ex) for label in LISTS if (ex := log.get(label)) is not None}
         if not lists:
             raise Unjudgeable()
+        after = list_reply(ex) if (ex := log.get(AFTER)) is not None else None
         sent = []
         for ex in log.exchanges:
             if ex.label.startswith("send_") and ex.label[5:].isdigit():
@@ -56,7 +61,7 @@ class TaskLists:
         if not isinstance(context, str):
             context = sent[0][1].get("contextId") if sent else None
         scripts = (ctx.scenario.data.get("scripts") if ctx.scenario else None) or []
-        return cls(lists, sent, context, scripts)
+        return cls(lists, sent, context, scripts, after)
 
     @property
     def sent_ids(self) -> list[str]:
@@ -92,6 +97,29 @@ def _parse_ts(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError:
         return None
+
+
+# An RFC 3339 date-time, read to the nanosecond: a Python datetime keeps microseconds, and a filter compared
+# at a coarser precision than the server's would call a later task equal.
+_INSTANT = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})")
+
+
+def instant(value: Any) -> int | None:
+    """A timestamp as nanoseconds since the epoch (None when it is not an RFC 3339 date-time)."""
+    found = _INSTANT.fullmatch(value) if isinstance(value, str) else None
+    if not found:
+        return None
+    whole, fraction, zone = found.groups()
+    try:
+        moment = datetime.fromisoformat(whole + ("+00:00" if zone in "Zz" else zone))
+    except ValueError:
+        return None
+    return int(moment.timestamp()) * 10**9 + int((fraction or "").ljust(9, "0"))
+
+
+def _status_ts(task: dict[str, Any]) -> Any:
+    status = task.get("status")
+    return status.get("timestamp") if isinstance(status, dict) else None
 
 
 def _token(page: dict[str, Any]) -> str:
@@ -278,3 +306,37 @@ def filters(v: TaskLists, out: Verdict) -> None:
         failed = [tid for tid in sent_ids if states.get(tid) == a2a.FAILED]
         out.passed(f"contextId filter gave exactly the context's {len(sent_ids)} task(s); status filter "
                    f"{a2a.FAILED} gave exactly {failed or 'none'}")
+
+
+@rule("A2A-TASK-013", view=TaskLists)
+def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
+    if v.after is None:
+        return  # the driver found no status timestamp to filter by
+    if (whole := v.lists.get("list_context")) is None or whole.explain(out) or v.after.explain(out):
+        return
+    params = v.after.ex.request_body.get("params") if isinstance(v.after.ex.request_body, dict) else None
+    pivot = params.get("statusTimestampAfter") if isinstance(params, dict) else None
+    at = instant(pivot)
+    if at is None:
+        return
+    # what the context holds and when, as list_context showed it (a task without a timestamp is not judged)
+    stamps = {t.get("id"): _status_ts(t) for t in whole.value["tasks"] if isinstance(t, dict)}
+    known = {tid: ns for tid, raw in stamps.items() if (ns := instant(raw)) is not None}
+    got = _ids(v.after.value["tasks"])
+    problems = []
+    if missing := [tid for tid, ns in known.items() if ns >= at and tid not in got]:
+        equal = [tid for tid in missing if known[tid] == at]
+        said = f" (stamped exactly {pivot}: the filter is not inclusive)" if equal else ""
+        problems.append(f"lacks task(s) {missing} whose status timestamp is at or after it{said}")
+    if early := [f"{tid} ({stamps[tid]})" for tid in got if tid in known and known[tid] < at]:
+        problems.append(f"lists task(s) stamped before it: {early}")
+    if strangers := [tid for tid in got if tid not in stamps]:
+        problems.append(f"lists task(s) {strangers} that the context's list does not hold")
+    if problems:
+        out.failed(f"ListTasks with statusTimestampAfter {pivot} (list_after) " + "; ".join(problems),
+                   evidence_of([("", whole.ex), ("", v.after.ex)]))
+    else:
+        kept = [tid for tid in got if tid in known]
+        exact = sum(known[tid] == at for tid in kept)
+        out.passed(f"statusTimestampAfter {pivot} kept exactly the {len(kept)} task(s) stamped at or after it "
+                   f"({exact} stamped exactly then), none earlier")

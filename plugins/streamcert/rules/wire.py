@@ -1,10 +1,13 @@
 """WIRE-: HTTP, SSE framing, the JSON-RPC envelope, content types, ids (A2A §9, WHATWG SSE).
 
-These rules read every JSON-RPC request of a run that got an HTTP answer, whatever the scenario.
+These rules read every JSON-RPC request of a run that got an HTTP answer, whatever the scenario. What a
+request is (a valid Request object, an invalid one, a notification) is read from the request the suite
+sent, never from a label: `sent`, `request_problem`, `is_notification`.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
 
@@ -20,13 +23,94 @@ from ..framelog import (
     FrameLog,
 )
 from ..protocols import a2a
-from . import RuleContext, Verdict, ev_evidence, ex_evidence, quote, rule
+from . import RuleContext, Run, Verdict, ev_evidence, ex_evidence, quote, rule
 from .engine import cannot_judge, unjudged_entry
+from .errors import refusal
+from .unary import dump
 
 # Streams the scenarios expect to succeed; a refused one may answer application/json (A2A §9).
-EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream")
-# The answer to a body that is not JSON cannot know the request id: JSON-RPC 2.0 §5 says null.
-NULL_ID_LABELS = ("parse_error",)
+EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream", "id_stream")
+
+
+# -- what the suite sent ------------------------------------------------------------------------------
+
+def sent(ex: Exchange) -> tuple[Any, bool]:
+    """The request the suite sent as a JSON value, and whether it was JSON at all (a body sent as raw
+    bytes is kept as text: read here)."""
+    body = ex.request_body
+    if isinstance(body, str):
+        try:
+            return json.loads(body), True
+        except ValueError:
+            return None, False
+    return body, body is not None
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a value: JSON has one number type, and true is no number."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", dict: "object", list: "array"}.get(type(value), type(value).__name__)
+
+
+def valid_id(value: Any) -> bool:
+    """An id JSON-RPC 2.0 §4 allows: a string, a number or null."""
+    return json_type(value) in ("string", "number", "null")
+
+
+def same_id(a: Any, b: Any) -> bool:
+    """The same id: equal values of the same JSON type (1 and "1" differ; 1 and 1.0 are one number)."""
+    return json_type(a) == json_type(b) and a == b
+
+
+def request_problem(value: Any) -> str | None:
+    """Why a JSON value is not a valid JSON-RPC 2.0 Request object (JSON-RPC 2.0 §4), or None."""
+    if not isinstance(value, dict):
+        return f"the request is a JSON {json_type(value)}, not an object"
+    if value.get("jsonrpc") != a2a.JSONRPC_VERSION:
+        return f"\"jsonrpc\" is {dump(value['jsonrpc'])}" if "jsonrpc" in value else "\"jsonrpc\" is missing"
+    if not isinstance(value.get("method"), str):
+        return f"\"method\" is {dump(value['method'])}" if "method" in value else "\"method\" is missing"
+    if "id" in value and not valid_id(value["id"]):
+        return f"\"id\" is {dump(value['id'])}, a {json_type(value['id'])}"
+    if "params" in value and not isinstance(value["params"], (dict, list)):
+        return f"\"params\" is a {json_type(value['params'])}"
+    return None
+
+
+def is_jsonrpc(ex: Exchange) -> bool:
+    """Whether `ex` is a JSON-RPC call: one the client made as such (its method is recorded, even for a body
+    that is not JSON), or a POST whose body reads as one. A progress stream's POST is not."""
+    if ex.method != "POST":
+        return False
+    value, _ = sent(ex)
+    return bool(ex.rpc_method) or isinstance(value, dict) and ("jsonrpc" in value or "method" in value)
+
+
+def is_notification(ex: Exchange) -> bool:
+    """Whether the suite sent a valid JSON-RPC request without an id: a notification (JSON-RPC 2.0 §4.1)."""
+    value, _ = sent(ex)
+    return is_jsonrpc(ex) and request_problem(value) is None and "id" not in value
+
+
+def expected_ids(ex: Exchange) -> tuple[list[Any], str]:
+    """The ids a response to `ex` may carry, and why: the request's id; null when it could not be read (a
+    body that is not JSON, an id of another type); either for an invalid Request whose id is readable
+    (JSON-RPC 2.0 §5: null "if there was an error in detecting the id")."""
+    value, is_json = sent(ex)
+    if not is_json:
+        return [None], "the request body was not JSON"
+    problem = request_problem(value)
+    rpc_id = value.get("id") if isinstance(value, dict) else None
+    if problem is None:
+        return [rpc_id], f"sent id {rpc_id!r}"
+    if isinstance(value, dict) and "id" in value and valid_id(rpc_id) and rpc_id is not None:
+        return [rpc_id, None], f"sent id {rpc_id!r} in an invalid request ({problem})"
+    return [None], f"sent an invalid request ({problem})"
 
 
 def _redirect(ex: Exchange) -> bool:
@@ -196,18 +280,25 @@ def events_are_jsonrpc(v: Answers, out: Verdict) -> None:
 @rule("WIRE-003", view=Bodies)
 def ids_match(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        if not isinstance(ex.request_body, dict) and ex.label not in NULL_ID_LABELS:
-            continue
-        want = None if ex.label in NULL_ID_LABELS else ex.rpc_id
-        count, wrong = 0, []
+        if not is_jsonrpc(ex) or is_notification(ex):
+            continue  # not JSON-RPC (a progress stream), or a notification (WIRE-009)
+        wants, why = expected_ids(ex)
+        count, wrong, seen = 0, [], []
         for e in _responses(ex):
             count += 1
-            # 1 and "1" are different ids: the type must match too
-            if not e.has_id or e.id != want or type(e.id) is not type(want):
-                wrong.append((f"carries id {e.id!r}" if e.has_id else "carries no id", _evidence(ex, e.event)))
-        if not out.fail_each(f"response(s) to {ex.label} ({ex.rpc_method}), which sent id {want!r}, with another id",
-                             wrong) and count:
-            out.passed(f"{ex.label}: {count} response(s) carry id {want!r}")
+            if e.has_id and any(same_id(e.id, w) for w in wants):
+                seen.append(e.id)
+                continue
+            wrong.append((f"carries id {e.id!r} ({json_type(e.id)})" if e.has_id else "carries no id",
+                          _evidence(ex, e.event)))
+        if out.fail_each(f"response(s) to {ex.label} ({ex.rpc_method}), which {why}, with another id", wrong) \
+                or not count:
+            continue
+        reading = None
+        if len(wants) > 1:
+            reading = ("an invalid request's readable id echoed" if seen[0] is not None
+                       else "null for an invalid request whose id was readable")
+        out.passed(f"{ex.label}: {count} response(s) carry id {seen[0]!r} ({why})", reading=reading)
 
 
 @rule("WIRE-004", view=Bodies)
@@ -226,8 +317,8 @@ def result_xor_error(v: Answers, out: Verdict) -> None:
 @rule("WIRE-005", view=UnaryBodies)
 def unary_is_json(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        if ex.notes.get("streaming"):
-            continue
+        if ex.notes.get("streaming") or is_notification(ex):
+            continue  # a notification gets no response at all (WIRE-009)
         value, err = ex.json()
         if ex.media_type != a2a.JSON_MEDIA_TYPE or err or not isinstance(value, dict):
             why = err or ("not a JSON object" if not isinstance(value, dict) else "")
@@ -281,3 +372,44 @@ def extensions_echoed(v: Answers, out: Verdict) -> None:
                         f"missing {', '.join(missing)}; the activated extensions should be echoed", [ex_evidence(ex)])
         else:
             out.passed(f"{ex.label}: A2A-Extensions echoed: {', '.join(asked)}")
+
+
+@rule("WIRE-008", view=Run)
+def invalid_request(run: Run, out: Verdict) -> None:
+    for ex in run.log.exchanges:
+        value, is_json = sent(ex)
+        if not is_jsonrpc(ex) or not is_json or (problem := request_problem(value)) is None:
+            continue
+        c = refusal(ex, (a2a.INVALID_REQUEST,), f"a request whose {problem}")
+        if c.ok is None:
+            out.error(c.text, [c.evidence])
+        elif c.ok:
+            out.passed(c.text)
+        else:
+            out.failed(c.text, [c.evidence])
+
+
+@rule("WIRE-009", view=Run)
+def notification_unanswered(run: Run, out: Verdict) -> None:
+    for ex in run.log.exchanges:
+        if not is_notification(ex):
+            continue
+        what = f"a notification of {ex.rpc_method} ({ex.label}, no id)"
+        if ex.end == END_ERROR or ex.status is None:
+            out.error(f"{what} got no HTTP answer: {ex.error or 'no response'}", [ex_evidence(ex)])
+        elif why := cannot_judge(ex):
+            out.error(f"{what} could not be judged: {why}", [ex_evidence(ex)])
+        elif not ex.blank:
+            value, err = ex.json()
+            seen = ("a JSON-RPC response " + dump(value) if isinstance(value, dict) and not err
+                    and ("result" in value or "error" in value) else f"a body: {ex.first_bytes()!r}")
+            out.failed(f"{what} was answered HTTP {ex.status} with {seen}; a notification gets no response",
+                       [ex_evidence(ex)])
+        elif ex.end != END_CLOSED:
+            out.error(f"{what}: the answer did not end ({ex.error or ex.end}) before any byte came", [ex_evidence(ex)])
+        elif 200 <= ex.status < 300:
+            out.passed(f"{what}: HTTP {ex.status}, empty body")
+        else:
+            out.non_strict(f"{what}: no JSON-RPC response, but HTTP {ex.status}, which tells the client the "
+                           f"notification failed", [ex_evidence(ex)],
+                           reading="an empty body with an HTTP error status (JSON-RPC 2.0 says nothing of HTTP)")

@@ -10,9 +10,17 @@ Labels written (read by streamcert.rules):
                             ListTasks: by context, with includeArtifacts, paged by 2, by status
   subscribe, cancel         SubscribeToTask on the running task, then CancelTask
   setup_done, setup_stream  a completed task / a running one for the error cases
-  get_unknown, send_unknown, cancel_terminal, send_terminal, subscribe_terminal, unknown_method,
-  parse_error, invalid_params, bad_version, cross_context
+  get_unknown, send_unknown, cancel_unknown, subscribe_unknown, cancel_terminal, send_terminal,
+  subscribe_terminal, unknown_method, parse_error, invalid_params, bad_version, cross_context
                             one refused request each (A2A-ERR-)
+  msg_no_role, msg_no_parts, msg_empty_parts, msg_no_message_id, msg_unknown_role, list_refused
+                            messages without their required fields, then ListTasks of their context
+  patch_version             GetTask with A2A-Version: 1.0.1
+  invalid_jsonrpc, invalid_no_method, invalid_id_bool, invalid_id_object, notify_get, notify_unknown
+                            invalid Request objects and notifications, sent as raw bodies (WIRE-008/009)
+  id_stream                 a whole stream whose request id is "" (every request of `errors` takes its id
+                            from ID_FORMS in turn)
+  list_after                ListTasks with statusTimestampAfter: the status timestamp of a listed task
   card_nostream, setup_nostream, stream_refused, subscribe_refused
                             the agent whose card declares streaming: false
 """
@@ -20,8 +28,10 @@ Labels written (read by streamcert.rules):
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import uuid
-from typing import Any
+from typing import Any, Iterator
 
 from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
@@ -157,7 +167,7 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 return
             context_id = task["contextId"]
         log.notes["context_id"] = context_id
-        await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="list_context")
+        whole = await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="list_context")
         await client.call(a2a.LIST_TASKS, {"contextId": context_id, "includeArtifacts": True},
                           label="list_artifacts")
         page1 = await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2}, label="list_page1")
@@ -167,8 +177,24 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
             await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2, "pageToken": token},
                               label="list_page2")
         await client.call(a2a.LIST_TASKS, {"contextId": context_id, "status": a2a.FAILED}, label="list_status")
+        if (pivot := _middle_timestamp(whole)) is not None:
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id, "statusTimestampAfter": pivot},
+                              label="list_after")
+        else:  # the timestamp is optional (A2A §4.1.2): without one there is nothing to filter by
+            unsupported(log, ["A2A-TASK-013"], "no task ListTasks listed carries a status timestamp to filter by")
     finally:
         await client.__aexit__()
+
+
+def _middle_timestamp(listed: Exchange) -> str | None:
+    """The status timestamp of the middle task a ListTasks answer holds (newest first, that leaves an older
+    task out and a newer one in), as the server wrote it: the filter must keep the task stamped exactly then."""
+    value, _ = listed.json()
+    result = value.get("result") if isinstance(value, dict) else None
+    tasks = result.get("tasks") if isinstance(result, dict) else None
+    stamps = [t["status"]["timestamp"] for t in tasks or [] if isinstance(t, dict) and isinstance(t.get("status"), dict)
+              and isinstance(t["status"].get("timestamp"), str)]
+    return stamps[len(stamps) // 2] if stamps else None
 
 
 @driver("cancel-subscribe")
@@ -214,33 +240,61 @@ async def _wait(flag: asyncio.Event, task: asyncio.Task, timeout: float) -> bool
     return flag.is_set()
 
 
+# The ids the requests of `errors` carry, in turn: every form JSON-RPC 2.0 §4 allows but null, which it
+# discourages (WIRE-003): zero, the empty string, a string beyond ASCII, a negative number, the largest
+# integer a double holds exactly, and a string that reads like a number.
+ID_FORMS = (0, "", "ü-🦊 7", -1, 2**53 - 1, "0")
+UNKNOWN_METHOD = "tasks/frobnicate"
+# Messages that lack what A2A-ERR-012 requires, by label: (member dropped, member set).
+FLAWED_MESSAGES = {
+    "msg_no_role": ("role", None), "msg_no_parts": ("parts", None), "msg_empty_parts": (None, ("parts", [])),
+    "msg_no_message_id": ("messageId", None), "msg_unknown_role": (None, ("role", "ROLE_SYSTEM")),
+}
+
+
+def _raw(value: Any) -> bytes:
+    return json.dumps(value).encode("utf-8")
+
+
 @driver("errors")
 async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    """One refused request per error the spec names."""
+    """One refused request per error the spec names, each with an id of another form."""
     client, card = await _open(target, log)
+    forms = itertools.cycle(ID_FORMS)
     try:
         done = await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-            "finish at once", script=scenario.data["done_script"])}, label="setup_done")
+            "finish at once", script=scenario.data["done_script"])}, label="setup_done", rpc_id=next(forms))
         task = unary_task(done) or {}
         done_id, done_ctx = task.get("id"), task.get("contextId")
+        await _flawed_messages(client, scenario, done_ctx, forms)
         unknown = str(uuid.uuid4())
-        await client.call(a2a.GET_TASK, {"id": unknown}, label="get_unknown")
+        await client.call(a2a.GET_TASK, {"id": unknown}, label="get_unknown", rpc_id=next(forms))
         await client.call(a2a.SEND_MESSAGE, {"message": user_message("to nowhere", task_id=unknown)},
-                          label="send_unknown")
+                          label="send_unknown", rpc_id=next(forms))
+        await client.call(a2a.CANCEL_TASK, {"id": unknown}, label="cancel_unknown", rpc_id=next(forms))
+        if streaming_declared(card):
+            await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": unknown}, label="subscribe_unknown",
+                                rpc_id=next(forms), limit=min(target.stream_limit, 5.0))
         if done_id:
-            await client.call(a2a.CANCEL_TASK, {"id": done_id}, label="cancel_terminal")
+            await client.call(a2a.CANCEL_TASK, {"id": done_id}, label="cancel_terminal", rpc_id=next(forms))
             await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-                "after the end", task_id=done_id, context_id=done_ctx)}, label="send_terminal")
+                "after the end", task_id=done_id, context_id=done_ctx)}, label="send_terminal", rpc_id=next(forms))
             if streaming_declared(card):
                 await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": done_id}, label="subscribe_terminal",
-                                    limit=min(target.stream_limit, 5.0))
+                                    rpc_id=next(forms), limit=min(target.stream_limit, 5.0))
             else:
                 unsupported(log, ["A2A-ERR-005"], "the card does not declare capabilities.streaming: true")
-        await client.call("tasks/frobnicate", {}, label="unknown_method")
+            await client.call(a2a.GET_TASK, {"id": done_id}, label="patch_version", version="1.0.1",
+                              rpc_id=next(forms))
+        await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
         await client.call(a2a.GET_TASK, None, label="parse_error", raw_body=b'{"jsonrpc": "2.0", "id": 7, "method": ')
-        await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params")
-        await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0")
+        await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params", rpc_id=next(forms))
+        await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0",
+                          rpc_id=next(forms))
+        await _envelopes(client, {"id": done_id or unknown}, forms)
         if streaming_declared(card):
+            await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
+                "finish at once", script=scenario.data["done_script"])}, label="id_stream", rpc_id="")
             # A task that is still running, for a message that names it with another context.
             setup = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
                 "stay busy", script=scenario.data["busy_script"])}, label="setup_stream",
@@ -248,12 +302,46 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
             busy_id, busy_ctx = task_ids(setup)
             if busy_id:
                 await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-                    "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label="cross_context")
+                    "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label="cross_context",
+                    rpc_id=next(forms))
                 await client.call(a2a.CANCEL_TASK, {"id": busy_id}, label="cleanup_cancel")
         else:
             unsupported(log, ["A2A-ERR-010"], "needs a running task, started here with a stream")
     finally:
         await client.__aexit__()
+
+
+async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: Any, forms: Iterator[Any]) -> None:
+    """A2A-ERR-012: SendMessage with messages that lack a required member, in the setup task's context (so
+    that ListTasks of it shows whether one started a task). Each carries the script that finishes at once:
+    a server that takes one anyway ends it quickly."""
+    context = context_id if isinstance(context_id, str) and context_id else None
+    for label, (dropped, setting) in FLAWED_MESSAGES.items():
+        message = user_message("refuse me", script=scenario.data["done_script"], context_id=context)
+        if dropped:
+            del message[dropped]
+        if setting:
+            message[setting[0]] = setting[1]
+        await client.call(a2a.SEND_MESSAGE, {"message": message}, label=label, rpc_id=next(forms))
+    if context:
+        await client.call(a2a.LIST_TASKS, {"contextId": context}, label="list_refused", rpc_id=next(forms))
+
+
+async def _envelopes(client: A2AClient, params: dict[str, Any], forms: Iterator[Any]) -> None:
+    """WIRE-008/009: Request objects that JSON-RPC 2.0 §4 does not allow, then notifications (no id), sent
+    as raw bodies so that nothing mends them."""
+    invalid = {
+        "invalid_jsonrpc": {"jsonrpc": "1.0", "id": next(forms), "method": a2a.GET_TASK, "params": params},
+        "invalid_no_method": {"jsonrpc": "2.0", "id": next(forms), "params": params},
+        "invalid_id_bool": {"jsonrpc": "2.0", "id": True, "method": a2a.GET_TASK, "params": params},
+        "invalid_id_object": {"jsonrpc": "2.0", "id": {"n": 1}, "method": a2a.GET_TASK, "params": params},
+    }
+    for label, body in invalid.items():
+        await client.call(body.get("method", a2a.GET_TASK), None, label=label, raw_body=_raw(body))
+    notifications = {"notify_get": (a2a.GET_TASK, params), "notify_unknown": (UNKNOWN_METHOD, {})}
+    for label, (method, values) in notifications.items():
+        await client.call(method, None, label=label,
+                          raw_body=_raw({"jsonrpc": "2.0", "method": method, "params": values}))
 
 
 @driver("no-streaming")

@@ -7,10 +7,16 @@ it closed at the pause. Then it does what the scenario's `pauses` list says and 
 blocking SendMessage.
 
 Scenario data: `extension` (activate interactions/v1, default true), `prompt`, `sentinel` (a string
-the script puts in a call's args), `pauses`: [{"answer": SPEC, "before": [ACTION…], "after": [ACTION…],
-"concurrent": bool}], `after_end`: ["answer_terminal"]. SPEC: {"value": V} | {"approved": B} (through
-the extension) | {"text": T} | {"data": V} (a plain reply).
+the script puts in a call's args), `pauses`: [{"answer": SPEC, "via": "send" | "stream", "before":
+[ACTION…], "after": [ACTION…], "concurrent": bool}], `after_end`: ["answer_terminal"]. SPEC: {"value": V}
+| {"approved": B} (through the extension) | {"text": T} | {"data": V} (a plain reply).
 ACTIONs: text_reply, retry_prev, reuse_prev, wrong_id, stale (before an answer); retry (after it).
+
+Answers go both ways a client sends them: by SendMessage ("via": "send", the default) and by
+SendStreamingMessage on the same taskId ("via": "stream", as the official SDK's client resumes). An
+answer also goes streamed when every stream has ended at the pause (the close reading of D3 for the
+task stream and for the subscription): its own stream is then the one that carries the task on. A
+streamed answer's retry (after) is sent by SendMessage while that stream is open.
 
 Labels written (read by streamcert.rules.interactions and .idempotency):
   card, stream                  the card; SendStreamingMessage carrying the script
@@ -21,8 +27,8 @@ Labels written (read by streamcert.rules.interactions and .idempotency):
   get_after_retry_N             GetTask right after retry_M (M = N-1) at pause N
   wrong_id_N, stale_N           an answer naming no interaction / the interaction of pause N-1
   get_after_wrong_id_N, get_after_stale_N   GetTask right after each of them
-  answer_N, answer_N_twin       the answer to pause N (the twin: the same request at the same moment); a
-                                SendStreamingMessage when both streams had ended (it then carries the task on)
+  answer_N, answer_N_twin       the answer to pause N (the twin: the same request at the same moment): a
+                                SendMessage, or a SendStreamingMessage (its stream carries the task on)
   get_final, answer_terminal    GetTask after the streams ended; an answer to the ended task
 log.notes: "interactions": {"extension": bool, "sentinel": str|None, "pauses": [{"stream": label,
 "interactionId": id|None}]}.
@@ -43,6 +49,7 @@ from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, unsupported, user_message
 
 EXTENSION_PREFIXES = ("IX-", "IDEM-")
+STREAMED = "stream"  # a pause's "via": its answer goes by SendStreamingMessage (else by SendMessage)
 
 
 def _result(ev: Event) -> dict[str, Any] | None:
@@ -165,18 +172,18 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)
         message = answer_message(pause["answer"], task_id, context_id, opened[n])
         sent[n] = message
-        if feed.tasks[sub].done() and feed.tasks[label].done():
-            # Both streams have ended (the subscription was refused or cut at once): the answer goes
-            # as a new streaming message, the other way the close reading of D3 resumes a task.
-            feed.start(f"answer_{n}", lambda cb, m=message, lab=f"answer_{n}": client.stream(
-                a2a.SEND_STREAMING_MESSAGE, {"message": m}, label=lab, extensions=exts, on_event=cb))
-            await feed.first[f"answer_{n}"].wait()
-            continue
-        calls = [client.call(a2a.SEND_MESSAGE, {"message": message}, label=f"answer_{n}", extensions=exts)]
-        if pause.get("concurrent"):
-            calls.append(client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)},
-                                     label=f"answer_{n}_twin", extensions=exts))
-        await asyncio.gather(*calls)
+        twins = [message, copy.deepcopy(message)] if pause.get("concurrent") else [message]
+        labels = [f"answer_{n}", f"answer_{n}_twin"][:len(twins)]
+        if pause.get("via") == STREAMED or all(t.done() for t in feed.tasks.values()):
+            # Streamed: as the scenario says, or because every stream has ended (the close reading of D3,
+            # a subscription closed or refused at the pause): the answer's own stream carries the task on.
+            for m, lab in zip(twins, labels):
+                feed.start(lab, lambda cb, m=m, lab=lab: client.stream(
+                    a2a.SEND_STREAMING_MESSAGE, {"message": m}, label=lab, extensions=exts, on_event=cb))
+            await asyncio.gather(*(feed.first[lab].wait() for lab in labels))
+        else:
+            await asyncio.gather(*(client.call(a2a.SEND_MESSAGE, {"message": m}, label=lab, extensions=exts)
+                                   for m, lab in zip(twins, labels)))
         if "retry" in pause.get("after", []):
             await client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)}, label=f"retry_{n}",
                               extensions=exts)
