@@ -75,7 +75,7 @@ def test_run_against_the_reference(reference_run):
     for name in ("report.md", "report.html", "junit.xml"):
         assert (cwd / "rep" / name).stat().st_size > 0, name
     assert "streamcert verdict: PASS" in proc.stdout
-    assert (cwd / "cass" / "stream-basic.json").is_file()
+    assert (cwd / "cass" / "stream-basic.yaml").is_file()
 
 
 def test_fault_drop_chunk_fails_stream_014(tmp_path):
@@ -216,7 +216,7 @@ def test_check_and_diff_missing_file(tmp_path):
 
 def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_run):
     ref_dir = reference_run[0]
-    cassettes = sorted(str(p) for p in (ref_dir / "cass").glob("*.json"))
+    cassettes = sorted(str(p) for p in (ref_dir / "cass").glob("*.yaml"))
     assert len(cassettes) >= 5
     proc = streamcert("check", *cassettes, "--report", "offline", cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -228,13 +228,13 @@ def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_ru
 
 
 def test_diff(tmp_path, reference_run):
-    basic = reference_run[0] / "cass" / "stream-basic.json"
+    basic = reference_run[0] / "cass" / "stream-basic.yaml"
     same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
     assert same.returncode == 0 and same.stdout == "", same.stdout + same.stderr
     proc = streamcert("run", "--fault", "wrong-final-text", "--profile", "a2a", "--report", "rep", "--record", "cass",
                       *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
     assert proc.returncode == 1, proc.stdout[-3000:]
-    changed = streamcert("diff", str(basic), str(tmp_path / "cass" / "stream-basic.json"), cwd=tmp_path, timeout=60)
+    changed = streamcert("diff", str(basic), str(tmp_path / "cass" / "stream-basic.yaml"), cwd=tmp_path, timeout=60)
     assert changed.returncode == 1, changed.stdout + changed.stderr
     no_traceback(changed)
     stream_lines = [ln for ln in changed.stdout.splitlines() if ln.startswith("stream:")]
@@ -256,7 +256,7 @@ def test_header_secret_is_scrubbed_everywhere(tmp_path):
                       *LIMIT, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert any(p.suffix == ".json" and p.parent.name == "cass" for p in written)
+    assert any(p.suffix == ".yaml" and p.parent.name == "cass" for p in written)
     assert {"compatibility.json", "report.md", "report.html", "junit.xml"} <= {p.name for p in written}
     leaked = [str(p) for p in written if SECRET.encode() in p.read_bytes()]
     assert not leaked

@@ -10,15 +10,18 @@ from __future__ import annotations
 import base64
 import json
 import re
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from hostile_cases import ALWAYS_ABSENT, CASES, Outcome, run_case
 
+from streamcert.framelog import FrameLog
+
 LIGHT = [case for case in CASES if not case.heavy]
 
 
-def _decoded(outcome: Outcome) -> str:
+def _decoded(outcome: Outcome, folder: Path) -> str:
     """Everything the run wrote, with the base64 bodies of cassettes decoded (a secret must not hide there)."""
     texts = [outcome.text()]
 
@@ -39,6 +42,8 @@ def _decoded(outcome: Outcome) -> str:
                 walk(json.loads(data))
             except ValueError:
                 pass
+        elif name.endswith(".yaml"):  # a cassette: its bodies read back (a !!binary one is not text in the file)
+            texts += [ex.wire_bytes.decode("utf-8", "replace") for ex in FrameLog.load(folder / name).exchanges]
     return "\n".join(texts)
 
 
@@ -58,7 +63,7 @@ def test_hostile_case(case, tmp_path):
                          for r in (outcome.report or {}).get("requirements", []))
     for words in case.absent:  # said of the implementation (the catalogue's own sentences aside)
         assert words not in messages, f"{words!r} was said:\n{messages[messages.find(words) - 300:][:800]}"
-    everything = _decoded(outcome)
+    everything = _decoded(outcome, tmp_path)
     for secret in case.secrets:
         for form in (secret, quote(secret, safe=""), base64.b64encode(secret.encode()).decode()):
             assert form not in everything, f"the secret {secret!r} is written ({form!r})"

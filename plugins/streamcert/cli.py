@@ -1,4 +1,4 @@
-"""The `streamcert` command (DESIGN §5): run, check, diff, serve."""
+"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="streamcert", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,check,diff,serve}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,check,diff,serve,replay,convert}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
@@ -43,6 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff", help="regression diff of two cassettes of one scenario")
     diff.add_argument("old")
     diff.add_argument("new")
+    diff.add_argument("--timing-tolerance", type=run_options.nonnegative, default=run_options.DEFAULT_TIMING_TOLERANCE,
+                      metavar="SECONDS", help="seconds a frame may come sooner or later than in OLD "
+                      f"(default {run_options.DEFAULT_TIMING_TOLERANCE:g})")
+    diff.add_argument("--json", action="store_true", help="print the differences as one JSON document")
+
+    replay = sub.add_parser("replay", help="serve recorded cassettes as an A2A agent on 127.0.0.1")
+    replay.add_argument("cassettes", nargs="+", metavar="CASSETTE")
+    replay.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (0: a free one)")
+    replay.add_argument("--pace", choices=("recorded", "fast"), default="recorded",
+                        help="send each chunk at its recorded time (default) or at once")
+    replay.add_argument("--scenario", help="the scenario a request that names none is for")
+
+    convert = sub.add_parser("convert", help="write cassettes (older JSON ones) again in vcrpy's YAML format")
+    convert.add_argument("cassettes", nargs="+", metavar="CASSETTE")
+    convert.add_argument("--into", help="directory for <scenario>.yaml (default: beside each cassette)")
+    convert.add_argument("--overwrite", action="store_true", help="replace a <scenario>.yaml already there")
 
     serve = sub.add_parser("serve", help="run the reference implementation in the foreground")
     serve.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (0: a free one)")
@@ -73,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_check(args)
     if args.command == "diff":
         return cmd_diff(args)
+    if args.command == "replay":
+        return cmd_replay(args)
+    if args.command == "convert":
+        return cmd_convert(args)
     return cmd_serve(args)
 
 
@@ -95,6 +115,9 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             slot = SLOT_OF_PROFILE[profile]
             if not values[slot.field]:
                 parser.error(f"--profile {profile} has no target: give {options[slot.field]}")
+    refused = run_options.refuse_replacing(values)  # cassettes --record would replace, without --overwrite
+    if refused:
+        parser.error(refused)
     if not args.report:  # the default is checked like a given one, before the run
         try:
             run_options.writable_dir(run_options.DEFAULT_REPORT)
@@ -127,8 +150,9 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not report_file.is_file():
         print("streamcert: no report was written (see the pytest output above)", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
-    verdict = json.loads(report_file.read_text("utf-8")).get("verdict")
-    return EXIT_PASS if verdict == "PASS" else EXIT_FAIL
+    written = json.loads(report_file.read_text("utf-8"))
+    regressions = (written.get("regressions") or {}).get("found")  # --against: like a stale baseline entry
+    return EXIT_PASS if written.get("verdict") == "PASS" and not regressions else EXIT_FAIL
 
 
 def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_dir: Path, target: Target,
@@ -172,16 +196,50 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .offline import diff_cassettes
+    from .offline import diff_cassettes, show_diff
 
     try:
-        lines = diff_cassettes(Path(args.old), Path(args.new))
+        diff = diff_cassettes(Path(args.old), Path(args.new), args.timing_tolerance)
     except (OSError, ValueError) as exc:
         print(f"streamcert diff: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    for line in lines:
-        print(line)
-    return 1 if lines else 0
+    shown = show_diff(diff, Path(args.old), Path(args.new), args.json)
+    try:
+        if shown:
+            print(shown, flush=True)
+    except BrokenPipeError:  # `streamcert diff … | head`: the reader has what it wanted
+        sys.stdout = None  # type: ignore[assignment]  (nothing more is written to the closed pipe)
+    return 1 if diff.count else 0
+
+
+# -- replay and convert ----------------------------------------------------------------------------------
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .replay import serve
+
+    try:
+        serve(args.cassettes, args.port, args.pace, args.scenario)
+    except (OSError, ValueError) as exc:
+        print(f"streamcert replay: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from .cassette import convert, load, path_for
+
+    try:
+        for source in args.cassettes:
+            target = path_for(args.into or Path(source).parent, load(source).scenario)
+            if target.exists() and not args.overwrite:
+                print(f"streamcert convert: {target} is already there (give --overwrite to replace it)",
+                      file=sys.stderr)
+                return EXIT_USAGE
+            print(f"{source} → {convert(source, args.into)}")
+    except (OSError, ValueError) as exc:
+        print(f"streamcert convert: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0
 
 
 # -- serve ---------------------------------------------------------------------------------------------

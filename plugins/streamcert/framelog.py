@@ -621,20 +621,18 @@ class FrameLog:
         )
 
     def save(self, path: str | Path, scrubber: Scrubber | None = None) -> Path:
-        """Write the cassette atomically (a reader never sees half of it), scrubbed by `scrubber`."""
-        from .report.writers import write_atomic
+        """Write the cassette atomically (a reader never sees half of it), scrubbed by `scrubber`, in vcrpy's
+        YAML format (cassette.py; docs/cassettes.md), a large response streamed into the file."""
+        from .cassette import write
 
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(self.to_json(scrubber), indent=1, ensure_ascii=False) + "\n")
-        return path
+        return write(self, path, scrubber)
 
     @classmethod
     def load(cls, path: str | Path) -> "FrameLog":
-        value, complaint = read_json(Path(path).read_text("utf-8"))  # nesting bounded as any JSON the suite reads
-        if complaint:
-            raise ValueError(f"{path} is not a streamcert cassette: {complaint}")
-        return cls.from_json(value)
+        """A cassette: vcrpy's YAML format, or the suite's older JSON form (`to_json`, format 1)."""
+        from .cassette import load
+
+        return load(path)
 
 
 class _ChunkBytes:

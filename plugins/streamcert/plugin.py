@@ -29,6 +29,7 @@ from .targets import Target, names_a_target, served_profiles
 from .wallclock import now
 
 FINDINGS_KEY = "streamcert_findings"
+REGRESSIONS_KEY = "streamcert_regressions"  # user_properties: how a scenario differs from its --against cassette
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
@@ -70,6 +71,10 @@ class StreamcertRun:
         self.config = config
         self.options = run_options.from_pytest(config)
         self.is_worker = hasattr(config, "workerinput")
+        if not self.is_worker and _runs_suite(config):
+            refused = run_options.refuse_replacing(self.options)  # before anything starts
+            if refused:
+                raise pytest.UsageError(refused)
         self.embedded: Any = None  # the ReferenceProcess this run started
         self.embedded_targets: dict[str, str] = {}
         if self.is_worker:
@@ -90,6 +95,7 @@ class StreamcertRun:
         self.collected: set[str] = set()  # test ids the xdist workers collected (controller only)
         self.reported: set[str] = set()  # test ids with at least one report
         self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
+        self.compared: list[dict[str, Any]] = []  # --against: each scenario's comparison (controller only)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
@@ -168,6 +174,8 @@ class StreamcertRun:
             return
         self.reported.add(report.nodeid)
         props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
+        if report.when == "call":
+            self.compared += [json.loads(v) for k, v in getattr(report, "user_properties", []) if k == REGRESSIONS_KEY]
         if props and report.when == "call":
             for raw in props:
                 self._add(report.nodeid, [Finding.from_json(d) for d in json.loads(raw)])
@@ -213,7 +221,7 @@ class StreamcertRun:
             return
         if not self.ran_suite and not self.options["report"]:
             return
-        from .report.aggregate import Aggregator, build_report, load_baseline
+        from .report.aggregate import Aggregator, build_report, load_baseline, regressions_section
         from .report.writers import write_all
 
         self._never_reported()
@@ -222,7 +230,9 @@ class StreamcertRun:
                               level=self.options["level"], target=self.target_json(),
                               started=self.started, finished=now(),
                               baseline=load_baseline(baseline) if baseline else None,
-                              catalogue=load_catalogue())
+                              catalogue=load_catalogue(),
+                              regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
+                                                              self.compared) if self.options["against"] else None)
         self.report = self.scrubber.value(report)
         self.report_dir = Path(self.options["report"] or run_options.DEFAULT_REPORT)
         try:
@@ -341,6 +351,7 @@ class Streamcert:
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.request = request
         self.run: StreamcertRun = request.config.pluginmanager.get_plugin(RUN_PLUGIN)
+        self.regressed: dict[str, Any] | None = None  # --against: this test's differences, if any
 
     @property
     def target(self) -> Target:
@@ -365,6 +376,7 @@ class Streamcert:
                         for r in scenario.requirements]
             return self._finish(findings)
         self._record(log, target)
+        self._compare(log)
         return self.judge(log, scenario_id)
 
     def judge(self, log: FrameLog, scenario_id: str | None = None) -> list[Finding]:
@@ -386,17 +398,46 @@ class Streamcert:
         return None
 
     def _record(self, log: FrameLog, target: Target) -> None:
+        from .cassette import path_for
+
         folder = self.run.options["record"]
         if folder:
-            log.save(Path(folder) / f"{log.scenario}.json", scrubber=self.run.scrubber)
+            log.save(path_for(folder, log.scenario), scrubber=self.run.scrubber)
+
+    def _compare(self, log: FrameLog) -> None:
+        """--against DIR: how this capture differs from the scenario's earlier one there (capture_diff.py),
+        sent to the controller beside the findings; a difference fails the test (and the run)."""
+        folder = self.run.options.get("against")
+        if not folder:
+            return
+        from .capture_diff import diff_logs
+        from .cassette import find
+
+        earlier = find(folder, log.scenario)
+        item: dict[str, Any] = {"scenario": log.scenario, "cassette": str(earlier) if earlier else None,
+                                "test": self.request.node.nodeid}
+        if earlier is not None:
+            try:
+                diff = diff_logs(FrameLog.load(earlier), log, self.run.options.get("timing_tolerance"))
+                item.update(differences=diff.count, lines=diff.lines())
+            except (OSError, ValueError) as exc:  # an unreadable cassette compares with nothing: said, and fails
+                item.update(differences=1, lines=[f"could not compare with {earlier}: {exc}"])
+        scrubbed = self.run.scrubber.value(item)
+        self.request.node.user_properties.append((REGRESSIONS_KEY, json.dumps(scrubbed)))
+        if scrubbed.get("differences"):
+            self.regressed = scrubbed
 
     def _finish(self, findings: list[Finding]) -> list[Finding]:
         scrubber = self.run.scrubber
         payload = [scrubber.value(f.to_json()) for f in findings]
         self.request.node.user_properties.append((FINDINGS_KEY, json.dumps(payload)))
         failures = [f for f in findings if f.outcome.is_failure]
-        if failures:
-            lines = [f"{f.req_id} {f.outcome.value}: {f.message}" for f in failures]
+        lines = [f"{f.req_id} {f.outcome.value}: {f.message}" for f in failures]
+        if self.regressed:
+            shown = self.regressed["lines"][:40]
+            lines += [f"regression against {self.regressed['cassette']} ({self.regressed['differences']} "
+                      f"difference(s)):", *shown]
+        if lines:
             pytest.fail(scrubber.text("\n".join(lines)), pytrace=False)
         if findings and all(f.outcome == Outcome.UNSUPPORTED for f in findings):
             pytest.skip("UNSUPPORTED: " + findings[0].message)

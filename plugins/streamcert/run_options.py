@@ -23,6 +23,7 @@ from .catalogue import PROFILES
 from .targets import Target
 
 DEFAULT_REPORT = "reports/latest"
+DEFAULT_TIMING_TOLERANCE = 1.0  # capture_diff.DEFAULT_TOLERANCE_S (not imported: the CLI starts fast)
 
 
 # -- validators ------------------------------------------------------------------------------------
@@ -118,6 +119,16 @@ def writable_dir(value: str) -> str:
     return value
 
 
+def cassette_dir(value: str) -> str:
+    """A directory that holds cassettes (<scenario>.yaml, or older <scenario>.json)."""
+    path = Path(value)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: not a directory of cassettes")
+    if not any(p.suffix in (".yaml", ".yml", ".json") for p in path.iterdir()):
+        raise argparse.ArgumentTypeError(f"{value}: holds no cassette (<scenario>.yaml)")
+    return value
+
+
 def scrub_pattern(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("an empty pattern would name nothing")
@@ -147,10 +158,14 @@ class RunOption:
     choices: tuple[str, ...] | None = None
     repeat: bool = False  # may be given several times: the value is a list
     metavar: str | None = None
+    flag: bool = False  # takes no value: given, it is True
 
     def add_to(self, add: Callable[..., Any], flag: str, **extra: Any) -> None:
         """Declare the option through `add` (argparse's add_argument or pytest's addoption): the one place
         where both front ends take an option's default from."""
+        if self.flag:
+            add(flag, action="store_true", help=self.help, default=False, **extra)
+            return
         kwargs: dict[str, Any] = {"help": self.help, "default": [] if self.repeat else self.default, **extra}
         if self.repeat:
             kwargs["action"] = "append"
@@ -193,6 +208,15 @@ RUN_OPTIONS = (
               writable_dir),
     RunOption("record", "--record", "--record", "write a cassette of each scenario into this directory",
               writable_dir),
+    RunOption("overwrite", "--overwrite", "--streamcert-overwrite",
+              "with --record: replace the cassettes already there (without it the run refuses before it starts)",
+              flag=True),
+    RunOption("against", "--against", "--streamcert-against",
+              "a directory of earlier cassettes: each scenario is also compared with its cassette there; a "
+              "regression fails the run (the report's `regressions`)", cassette_dir, metavar="DIR"),
+    RunOption("timing_tolerance", "--timing-tolerance", "--streamcert-timing-tolerance",
+              "with --against: seconds a frame may come sooner or later than recorded (default "
+              f"{DEFAULT_TIMING_TOLERANCE:g})", nonnegative, DEFAULT_TIMING_TOLERANCE, metavar="SECONDS"),
     RunOption("baseline", "--baseline", "--baseline", "expected failures: a JSON file (see the README)",
               baseline_file),
     RunOption("fault", "--fault", "--sut-fault", "embedded reference only: run the suite against this fault variant",
@@ -231,10 +255,37 @@ def pytest_args(values: Mapping[str, Any]) -> list[str]:
     args: list[str] = []
     for opt in RUN_OPTIONS:
         value = values.get(opt.name)
+        if opt.flag:
+            args += [opt.pytest] if value else []
+            continue
         for item in value if opt.repeat else [value]:
             if item is not None and item != "":
                 args += [opt.pytest, str(item)]
     return args
+
+
+def replaced_cassettes(values: Mapping[str, Any]) -> list[Path]:
+    """The cassettes `--record` would replace: those of the scenarios this run selects that are already in its
+    directory (none with --overwrite, or without --record)."""
+    if not values.get("record") or values.get("overwrite"):
+        return []
+    from .cassette import existing
+    from .catalogue import load_scenario, scenario_ids
+    from .targets import names_a_target, served_profiles
+
+    profiles = set(values.get("profiles") or ()) or (
+        served_profiles(values) if names_a_target(values) else set(PROFILES))
+    return existing(values["record"], [sid for sid in scenario_ids() if load_scenario(sid).profile in profiles])
+
+
+def refuse_replacing(values: Mapping[str, Any]) -> str | None:
+    """Why the run refuses before it starts (it would replace cassettes without --overwrite), else None."""
+    paths = replaced_cassettes(values)
+    if not paths:
+        return None
+    named = ", ".join(str(p) for p in paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+    return (f"--record {values['record']}: {len(paths)} cassette(s) already there would be replaced ({named}); "
+            f"give --overwrite to replace them")
 
 
 def target_of(values: Mapping[str, Any]) -> Target:

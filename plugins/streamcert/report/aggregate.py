@@ -151,6 +151,37 @@ def load_baseline(path: str | Path, catalogue: Mapping[str, Requirement] | None 
     return document
 
 
+# -- regressions (--against) ---------------------------------------------------------------------------
+
+MAX_REGRESSION_LINES = 60  # of one scenario's diff in the report; `streamcert diff` shows the whole of it
+
+
+def regressions_section(against: str, tolerance_s: float | None,
+                        compared: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """The report's `regressions`: which scenarios were compared with a cassette in `against`, which had none
+    there, and each that differs, with the lines of its diff (capture_diff.py)."""
+    compared = list(compared)
+    found = []
+    for item in sorted(compared, key=lambda c: (c["scenario"], c.get("test") or "")):
+        if not item.get("differences"):
+            continue
+        lines = list(item.get("lines") or [])
+        entry = {"scenario": item["scenario"], "cassette": item.get("cassette"), "test": item.get("test"),
+                 "differences": item["differences"], "lines": lines[:MAX_REGRESSION_LINES]}
+        if len(lines) > MAX_REGRESSION_LINES:
+            entry["lines_omitted"] = len(lines) - MAX_REGRESSION_LINES
+        found.append(entry)
+    return {"against": str(against), "timing_tolerance_s": tolerance_s,
+            "compared": sorted({c["scenario"] for c in compared if c.get("cassette")}),
+            "without_cassette": sorted({c["scenario"] for c in compared if not c.get("cassette")}),
+            "found": found}
+
+
+def regressed(report: Mapping[str, Any]) -> bool:
+    """Whether the run found a regression against --against (which fails it, like a stale baseline entry)."""
+    return bool((report.get("regressions") or {}).get("found"))
+
+
 # -- the report ---------------------------------------------------------------------------------------
 
 
@@ -231,12 +262,15 @@ def _apply_baseline(entries: list[dict[str, Any]], expected: set[str]) -> tuple[
 def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, target: dict[str, Any],
                  started: str, finished: str, baseline: Mapping[str, Any] | None = None,
                  catalogue: Mapping[str, Requirement] | None = None,
-                 could_not_run: str | None = None) -> dict[str, Any]:
+                 could_not_run: str | None = None, regressions: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs).
 
     `could_not_run`: why the run stopped before any scenario (an unreachable target): every selected
     requirement is ERROR with that reason, the verdict is INCOMPLETE (nothing was judged, so nothing
-    failed), and the report says so under "could_not_run"."""
+    failed), and the report says so under "could_not_run".
+
+    `regressions` (`regressions_section`, from --against): an additive section; it changes no requirement
+    and not the verdict (a run with regressions still fails: the CLI exits 1, the tests that differ fail)."""
     unknown_profiles = set(selected_profiles) - set(PROFILES)
     if unknown_profiles:
         raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown_profiles))}")
@@ -274,6 +308,8 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
     }
     if could_not_run is not None:
         report["could_not_run"] = could_not_run
+    if regressions is not None:
+        report["regressions"] = dict(regressions)
     if baseline is not None:
         report["stale_baseline"] = stale_baseline
         report["expected_failures"] = [e["id"] for e in entries if e.get("baseline") == "expected"]

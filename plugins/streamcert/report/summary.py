@@ -52,6 +52,15 @@ def terminal_summary(report: dict[str, Any]) -> list[str]:
         ids = ", ".join(item["id"] for item in report["unknown_findings"])
         lines.append(f"findings on ids not in the catalogue (harness bug): {ids}")
 
+    regressions = report.get("regressions")
+    if regressions:
+        found = regressions.get("found") or []
+        lines.append(f"regressions against {regressions['against']}: {len(found)} of "
+                     f"{len(regressions.get('compared') or [])} scenario(s) differ"
+                     + (" (the run fails)" if found else ""))
+        for item in found:
+            lines.append(f"  {item['scenario']}: {item['differences']} difference(s); the first: "
+                         f"{one_line_why((item.get('lines') or ['?'])[0])}")
     not_tested = sum(e["status"] == Outcome.NOT_TESTED.value for e in entries)
     unsupported = sum(e["status"] == Outcome.UNSUPPORTED.value for e in entries)
     lines.append(f"NOT_TESTED: {not_tested}  UNSUPPORTED: {unsupported}")

@@ -144,6 +144,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += ["## Stale baseline entries (now passing: remove them from the baseline)", ""]
         lines += [f"- {md_text(req_id)}" for req_id in report["stale_baseline"]] + [""]
 
+    lines += md_regressions(report)
+
     failures = entries_with(report, FAILURES)
     if failures:
         lines += ["## Failures", ""]
@@ -166,6 +168,44 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines += [f"- {e['level']} **{md_text(e['id'])}** {md_text(e['title'])}{md_source(e)}"
                   for e in not_tested] + [""]
     return "\n".join(lines)
+
+
+def md_regressions(report: dict[str, Any]) -> list[str]:
+    """--against: the scenarios that differ from their earlier cassettes, each with its diff."""
+    section = report.get("regressions")
+    if not section:
+        return []
+    found = section.get("found") or []
+    lines = [f"## Regressions against {md_text(section['against'])}", "",
+             f"{len(found)} of {len(section.get('compared') or [])} scenario(s) differ from their cassettes"
+             + (" (the run fails)." if found else "."), ""]
+    for item in found:
+        lines += [f"### {md_text(item['scenario'])} — {item['differences']} difference(s)", "",
+                  f"{md_text(item.get('cassette') or '')} · {md_text(item.get('test') or '')}", "",
+                  md_fence("\n".join(item.get("lines") or []))]
+        if item.get("lines_omitted"):
+            lines.append(f"_{item['lines_omitted']} more line(s): run `streamcert diff` on the two cassettes_")
+        lines.append("")
+    if section.get("without_cassette"):
+        lines += ["No earlier cassette: " + md_text(", ".join(section["without_cassette"])), ""]
+    return lines
+
+
+def html_regressions(report: dict[str, Any]) -> list[str]:
+    section = report.get("regressions")
+    if not section:
+        return []
+    found = section.get("found") or []
+    parts = [f"<h2>Regressions against {esc(section['against'])}</h2>",
+             f"<p>{len(found)} of {len(section.get('compared') or [])} scenario(s) differ from their cassettes"
+             + (" (the run fails).</p>" if found else ".</p>")]
+    for item in found:
+        parts.append(f'<div class="failure"><h3>{esc(item["scenario"])} — {item["differences"]} difference(s)</h3>'
+                     f'<div class="meta">{esc(item.get("cassette") or "")} · {esc(item.get("test") or "")}</div>'
+                     f'<pre>{esc(chr(10).join(item.get("lines") or []))}</pre></div>')
+    if section.get("without_cassette"):
+        parts.append(f'<p class="meta">No earlier cassette: {esc(", ".join(section["without_cassette"]))}</p>')
+    return parts
 
 
 def md_source(entry: dict[str, Any]) -> str:
@@ -264,6 +304,7 @@ def render_html(report: dict[str, Any]) -> str:
     if report.get("stale_baseline"):
         items = "".join(f"<li>{esc(i)}</li>" for i in report["stale_baseline"])
         sections += ["<h2>Stale baseline entries (now passing)</h2>", f"<ul>{items}</ul>"]
+    sections += html_regressions(report)
     failures = entries_with(report, FAILURES)
     if failures:
         sections += ["<h2>Failures</h2>"] + [html_failure(e) for e in failures]

@@ -1,0 +1,526 @@
+"""The regression diff of two captures of one scenario (`streamcert diff`, `streamcert run --against`).
+
+Read in this order, each difference once:
+1. exchanges only in one capture, and an answer whose status, media type or ending changed;
+2. for each stream, the kinds of its frames side by side, aligned (difflib on the kind sequences), so a
+   dropped or added frame is one row, not a cascade;
+3. the fields of each aligned pair of frames (of each unary body) that differ (deepdiff), with volatile
+   values compared by shape and by where in their capture they first appeared: a `taskId` that is the
+   Task's id in one capture and a new value in the other is a difference, a fresh id in each is not;
+4. timing beyond the tolerance: when the headers came, each frame's gap after the frame before it (so a
+   delay shows on the one frame it came before), and how long a stream stayed open after its last frame.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from .framelog import Event, Exchange, FrameLog
+
+DEFAULT_TOLERANCE_S = 1.0  # timing differences up to this are scheduling noise, not a regression
+
+UUIDISH = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+ORIGIN = re.compile(r"^(https?://)[^/]+")  # host and port differ between runs of a local server
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
+# String values under these keys differ on every run by design: compared by shape and first appearance.
+VOLATILE_KEYS = {"id", "taskId", "contextId", "messageId", "nextPageToken", "timestamp", "sessionId"}
+# Numbers a progress stream measures as it goes (progress 3.4.0: tokens done, a rate): they follow the
+# machine's timing, so they are compared within MEASURED_TOLERANCE of each other (relative).
+MEASURED_KEYS = {"done", "rate"}
+MEASURED_TOLERANCE = 0.25
+EPOCH_MS = range(10 ** 12, 10 ** 13)  # an integer in this range is a time (ms since 1970): compared like an id
+TEMP_PATH = re.compile("(?:" + "|".join(map(re.escape, {"/tmp", tempfile.gettempdir()})) + r")/[^/\s\"']+")
+A2A_KINDS = ("task", "message", "statusUpdate", "artifactUpdate")
+ALIGN_LIMIT = 4000  # frames past which a changed middle is paired by position instead of aligned
+CONTEXT = 2  # rows of alike frames shown around a change in the side-by-side view
+MAX_FIELD_LINES = 200  # per exchange; the rest is counted
+
+
+# -- what a capture holds, as the diff sees it ---------------------------------------------------------
+
+def exchange_keys(log: FrameLog) -> list[tuple[str, Exchange]]:
+    """Each exchange with its key: its label, and `label#2`, `label#3` for later ones of the same label."""
+    seen: dict[str, int] = {}
+    keyed = []
+    for ex in log.exchanges:
+        seen[ex.label] = seen.get(ex.label, 0) + 1
+        keyed.append((ex.label if seen[ex.label] == 1 else f"{ex.label}#{seen[ex.label]}", ex))
+    return keyed
+
+
+def framed(ex: Exchange) -> bool:
+    """Whether an answer is compared frame by frame: an event stream, or a program's lines on stdio."""
+    return ex.is_sse or ex.method == "STDIO"
+
+
+def frames_of(ex: Exchange) -> list[Event]:
+    """The frames a stream is compared by: its events, comments included (keep-alives are behaviour too)."""
+    return list(ex.events) if framed(ex) else []
+
+
+def payload_of(ex: Exchange, ev: Event | None) -> Any:
+    """The JSON of a frame (or of a unary body); text that is not JSON as {"text": …}."""
+    if ev is not None:
+        if ev.is_comment:
+            return {"comment": ev.data}
+        value, err = ev.json()
+        return value if err is None else {"text": ev.data[:2000]}
+    if ex.status is None:
+        return None
+    value, err = ex.json()
+    return value if err is None else {"text": ex.first_bytes(2000)}
+
+
+def kind_of(payload: Any) -> str:
+    """A frame's kind, as a person names it: `statusUpdate WORKING`, `artifactUpdate test-log +append`,
+    `error -32001`, `session/update plan`, `comment`."""
+    if not isinstance(payload, dict):
+        return "text" if payload is not None else "nothing"
+    if "comment" in payload and len(payload) == 1:
+        return "comment"
+    if "text" in payload and len(payload) == 1:
+        return "text (not JSON)"
+    if isinstance(payload.get("error"), dict):
+        return f"error {payload['error'].get('code')}"
+    result = payload.get("result")
+    if isinstance(result, dict):
+        kinds = [k for k in A2A_KINDS if k in result]
+        if len(kinds) == 1:
+            name, body = kinds[0], result[kinds[0]]
+            return name + _detail(name, body)
+        if "status" in result and "id" in result:  # a bare Task (GetTask)
+            return "task" + _detail("task", result)
+        return "result {" + ", ".join(sorted(result)[:4]) + "}"
+    if "progress" in payload:  # a progress stream's frame (progress 3.4.0): its phase
+        progress = payload["progress"]
+        phase = progress.get("phase") if isinstance(progress, dict) else progress
+        return f"progress {phase if phase is not None else 'null'}" + (" (agent)" if "agent" in payload else "")
+    if isinstance(payload.get("method"), str):
+        update = (payload.get("params") or {}).get("update") if isinstance(payload.get("params"), dict) else None
+        what = update.get("sessionUpdate") if isinstance(update, dict) else None
+        return payload["method"] + (f" {what}" if what else "")
+    return "{" + ", ".join(sorted(payload)[:4]) + "}"
+
+
+def _detail(name: str, body: Any) -> str:
+    if not isinstance(body, dict):
+        return ""
+    if name in ("task", "statusUpdate"):
+        state = (body.get("status") or {}).get("state") if isinstance(body.get("status"), dict) else None
+        return f" {str(state).removeprefix('TASK_STATE_')}" if state else ""
+    if name == "artifactUpdate":
+        art = body.get("artifact") if isinstance(body.get("artifact"), dict) else {}
+        flags = (" +append" if body.get("append") else "") + (" +last" if body.get("lastChunk") else "")
+        return f" {art.get('artifactId', '?')}{flags}"
+    return ""
+
+
+# -- volatile values ------------------------------------------------------------------------------------
+
+class _Said(str):
+    """A value the diff put in place of another (compared as it is, never taken for an id)."""
+
+
+REQUEST_ID = _Said("<the request's id>")
+UUID_IN_TEXT = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def answering(value: Any, ex: Exchange) -> Any:
+    """A JSON-RPC answer whose `id` is its request's, with that id named so: it echoes what the suite sent,
+    which is no behaviour of the implementation (another `id` stays, and is compared)."""
+    sent = ex.request_body.get("id", _Said()) if isinstance(ex.request_body, dict) else _Said()
+    if isinstance(value, dict) and "jsonrpc" in value and "id" in value and value["id"] == sent \
+            and type(value["id"]) is type(sent):
+        return {**value, "id": REQUEST_ID}
+    return value
+
+Location = tuple[str, str, str]  # (exchange key, "body" or "frame N", path)
+
+
+def _path(parts: tuple[Any, ...]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _volatile(key: Any, value: Any) -> str | None:
+    """The shape of a value compared by shape and first appearance (None: compared as it is)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "epoch ms" if value in EPOCH_MS or key == "since" else None
+    if not isinstance(value, str) or isinstance(value, _Said):
+        return None
+    if UUIDISH.match(value):
+        return "uuid"
+    if key in VOLATILE_KEYS and not TIMESTAMP.match(value):
+        return "string" if value else "empty string"
+    return None
+
+
+def _leaves(value: Any, parts: tuple[Any, ...] = (), key: Any = None) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
+    """(path, key, value) of every string leaf, without recursion (values are bounded in depth by the reader)."""
+    stack = [(value, parts, key)]
+    while stack:
+        item, where, name = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, where + (k,), k) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, where + (i,), name) for i, v in reversed(list(enumerate(item))))
+        elif isinstance(item, (str, int)) and not isinstance(item, bool):
+            yield where, name, item
+
+
+class Capture:
+    """One capture as the diff reads it: exchanges by key, each frame's payload, and where each volatile
+    value first appeared."""
+
+    def __init__(self, log: FrameLog) -> None:
+        self.log = log
+        self.exchanges = dict(exchange_keys(log))
+        self.frames = {key: frames_of(ex) for key, ex in self.exchanges.items()}
+        self.payloads: dict[tuple[str, int | None], Any] = {}
+        self.first: dict[str, Location] = {}
+        for key, ex in self.exchanges.items():
+            parts: list[int | None] = list(range(len(self.frames[key]))) if framed(ex) else [None]
+            for n in parts:
+                value = answering(payload_of(ex, None if n is None else self.frames[key][n]), ex)
+                self.payloads[(key, n)] = value
+                for where, name, leaf in _leaves(value):
+                    if _volatile(name, leaf) is not None:
+                        self.first.setdefault(leaf, (key, _part(n), _path(where)))
+
+    def kinds(self, key: str) -> list[str]:
+        return [kind_of(self.payloads[(key, n)]) for n in range(len(self.frames[key]))]
+
+
+def _part(n: int | None) -> str:
+    return "body" if n is None else f"frame {n + 1}"
+
+
+def shape_of(value: Any, key: Any = None) -> Any:
+    """A value with its volatile values replaced by their shape alone (no first appearance): how two values are
+    compared where no capture is at hand. Recursive: the suite's JSON reader bounds the depth (framelog.py)."""
+    if isinstance(value, dict):
+        return {k: shape_of(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shape_of(v, key) for v in value]
+    if isinstance(value, str) and TIMESTAMP.match(value):
+        return "<timestamp>"
+    shape = _volatile(key, value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    if shape is not None:
+        return f"<{shape}>"
+    if isinstance(value, str):
+        return UUID_IN_TEXT.sub("<uuid>", TEMP_PATH.sub("<temporary folder>", ORIGIN.sub(r"\1<host>", value)))
+    return value
+
+
+def shaped(capture: Capture, key: str, n: int | None, where_in_old: Any) -> Any:
+    """The payload of frame `n` (None: the body) of exchange `key`, its volatile values replaced by their shape
+    and where they first appeared, that place named in the old capture's numbering (`where_in_old`)."""
+    here = _part(n)
+
+    def walk(value: Any, parts: tuple[Any, ...], name: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v, parts + (k,), k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, parts + (i,), name) for i, v in enumerate(value)]
+        if isinstance(value, int) and _volatile(name, value):
+            return _first(value, "epoch ms", parts)
+        if not isinstance(value, str):
+            return value
+        if TIMESTAMP.match(value):
+            fraction = len(value.split(".")[1].rstrip("Z").split("+")[0].split("-")[0]) if "." in value else 0
+            return f"<timestamp, {'Z' if value.endswith('Z') else 'offset'}, {fraction} fraction digits>"
+        shape = _volatile(name, value)
+        if shape is None:
+            if isinstance(value, _Said):
+                return value
+            value = ORIGIN.sub(r"\1<host>", value) if ORIGIN.match(value) else value
+            value = TEMP_PATH.sub("<temporary folder>", value)  # made anew by each run
+            return UUID_IN_TEXT.sub("<uuid>", value)  # an id quoted in a sentence: its shape only
+        return _first(value, shape, parts)
+
+    def _first(value: Any, shape: str, parts: tuple[Any, ...]) -> str:
+        first = capture.first.get(value)
+        if first is None or (first[0], first[1], first[2]) == (key, here, _path(parts)):
+            return f"<{shape}, first seen here>"
+        return f"<{shape}, as at {where_in_old(first)}>"
+
+    return walk(capture.payloads[(key, n)], (), None)
+
+
+# -- the diff -------------------------------------------------------------------------------------------
+
+@dataclass
+class ExchangeDiff:
+    key: str
+    only_in: str | None = None  # "old" | "new"
+    answer: list[dict[str, Any]] = field(default_factory=list)  # {what, old, new}
+    rows: list[tuple[str, int | None, int | None]] = field(default_factory=list)  # (mark, old n, new n) 1-based
+    kinds: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    fields_omitted: int = 0
+    timing: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def frames_differ(self) -> bool:
+        return any(mark != " " for mark, _, _ in self.rows)
+
+    @property
+    def count(self) -> int:
+        return (1 if self.only_in else 0) + len(self.answer) + sum(m != " " for m, _, _ in self.rows) + \
+            len(self.fields) + self.fields_omitted + len(self.timing)
+
+
+@dataclass
+class CaptureDiff:
+    scenario: str
+    tolerance_s: float
+    exchanges: list[ExchangeDiff]
+
+    @property
+    def count(self) -> int:
+        return sum(ex.count for ex in self.exchanges)
+
+    def lines(self) -> list[str]:
+        """The diff as a person reads it (empty: no difference)."""
+        out: list[str] = []
+        for ex in self.exchanges:
+            if ex.only_in:
+                out.append(f"{ex.key}: only in the {ex.only_in} capture")
+                continue
+            out += [f"{ex.key}: {a['what']} {a['old']} → {a['new']}" for a in ex.answer]
+            if ex.frames_differ:
+                out += _side_by_side(ex)
+            for f in ex.fields:
+                out.append(f"{ex.key}: {f['where']} · {f['path']}: {f['text']}")
+            if ex.fields_omitted:
+                out.append(f"{ex.key}: … and {ex.fields_omitted} more field differences (--json lists them all)")
+            for t in ex.timing:
+                out.append(f"{ex.key}: {t['where']} · {t['text']}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        exchanges = []
+        for ex in self.exchanges:
+            if not ex.count:
+                continue
+            item: dict[str, Any] = {"exchange": ex.key}
+            if ex.only_in:
+                item["only_in"] = ex.only_in
+            if ex.answer:
+                item["answer"] = ex.answer
+            if ex.frames_differ:
+                item["frames"] = {"old": ex.kinds[0], "new": ex.kinds[1],
+                                  "rows": [{"mark": m, "old": a, "new": b} for m, a, b in ex.rows]}
+            if ex.fields:
+                item["fields"] = ex.fields
+            if ex.fields_omitted:
+                item["fields_omitted"] = ex.fields_omitted
+            if ex.timing:
+                item["timing"] = ex.timing
+            exchanges.append(item)
+        return {"scenario": self.scenario, "timing_tolerance_s": self.tolerance_s, "differences": self.count,
+                "exchanges": exchanges}
+
+
+def diff_logs(old: FrameLog, new: FrameLog, tolerance_s: float | None = DEFAULT_TOLERANCE_S) -> CaptureDiff:
+    """The differences of `new` from `old` (two captures of one scenario); `tolerance_s` None: no timing."""
+    if old.scenario != new.scenario:
+        raise ValueError(f"the captures are of different scenarios ({old.scenario} and {new.scenario})")
+    a, b = Capture(old), Capture(new)
+    keys = list(a.exchanges) + [k for k in b.exchanges if k not in a.exchanges]
+    # Frame numbers of the new capture in the old one's numbering, per stream (filled as streams are aligned).
+    maps: dict[str, dict[int, int]] = {}
+    diffs = []
+    aligned: dict[str, list[tuple[str, int | None, int | None]]] = {}
+    for key in keys:
+        if key in a.exchanges and key in b.exchanges:
+            rows = _align(a.kinds(key), b.kinds(key))
+            aligned[key] = rows
+            maps[key] = {j: i for _, i, j in rows if i is not None and j is not None}
+
+    def in_old(first: Location) -> str:
+        key, part, path = first
+        if part.startswith("frame "):
+            j = int(part.split()[1]) - 1
+            i = maps.get(key, {}).get(j)
+            part = f"frame {i + 1}" if i is not None else f"new frame {j + 1}"
+        return f"{key} {part} {path}"
+
+    def as_is(first: Location) -> str:
+        return " ".join(first)
+
+    for key in keys:
+        if key not in b.exchanges or key not in a.exchanges:
+            diffs.append(ExchangeDiff(key, only_in="old" if key in a.exchanges else "new"))
+            continue
+        diffs.append(_exchange(key, a, b, aligned[key], as_is, in_old, tolerance_s))
+    return CaptureDiff(old.scenario, tolerance_s if tolerance_s is not None else -1.0, diffs)
+
+
+def _align(old: list[str], new: list[str]) -> list[tuple[str, int | None, int | None]]:
+    """Rows (mark, old index, new index), 0-based: " " alike, "~" another kind, "-" only old, "+" only new."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    rows: list[tuple[str, int | None, int | None]] = [(" ", i, i) for i in range(head)]
+    mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
+    if len(mid_old) > ALIGN_LIMIT or len(mid_new) > ALIGN_LIMIT:
+        opcodes = [("replace", 0, len(mid_old), 0, len(mid_new))]
+    else:
+        opcodes = SequenceMatcher(None, mid_old, mid_new, autojunk=False).get_opcodes()
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            rows += [(" ", head + i1 + k, head + j1 + k) for k in range(i2 - i1)]
+            continue
+        paired = min(i2 - i1, j2 - j1) if op == "replace" else 0
+        rows += [("~", head + i1 + k, head + j1 + k) for k in range(paired)]
+        rows += [("-", head + i, None) for i in range(i1 + paired, i2)]
+        rows += [("+", None, head + j) for j in range(j1 + paired, j2)]
+    rows += [(" ", len(old) - tail + k, len(new) - tail + k) for k in range(tail)]
+    return rows
+
+
+def _exchange(key: str, a: Capture, b: Capture, rows: list[tuple[str, int | None, int | None]],
+              as_is: Any, in_old: Any, tolerance_s: float | None) -> ExchangeDiff:
+    old, new = a.exchanges[key], b.exchanges[key]
+    out = ExchangeDiff(key)
+    for what, x, y in (("status", old.status, new.status), ("media type", old.media_type or "-", new.media_type or "-"),
+                       ("ended", old.end, new.end)):
+        if x != y:
+            out.answer.append({"what": what, "old": x, "new": y})
+    out.kinds = (a.kinds(key), b.kinds(key))
+    out.rows = [(m, None if i is None else i + 1, None if j is None else j + 1) for m, i, j in rows]
+    pairs: list[tuple[int | None, int | None]] = [(i, j) for _, i, j in rows if i is not None and j is not None]
+    if not framed(old) and not framed(new):
+        pairs = [(None, None)]
+    for i, j in pairs:
+        where = "body" if i is None else f"{_numbers(i, j)} · {out.kinds[0][i]}"
+        before = shaped(a, key, i, as_is)
+        delta = DeepDiff(before, _measured_alike(before, shaped(b, key, j, in_old)), verbose_level=2)
+        for change in _changes(delta):
+            if len(out.fields) >= MAX_FIELD_LINES:
+                out.fields_omitted += 1
+                continue
+            out.fields.append({"where": where, "old_frame": None if i is None else i + 1,
+                               "new_frame": None if j is None else j + 1, **change})
+    if tolerance_s is not None:
+        out.timing = _timing(old, new, a.frames[key], b.frames[key], rows, tolerance_s)
+    return out
+
+
+def _measured_alike(old: Any, new: Any, key: Any = None) -> Any:
+    """`new`, with each measured number (MEASURED_KEYS) within MEASURED_TOLERANCE of the old one made the old one."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {k: _measured_alike(old[k], v, k) if k in old else v for k, v in new.items()}
+    if isinstance(old, list) and isinstance(new, list):
+        return [_measured_alike(o, n, key) for o, n in zip(old, new)] + new[len(old):]
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (old, new))
+    if numbers and key in MEASURED_KEYS and abs(new - old) <= MEASURED_TOLERANCE * max(abs(old), abs(new)):
+        return old
+    return new
+
+
+def _numbers(i: int, j: int | None) -> str:
+    """A frame's number in the old capture, and in the new one where that differs (0-based in, 1-based out)."""
+    return f"frame {i + 1}" if j is None or i == j else f"frame {i + 1} → {j + 1}"
+
+
+def _changes(delta: DeepDiff) -> Iterator[dict[str, Any]]:
+    for kind, changes in delta.items():
+        items = changes.items() if isinstance(changes, dict) else ((c, None) for c in changes)
+        for where, change in items:
+            path = _deepdiff_path(str(where))
+            if isinstance(change, dict) and "old_value" in change:
+                old, new = change["old_value"], change["new_value"]
+                yield {"path": path, "change": "changed", "old": old, "new": new,
+                       "text": _short(f"{old!r} → {new!r}")}
+            elif "removed" in kind:
+                yield {"path": path, "change": "removed", "old": change, "new": None,
+                       "text": _short(f"removed (was {change!r})")}
+            elif "added" in kind:
+                yield {"path": path, "change": "added", "old": None, "new": change, "text": _short(f"added {change!r}")}
+            else:
+                yield {"path": path, "change": kind, "old": None, "new": None, "text": _short(repr(change))}
+
+
+def _deepdiff_path(where: str) -> str:
+    """root['result']['parts'][0] → result.parts[0]"""
+    parts = re.findall(r"\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\]]*)\]", where.removeprefix("root"))
+    out = ""
+    for p in parts:
+        if p[:1] in "'\"":
+            out += ("." if out else "") + p[1:-1]
+        else:
+            out += f"[{p}]"
+    return out or "(the whole value)"
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _timing(old: Exchange, new: Exchange, fa: list[Event], fb: list[Event],
+            rows: list[tuple[str, int | None, int | None]], tolerance_s: float) -> list[dict[str, Any]]:
+    found = []
+
+    def check(where: str, what: str, x: float | None, y: float | None) -> None:
+        if x is None or y is None or abs(y - x) <= tolerance_s:
+            return
+        later = "later" if y > x else "sooner"
+        found.append({"where": where, "what": what, "old_s": round(x, 3), "new_s": round(y, 3),
+                      "text": f"{what}: {abs(y - x):.2f} s {later} ({x:.3f} s → {y:.3f} s; tolerance {tolerance_s:g} s)"})
+
+    def since(t: float | None, base: float | None) -> float | None:
+        return None if t is None or base is None else t - base
+
+    check("headers", "came after the request", since(old.t_headers, old.t_sent), since(new.t_headers, new.t_sent))
+    if fa and fb:
+        for _, i, j in rows:
+            if i is None or j is None:
+                continue
+            before_a = fa[i - 1].t if i else old.t_headers
+            before_b = fb[j - 1].t if j else new.t_headers
+            check(f"{_numbers(i, j)} · {kind_of(payload_of(old, fa[i]))}",
+                  "came after the frame before it" if i else "came after the headers",
+                  since(fa[i].t, before_a), since(fb[j].t, before_b))
+        check("end", "the stream ended after its last frame", since(old.t_end, fa[-1].t), since(new.t_end, fb[-1].t))
+    elif not framed(old) and not framed(new):
+        check("end", "the answer ended after the request", since(old.t_end, old.t_sent), since(new.t_end, new.t_sent))
+    return found
+
+
+def _side_by_side(ex: ExchangeDiff) -> list[str]:
+    old_kinds, new_kinds = ex.kinds
+    lines = [f"{ex.key}: {len(old_kinds)} frames → {len(new_kinds)} frames"]
+    width = max([len(k) for k in old_kinds] + [8]) + 6
+    show = set()
+    for n, (mark, _, _) in enumerate(ex.rows):
+        if mark != " ":
+            show.update(range(n - CONTEXT, n + CONTEXT + 1))
+    skipped = 0
+    lines.append(f"      {'old':<{width}}new")
+    for n, (mark, i, j) in enumerate(ex.rows):
+        if n not in show:
+            skipped += 1
+            continue
+        if skipped:
+            lines.append(f"      … {skipped} frames alike")
+            skipped = 0
+        left = f"{i:>3} {old_kinds[i - 1]}" if i is not None else "    (not in the old capture)"
+        right = f"{j:>3} {new_kinds[j - 1]}" if j is not None else "    (not in the new capture)"
+        lines.append(f"  {mark} {left:<{width + 1}}{right}".rstrip())
+    if skipped:
+        lines.append(f"      … {skipped} frames alike")
+    return lines

@@ -1,0 +1,506 @@
+"""`streamcert replay`: recorded cassettes served as an A2A agent on 127.0.0.1, so that a client can be run
+offline against what a real implementation once sent (its card, its JSON-RPC answers, its streams with the
+recorded chunking and, with `--pace recorded`, the recorded pacing).
+
+Matching (docs/cassettes.md):
+- the scenario is the one named in the request's script metadata (`urn:streamcert:script`), else the one
+  whose recorded answers hold a task or context id the request names, else `--scenario`, else the only one
+  served;
+- the n-th request of a JSON-RPC method (of a plain POST path) in that scenario gets the n-th recorded answer
+  of it; a GET (the card) gets the recorded answer for its path, every time;
+- anything else gets a JSON-RPC error (-32603) whose message names what the cassette holds.
+
+An answer is sent as it was recorded: its status and headers (the framing ones set anew), its body chunk by
+chunk, a JSON-RPC answer's `id` set to the request's and the card's URLs pointing here. How the recorded
+answer ended decides the end: `closed` ends the body, `reset` and `error` drop the connection, and a stream the
+suite itself stopped reading (`client_stop`, `time_limit`, `idle`) stays open after its last chunk until the
+client goes (at most HOLD_S).
+
+The server is a small asyncio HTTP/1.1 server of its own (not uvicorn): it must write each recorded chunk on
+its own, at its time, and drop a connection without a word.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from .framelog import END_CLOSED, END_ERROR, END_RESET, Exchange, FrameLog
+from .protocols.script import SCRIPT_KEY
+
+HOST = "127.0.0.1"  # loopback only, always
+PACES = ("recorded", "fast")
+HOLD_S = 60.0  # how long a stream the suite stopped reading stays open after its last chunk
+MAX_HEAD = 64 * 1024
+MAX_BODY = 16 * 1024 * 1024
+READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed
+UNMATCHED = -32603  # JSON-RPC "Internal error": the one code every client knows; the message says the rest
+# Headers of the recorded answer that belong to how it was framed on that connection: set anew here.
+FRAMING = {"content-length", "transfer-encoding", "connection", "keep-alive"}
+ID_KEYS = ("id", "taskId", "contextId")
+
+
+@dataclass
+class Recording:
+    """The answers of one scenario's cassette, by what asks for them."""
+
+    scenario: str
+    path: Path
+    log: FrameLog
+    answers: dict[str, list[Exchange]] = field(default_factory=dict)  # "rpc GetTask" | "POST /p" | "GET /p"
+    ids: set[str] = field(default_factory=set)  # task and context ids its answers hold
+
+    @classmethod
+    def of(cls, path: Path) -> Recording:
+        log = FrameLog.load(path)
+        rec = cls(log.scenario, path, log)
+        for ex in log.exchanges:
+            if ex.method == "STDIO" or ex.notes.get("not_sent"):
+                continue  # never reached an HTTP server: nothing to answer with
+            rec.answers.setdefault(request_key(ex.method, urlsplit(ex.url).path, ex.rpc_method), []).append(ex)
+            for value in _answer_values(ex):
+                rec.ids.update(_ids(value))
+        return rec
+
+    def order(self) -> str:
+        return ", ".join(key.split(" ", 1)[1] for key in (request_key(ex.method, urlsplit(ex.url).path, ex.rpc_method)
+                                                          for ex in self.log.exchanges if ex.method != "STDIO"))
+
+
+def request_key(method: str, path: str, rpc_method: str | None) -> str:
+    if method == "POST" and rpc_method:
+        return f"rpc {rpc_method}"
+    return f"{method} {path}"
+
+
+def _answer_values(ex: Exchange) -> Iterable[Any]:
+    if ex.is_sse:
+        for ev in ex.data_events():
+            yield ev.payload
+    else:
+        yield ex.json()[0]
+
+
+def _ids(value: Any, depth: int = 0) -> set[str]:
+    """The task and context ids in a JSON value (a recorded answer, or a request's params)."""
+    found: set[str] = set()
+    if depth > 12:
+        return found
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ID_KEYS and isinstance(item, str) and item:
+                found.add(item)
+            elif isinstance(item, (dict, list)):
+                found |= _ids(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _ids(item, depth + 1)
+    return found
+
+
+def script_name(body: Any) -> str | None:
+    """The scenario a request's script metadata names (A2A message metadata, or a progress request's body)."""
+    if not isinstance(body, dict):
+        return None
+    places = [body]
+    params = body.get("params")
+    if isinstance(params, dict):
+        message = params.get("message")
+        if isinstance(message, dict) and isinstance(message.get("metadata"), dict):
+            places.insert(0, message["metadata"])
+    for place in places:
+        script = place.get(SCRIPT_KEY)
+        if isinstance(script, dict) and isinstance(script.get("name"), str):
+            return script["name"]
+    return None
+
+
+class Replayer:
+    """Which recorded answer a request gets (thread-safe: counts per scenario and method)."""
+
+    def __init__(self, paths: Iterable[str | Path], scenario: str | None = None, pace: str = "recorded") -> None:
+        if pace not in PACES:
+            raise ValueError(f"--pace must be one of {', '.join(PACES)}")
+        self.recordings: dict[str, Recording] = {}
+        for path in paths:
+            rec = Recording.of(Path(path))
+            if rec.scenario in self.recordings:
+                raise ValueError(f"{path} and {self.recordings[rec.scenario].path} are both of scenario {rec.scenario}")
+            self.recordings[rec.scenario] = rec
+        if not self.recordings:
+            raise ValueError("no cassette to serve")
+        if scenario is not None and scenario not in self.recordings:
+            raise ValueError(f"--scenario {scenario}: not among the cassettes served ({', '.join(self.recordings)})")
+        self.scenario = scenario
+        self.pace = pace
+        self._served: dict[tuple[str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def which(self, body: Any) -> tuple[Recording | None, str]:
+        """The recording a request is for, and how it was chosen (or why none could be)."""
+        named = script_name(body)
+        if named is not None:
+            if named in self.recordings:
+                return self.recordings[named], f"its script names {named}"
+            return None, f"its script names scenario {named!r}, which no cassette served holds " \
+                         f"({', '.join(self.recordings)})"
+        asked = _ids(body.get("params")) if isinstance(body, dict) else set()
+        holders = [rec for rec in self.recordings.values() if asked & rec.ids]
+        if len(holders) == 1:
+            return holders[0], "its task id is one of that cassette's"
+        if self.scenario is not None:
+            return self.recordings[self.scenario], "--scenario"
+        if len(self.recordings) == 1:
+            return next(iter(self.recordings.values())), "the only cassette served"
+        return None, (f"several cassettes are served ({', '.join(self.recordings)}) and the request names no "
+                      f"scenario in its script metadata ({SCRIPT_KEY}) nor a task id one of them recorded; "
+                      f"give --scenario")
+
+    def answer(self, method: str, path: str, body: Any) -> tuple[Exchange | None, str]:
+        """The recorded answer for a request, or (None, the sentence saying what was expected)."""
+        rpc = body.get("method") if method == "POST" and isinstance(body, dict) and "jsonrpc" in body else None
+        key = request_key(method, path, rpc if isinstance(rpc, str) else None)
+        if method == "GET":
+            for rec in self._for_get():
+                if rec.answers.get(key):
+                    return rec.answers[key][0], ""
+            return None, f"no cassette served recorded a GET of {path}"
+        rec, why = self.which(body)
+        if rec is None:
+            return None, why
+        answers = rec.answers.get(key, [])
+        with self._lock:
+            n = self._served.get((rec.scenario, key), 0)
+            if n < len(answers):
+                self._served[(rec.scenario, key)] = n + 1
+                return answers[n], ""
+        what = key.split(" ", 1)[1]
+        return None, (f"streamcert replay: no recorded answer for {what} #{n + 1} in scenario {rec.scenario} (chosen: "
+                      f"{why}); its cassette {rec.path} holds {len(answers)} {what} answer(s); its requests in order: "
+                      f"{rec.order()}")
+
+    def _for_get(self) -> list[Recording]:
+        first = [self.recordings[self.scenario]] if self.scenario else []
+        return first + [r for r in self.recordings.values() if r not in first]
+
+
+# -- the answer as bytes ---------------------------------------------------------------------------
+
+def substituted(chunks: list[bytes], subs: list[tuple[int, int, bytes]]) -> list[bytes]:
+    """The chunks of a body with the spans `subs` (start, end, replacement; sorted, apart) replaced, cut where
+    the recorded chunks were cut (a cut inside a replaced span moves to its end)."""
+    if not subs:
+        return chunks
+    body = b"".join(chunks)
+    out, at = [], 0
+    for s, e, rep in subs:
+        out += [body[at:s], rep]
+        at = e
+    out.append(body[at:])
+    new = b"".join(out)
+
+    def moved(p: int) -> int:
+        shift = 0
+        for s, e, rep in subs:
+            if e <= p:
+                shift += len(rep) - (e - s)
+            elif s < p:
+                return e + shift + len(rep) - (e - s)
+        return p + shift
+
+    cuts, total = [], 0
+    for c in chunks:
+        total += len(c)
+        cuts.append(moved(total))
+    pieces, prev = [], 0
+    for cut in cuts:
+        pieces.append(new[prev:cut])
+        prev = max(prev, cut)
+    return pieces
+
+
+def id_spans(body: bytes, recorded: Any, sent: Any) -> list[tuple[int, int, bytes]]:
+    """Where the recorded JSON-RPC id stands as an `"id":` member of the body, to become the request's."""
+    if recorded is None or recorded == sent or isinstance(recorded, (dict, list, bool)):
+        return []
+    pattern = re.compile(rb'("id"\s*:\s*)' + re.escape(json.dumps(recorded).encode()) + rb"(?=\s*[,}])")
+    value = json.dumps(sent, ensure_ascii=False).encode("utf-8")
+    return [(m.start(0) + len(m.group(1)), m.end(0), value) for m in pattern.finditer(body)]
+
+
+def origin_spans(body: bytes, recorded_url: str, here: str) -> list[tuple[int, int, bytes]]:
+    """Where the recorded server's origin stands in the body (the card's interface URLs), to point here."""
+    parts = urlsplit(recorded_url)
+    if not parts.netloc:
+        return []
+    origin = f"{parts.scheme}://{parts.netloc}".encode()
+    return [(m.start(), m.end(), here.encode()) for m in re.finditer(re.escape(origin), body)]
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+class ReplayServer:
+    """The replay on 127.0.0.1, in a background thread (`start`, `stop`) or in the foreground (`serve`).
+
+        with ReplayServer(["cassettes/reference/stream-basic.yaml"], pace="fast") as server:
+            httpx.get(server.url + "/.well-known/agent-card.json")
+    """
+
+    def __init__(self, cassettes: Iterable[str | Path], *, port: int = 0, pace: str = "recorded",
+                 scenario: str | None = None) -> None:
+        self.replayer = Replayer(cassettes, scenario=scenario, pace=pace)
+        self._port = port
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped: asyncio.Event | None = None
+
+    @property
+    def port(self) -> int:
+        if not self._port:
+            raise RuntimeError("the replay server has not been started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    async def _open(self) -> None:
+        self._server = await asyncio.start_server(self._connection, HOST, self._port, limit=MAX_HEAD)
+        self._port = self._server.sockets[0].getsockname()[1]
+        self._stopped = asyncio.Event()
+
+    def start(self) -> ReplayServer:
+        ready = threading.Event()
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            loop = self._loop = asyncio.new_event_loop()
+            try:
+                loop.run_until_complete(self._open())
+            except BaseException as exc:  # noqa: BLE001  (handed to the starting thread)
+                failed.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_until_complete(self._until_stopped())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="streamcert-replay", daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        if failed:
+            raise failed[0]
+        return self
+
+    async def _until_stopped(self) -> None:
+        assert self._stopped is not None and self._server is not None
+        await self._stopped.wait()
+        self._server.close()
+        for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+            task.cancel()
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stopped is not None:
+            self._loop.call_soon_threadsafe(self._stopped.set)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._thread = self._loop = None
+
+    def serve(self, out: TextIO | None = None) -> None:
+        """Serve in the foreground until Ctrl-C or SIGTERM. The first line printed is the base URL."""
+        import signal
+
+        async def main() -> None:
+            await self._open()
+            print(self.url, file=out or sys.stdout, flush=True)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, self._stopped.set)  # type: ignore[union-attr]
+            await self._until_stopped()
+
+        asyncio.run(main())
+
+    def __enter__(self) -> ReplayServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- one connection ------------------------------------------------------------------------------
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                request = await asyncio.wait_for(_read_request(reader), READ_TIMEOUT_S)
+                if request is None:
+                    break
+                keep = await self._handle(request, reader, writer)
+                if not keep:
+                    break
+        except (asyncio.TimeoutError, ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        except asyncio.CancelledError:
+            pass
+        finally:
+            if not writer.is_closing():
+                writer.close()
+
+    async def _handle(self, request: _Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        arrived = asyncio.get_running_loop().time()
+        body: Any = None
+        if request.body:
+            try:
+                body = json.loads(request.body)
+            except ValueError:
+                body = None
+        ex, why = self.replayer.answer(request.method, request.path, body)
+        if ex is None:
+            return await _unmatched(writer, request, body, why)
+        if ex.status is None or ex.end == END_ERROR and ex.t_headers is None:
+            _drop(writer)  # no answer was recorded: none is given
+            return False
+        chunks = [c.data for c in ex.chunks]
+        recorded_id = ex.request_body.get("id") if isinstance(ex.request_body, dict) else None
+        sent_id = body.get("id") if isinstance(body, dict) else None
+        joined = b"".join(chunks)
+        subs = id_spans(joined, recorded_id, sent_id) if isinstance(body, dict) and "id" in body else []
+        if request.method == "GET":
+            subs = sorted(subs + origin_spans(joined, ex.url, self.url))
+        chunks = substituted(chunks, subs)
+        fast = self.replayer.pace == "fast"
+
+        async def at(t: float | None) -> None:
+            if not fast and t is not None:
+                delay = arrived + (t - ex.t_sent) - asyncio.get_running_loop().time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+
+        await at(ex.t_headers)
+        headed = ex.response_headers.get("transfer-encoding", "").lower() == "chunked" or ex.is_sse or \
+            ex.end != END_CLOSED
+        head = [f"HTTP/1.1 {ex.status} {_phrase(ex.status)}"]
+        head += [f"{name}: {value}" for name, value in ex.response_headers.items() if name not in FRAMING]
+        head.append("transfer-encoding: chunked" if headed else f"content-length: {sum(map(len, chunks))}")
+        keep = ex.end == END_CLOSED and request.keep_alive
+        if not keep:
+            head.append("connection: close")
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace"))
+        await writer.drain()
+        for chunk, c in zip(chunks, ex.chunks):
+            await at(c.t)
+            if chunk:
+                writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if headed else chunk)
+                await writer.drain()
+        if ex.end == END_CLOSED:
+            if headed:
+                writer.write(b"0\r\n\r\n")
+                await writer.drain()
+            return keep
+        if ex.end == END_RESET:
+            await at(ex.t_end)
+            _drop(writer)
+            return False
+        # The suite stopped reading this stream (or the server went silent): it stays open, as it was.
+        try:
+            await asyncio.wait_for(reader.read(1), HOLD_S)
+        except asyncio.TimeoutError:
+            pass
+        return False
+
+
+@dataclass
+class _Request:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    keep_alive: bool
+
+
+async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial.strip():
+            return None
+        raise
+    except asyncio.LimitOverrunError:
+        raise ValueError("request head too large") from None
+    lines = head.decode("latin-1").split("\r\n")
+    method, target, version = (lines[0].split(" ") + ["", ""])[:3]
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    body = b""
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                await reader.readuntil(b"\r\n")
+                break
+            body += await reader.readexactly(size)
+            await reader.readexactly(2)
+            if len(body) > MAX_BODY:
+                raise ValueError("request body too large")
+    elif headers.get("content-length"):
+        length = int(headers["content-length"])
+        if length > MAX_BODY:
+            raise ValueError("request body too large")
+        body = await reader.readexactly(length)
+    keep = headers.get("connection", "").lower() != "close" and version == "HTTP/1.1"
+    return _Request(method.upper(), urlsplit(target).path or "/", headers, body, keep)
+
+
+async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any, why: str) -> bool:
+    if request.method == "GET" or not isinstance(body, dict) or "jsonrpc" not in body:
+        payload = json.dumps({"error": why}).encode()
+        status = "404 Not Found"
+    else:
+        payload = json.dumps({"jsonrpc": "2.0", "id": body.get("id"),
+                              "error": {"code": UNMATCHED, "message": why}}).encode()
+        status = "200 OK"
+    writer.write(f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(payload)}\r\n\r\n"
+                 .encode() + payload)
+    await writer.drain()
+    return request.keep_alive
+
+
+def _drop(writer: asyncio.StreamWriter) -> None:
+    """Close the connection at once with a reset (SO_LINGER 0), as a recorded reset or a refused answer did."""
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
+    writer.transport.abort()
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Status"
+
+
+def serve(cassettes: list[str], port: int, pace: str, scenario: str | None, out: TextIO | None = None) -> None:
+    server = ReplayServer(cassettes, port=port, pace=pace, scenario=scenario)
+    for rec in server.replayer.recordings.values():
+        print(f"streamcert replay: {rec.scenario} from {rec.path} ({rec.order()})", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    server.serve(out)
+    print(f"streamcert replay: stopped after {time.monotonic() - started:.0f} s", file=sys.stderr)
