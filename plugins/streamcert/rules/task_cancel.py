@@ -84,13 +84,9 @@ def _state_before(log: FrameLog, task_id: Any, t: float) -> str | None:
     latest: tuple[float, str | None] = (-1.0, None)
     for ex in log.exchanges:
         if ex.is_sse:
-            for ev in ex.data_events():
-                result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
-                kind = a2a.stream_kind(result)
-                body = result[kind] if kind else None
-                named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
-                if ev.t < t and named == task_id and (state := state_of(body)) and ev.t > latest[0]:
-                    latest = (ev.t, state) if not a2a.is_terminal(latest[1]) else latest
+            for at, state in _streamed_states(ex, task_id):
+                if at < t and at > latest[0]:
+                    latest = (at, state) if not a2a.is_terminal(latest[1]) else latest
         elif ex.t_end is not None and ex.t_end < t and ex.status is not None:
             value, _ = ex.json()
             task = task_of(value.get("result")) if isinstance(value, dict) else None
@@ -98,6 +94,19 @@ def _state_before(log: FrameLog, task_id: Any, t: float) -> str | None:
                     and not a2a.is_terminal(latest[1]):
                 latest = (ex.t_end, state_of(task))
     return latest[1]
+
+
+def _streamed_states(ex: Exchange, task_id: Any) -> list[tuple[float, str]]:
+    """(arrival, state) of every Task or status update of task `task_id` that the stream `ex` carried."""
+    out = []
+    for ev in ex.data_events():
+        result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
+        kind = a2a.stream_kind(result)
+        body = result[kind] if kind else None
+        named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
+        if named == task_id and (state := state_of(body)):
+            out.append((ev.t, state))
+    return out
 
 
 def _refused_as_ended(ex: Exchange) -> bool:
@@ -111,14 +120,8 @@ def _alive_after(log: FrameLog, task_id: Any, t: float) -> bool:
     later, or a CancelTask sent later that returned a task (one that has ended cannot be canceled)."""
     for ex in log.exchanges:
         if ex.is_sse:
-            for ev in ex.data_events():
-                result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
-                kind = a2a.stream_kind(result)
-                body = result[kind] if kind else None
-                named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
-                state = state_of(body)
-                if ev.t > t and named == task_id and state and not a2a.is_terminal(state):
-                    return True
+            if any(at > t and not a2a.is_terminal(state) for at, state in _streamed_states(ex, task_id)):
+                return True
         elif ex.t_sent > t and ex.status is not None:
             value, _ = ex.json()
             task = task_of(value.get("result")) if isinstance(value, dict) else None
