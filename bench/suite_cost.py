@@ -1,11 +1,13 @@
 """Suite cost: the full embedded run (`streamcert run`) sequential and with `-- -n 2`, next to the
 scenarios' inherent time, the waits their scripts demand.
 
-The inherent time is read from cases/scenarios/*.json: every step's `sleep` and `think` (ms) and the
-`ms` of its `write`, `read_prompt` and `tool`, each scenario counted once (the embedded run plays each
-once). The steps of a task the driver cancels while it sleeps (cancel-subscribe's long task, the
-errors scenario's busy task) are not waited for and not counted. The drivers have no fixed waits of
-their own. Goals: sequential within 1.3× of inherent + 2 s; -n 2 no slower than sequential.
+The inherent time is read from cases/scenarios/*.json: every step's `sleep`, `think` and `compact` (ms),
+the `ms` of its `write`, `read_prompt`, `tool`, `queued`, `wait_model`, `load_model`, `retry` and
+`write_call`, parallel `tools` until the last ends and `subagents` as long as the longest, each scenario
+counted once (the embedded run plays each once). The steps of a task the driver cancels while it
+sleeps (cancel-subscribe's long task, the errors scenario's busy task) are not waited for and not
+counted. The drivers have no fixed waits of their own. Goals: sequential within 1.3× of inherent
++ 2 s; -n 2 no slower than sequential.
 
     python bench/suite_cost.py [--runs 1] [--cap 300]
 """
@@ -25,13 +27,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "cases" / "scenarios"
 CUT = {("cancel-subscribe", "script"), ("errors", "busy_script")}  # tasks canceled mid-sleep by their driver
-WAIT_KEYS = ("sleep", "think")  # a step's own milliseconds
-TIMED_KEYS = ("write", "read_prompt", "tool")  # a step whose object carries `ms`
+WAIT_KEYS = ("sleep", "think", "compact")  # a step whose value is its own milliseconds
+TIMED_KEYS = ("write", "read_prompt", "tool", "queued", "wait_model", "load_model", "retry", "write_call")  # `ms`
 
 
-def step_ms(step: dict) -> int:
+def step_ms(step: dict) -> float:
+    """The milliseconds a step lasts (docs/script-extensions.md): parallel tools as long as the last to end,
+    subagents as long as the longest of them."""
     ms = sum(step[k] for k in WAIT_KEYS if isinstance(step.get(k), (int, float)))
-    return ms + sum(step[k].get("ms", 0) for k in TIMED_KEYS if isinstance(step.get(k), dict))
+    ms += sum(step[k].get("ms", 0) for k in TIMED_KEYS if isinstance(step.get(k), dict))
+    if isinstance(step.get("tools"), list):
+        ms += max((t.get("at", 0) + t.get("ms", 0) for t in step["tools"] if isinstance(t, dict)), default=0)
+    if isinstance(step.get("subagents"), list):
+        ms += max((sum(step_ms(s) for s in a.get("steps", []) if isinstance(s, dict))
+                   for a in step["subagents"] if isinstance(a, dict)), default=0)
+    return ms
 
 
 def inherent() -> tuple[float, float, dict[str, float]]:
