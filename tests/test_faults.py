@@ -200,7 +200,7 @@ def main() -> int:
         marks = [f"{r}✓" for r in fault.catches if r in blamed]
         marks += [f"{r}✗" for r in fault.catches if r not in blamed]
         marks += [f"{r}+" for r in sorted(blamed & set(fault.also))]
-        marks += [f"{r}!" for r in sorted(blamed - set(fault.catches) - set(fault.also))]
+        marks += [f"{r}!" for r in sorted(blamed - set(fault.catches) - set(fault.also) - FAULT_CHECKS[name].ignored)]
         print(f"{name:<30} {' '.join(marks)}")
     return 0
 
