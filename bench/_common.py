@@ -13,10 +13,12 @@ MIB = 1024 * 1024
 
 
 @contextmanager
-def bench_server(chunks: int, chunk_bytes: int, lifetime: float) -> Iterator[str]:
-    """bench/server.py in a child process on 127.0.0.1; yields its URL and stops it on the way out."""
+def bench_server(chunks: int, chunk_bytes: int, lifetime: float, seconds: float = 0.0) -> Iterator[str]:
+    """bench/server.py in a child process on 127.0.0.1 (its chunks spread over `seconds` if given); yields
+    its URL and stops it on the way out."""
     proc = subprocess.Popen([sys.executable, str(HERE / "server.py"), "--chunks", str(chunks),
-                             "--chunk-bytes", str(chunk_bytes), "--lifetime", str(lifetime)],
+                             "--chunk-bytes", str(chunk_bytes), "--lifetime", str(lifetime),
+                             "--seconds", str(seconds)],
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

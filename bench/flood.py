@@ -89,11 +89,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--chunk-bytes", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="the bench server spreads the chunks over this long (issue 12's case: 5)")
     parser.add_argument("--cap", type=float, default=120.0, help="seconds judging may take before it is stopped")
     parser.add_argument("--stream-limit", type=float, default=120.0, help="seconds the stream may stay open")
     parser.add_argument("--no-profile", action="store_true", help="skip the second, profiled drive and judging")
     args = parser.parse_args()
-    with bench_server(args.chunks, args.chunk_bytes, lifetime=args.stream_limit * 2 + 60) as url:
+    with bench_server(args.chunks, args.chunk_bytes, lifetime=args.stream_limit * 2 + 60, seconds=args.seconds) as url:
         log, driving = drive(url, args.stream_limit)
         stream = log.get("stream")
         if stream is None or not stream.chunks:

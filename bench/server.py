@@ -6,6 +6,7 @@ little CPU as possible next to the suite it feeds. Run it in its own process; it
 stdout is its URL, and it stops by itself after --lifetime seconds.
 
     python bench/server.py --chunks 100000 --chunk-bytes 16     # a flood of small events
+    python bench/server.py --chunks 100000 --seconds 5          # … spread over 5 s
     python bench/server.py --chunks 65536 --chunk-bytes 4096    # a 256 MiB artifact in 4 KiB chunks
     python bench/server.py --chunks 1 --chunk-bytes 67108864    # one 64 MiB event
 """
@@ -40,8 +41,8 @@ def _card(base: str) -> dict:
 
 
 class Flood:
-    def __init__(self, chunks: int, chunk_bytes: int) -> None:
-        self.chunks, self.chunk_bytes = chunks, chunk_bytes
+    def __init__(self, chunks: int, chunk_bytes: int, seconds: float = 0.0) -> None:
+        self.chunks, self.chunk_bytes, self.seconds = chunks, chunk_bytes, seconds
         self.tasks: dict[str, dict] = {}
 
     def _chunk_text(self, n: int) -> str:
@@ -54,6 +55,9 @@ class Flood:
         user.pop("metadata", None)  # the script sent is not echoed: this agent plays none
         task = {"id": task_id, "contextId": context_id, "status": {"state": "TASK_STATE_SUBMITTED"}, "history": [user]}
         ids = {"taskId": task_id, "contextId": context_id}
+
+        loop = asyncio.get_running_loop()
+        started = loop.time()
 
         def event(result: dict) -> bytes:
             return b"data: " + _dumps({"jsonrpc": "2.0", "id": rpc_id, "result": result}) + b"\n\n"
@@ -86,6 +90,8 @@ class Flood:
                 writer.write(b"".join(batch))
                 batch, size = [], 0
                 await writer.drain()
+                if self.seconds:  # --seconds: spread the chunks evenly over that long
+                    await asyncio.sleep(max(0.0, started + self.seconds * (n + 1) / self.chunks - loop.time()))
         done = {"state": "TASK_STATE_COMPLETED", "message": {"messageId": str(uuid.uuid4()), "role": "ROLE_AGENT",
                                                              "parts": [{"text": "done"}], **ids}}
         batch.append(event({"statusUpdate": dict(ids, status=done)}))
@@ -141,8 +147,8 @@ async def _answer(writer: asyncio.StreamWriter, body: bytes) -> None:
     await writer.drain()
 
 
-async def serve(chunks: int, chunk_bytes: int, lifetime: float) -> None:
-    flood = Flood(chunks, chunk_bytes)
+async def serve(chunks: int, chunk_bytes: int, lifetime: float, seconds: float = 0.0) -> None:
+    flood = Flood(chunks, chunk_bytes, seconds)
     base = {}
     server = await asyncio.start_server(lambda r, w: _handle(flood, base["url"], r, w), HOST, 0)
     port = server.sockets[0].getsockname()[1]
@@ -157,8 +163,10 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--chunk-bytes", type=int, default=16)
     parser.add_argument("--lifetime", type=float, default=900.0, help="seconds before the server stops by itself")
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="spread the chunks evenly over this long (default 0: as fast as the socket takes them)")
     args = parser.parse_args()
-    asyncio.run(serve(args.chunks, args.chunk_bytes, args.lifetime))
+    asyncio.run(serve(args.chunks, args.chunk_bytes, args.lifetime, args.seconds))
     return 0
 
 
