@@ -96,6 +96,7 @@ class StreamcertRun:
         self.reported: set[str] = set()  # test ids with at least one report
         self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
         self.compared: list[dict[str, Any]] = []  # --against: each scenario's comparison (controller only)
+        self.silent: dict[str, str] = {}  # profile → why its subprocess target is not driven again (this process)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
@@ -364,7 +365,7 @@ class Streamcert:
         target = self.target
         if not target.has(scenario.profile):
             pytest.skip(f"no target for profile {scenario.profile}")
-        past = self._past_run_limit() or self.run.unreachable()
+        past = self._past_run_limit() or self.run.unreachable() or self.run.silent.get(scenario.profile)
         if past:
             return self._finish([Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}")
                                  for r in scenario.requirements])
@@ -375,6 +376,7 @@ class Streamcert:
             findings = [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                         for r in scenario.requirements]
             return self._finish(findings)
+        self._note_silence(scenario.profile, log)
         self._record(log, target)
         self._compare(log)
         return self.judge(log, scenario_id)
@@ -388,6 +390,17 @@ class Streamcert:
             findings = [Finding(r, Outcome.ERROR, f"harness fault while judging {scenario.id}: {why}")
                         for r in scenario.requirements]
         return self._finish(findings)
+
+    def _note_silence(self, profile: str, log: FrameLog) -> None:
+        """A subprocess target that wrote nothing before its start-up limit cut it will not answer the next
+        scenario either: the profile's other scenarios are not driven (each would wait --start-limit again)."""
+        from .wire.stdio import how_it_ended
+
+        for ex in log.exchanges:
+            stop = ex.notes.get("limit") if ex.method == "STDIO" else None
+            if isinstance(stop, dict) and stop.get("cap") == limits.START.field and not ex.events:
+                self.run.silent[profile] = (f"in {log.scenario}, the program ({ex.url}) wrote nothing and "
+                                            f"{how_it_ended(ex)}")
 
     def _past_run_limit(self) -> str | None:
         """The sentence of the per-run time cap once the run has passed it (--run-limit), else None."""
