@@ -591,6 +591,9 @@ def test_err_012_a_refused_message_that_started_a_task_fails():
     started = {"tasks": [task(state=DONE), task("task-9", state=WORK)], "nextPageToken": ""}
     f = one("A2A-ERR-012", errors_log(list_refused=unary("list_refused", started, rpc_method="ListTasks")), F)
     assert "['task-9']" in f.message and "started one" in f.message
+    # a ListTasks that ignores its filter lists other contexts' tasks: no refused message started those
+    unfiltered = {"tasks": [task(state=DONE), task("task-9", "ctx-other", state=WORK)], "nextPageToken": ""}
+    one("A2A-ERR-012", errors_log(list_refused=unary("list_refused", unfiltered, rpc_method="ListTasks")), P)
     unlisted = unary("list_refused", error=rpc_error(-32601), rpc_method="ListTasks")
     f = one("A2A-ERR-012", errors_log(list_refused=unlisted), P)
     assert "could not be seen" in f.reading and "-32601" in f.reading

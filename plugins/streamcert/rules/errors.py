@@ -277,7 +277,10 @@ def _started_anyway(run: Run) -> tuple[_Check | None, str]:
     if not isinstance(done, dict) or not isinstance(tasks, list):
         seen = ans.describe() if ans is not None else got_nothing(listed)
         return None, f"whether a task started could not be seen (ListTasks of the context: {seen})"
-    others = [t.get("id") for t in tasks if isinstance(t, dict) and t.get("id") != done.get("id")]
+    # Only a task of that context counts: a server whose ListTasks ignores the filter (A2A-TASK-006's
+    # finding) lists other scenarios' tasks, which no refused message started.
+    others = [t.get("id") for t in tasks if isinstance(t, dict) and t.get("id") != done.get("id")
+              and t.get("contextId") == done.get("contextId")]
     if others:
         return _Check(False, f"ListTasks of the context the refused messages named (list_refused) lists task(s) "
                              f"{others} besides the setup task {done.get('id')}: a refused message started one",
