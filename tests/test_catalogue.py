@@ -10,7 +10,8 @@ import pytest
 from streamcert.catalogue import PROFILES, load_catalogue
 from streamcert.outcomes import Finding, Outcome
 from streamcert.report.aggregate import Aggregator, build_report
-from streamcert.report.writers import esc, md_text, render_html, render_markdown
+from streamcert.report.html import esc, render_html
+from streamcert.report.markdown import md_text, render_markdown
 from streamcert.rules import registered_ids
 
 # The specifications a source may cite, by the name docs/catalogue.md gives them. The five seeds are

@@ -1,0 +1,45 @@
+"""What the report writers share: the outcome order, the finding groups, evidence shown as text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..outcomes import Outcome
+
+OUTCOME_ORDER = [o.value for o in Outcome]
+FAILURES = (Outcome.FAIL.value, Outcome.ERROR.value)
+SOFT_FINDINGS = (Outcome.WARNING.value, Outcome.NON_STRICT.value)
+MD_EVIDENCE_ITEMS = 3
+MD_EVIDENCE_CHARS = 500
+
+
+def entries_with(report: dict[str, Any], statuses: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [e for e in report["requirements"] if e["status"] in statuses]
+
+
+def evidence_text(item: dict[str, Any]) -> str:
+    """The quoted frame or body of one evidence item, or the whole item as JSON."""
+    for key in ("data", "body", "error"):
+        if isinstance(item.get(key), str):
+            return item[key]
+    return json.dumps(item, ensure_ascii=False, indent=1)
+
+
+def evidence_label(item: dict[str, Any]) -> str:
+    """The scalar facts of one evidence item (test, exchange, frame, time, note) on one line."""
+    skip = ("data", "body", "error")
+    return " · ".join(f"{k}={v}" for k, v in item.items()
+                      if k not in skip and isinstance(v, (str, int, float, bool)) and v != "")
+
+
+def target_line(report: dict[str, Any]) -> str:
+    targets = [f"{name}: {value}" for name, value in report.get("target", {}).items() if value]
+    return ", ".join(targets) or "no target"
+
+
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+# -- HTML ---------------------------------------------------------------------------------------------
