@@ -198,6 +198,16 @@ class Pool:
                 thread.start()
                 self._threads.append(thread)
 
+    def results(self, runs: Iterable[Run]) -> list[Results]:
+        """The results of several runs (one check's), all moved to the front of the queue at once."""
+        runs = list(runs)
+        with self._lock:
+            for run in reversed(runs):
+                if run in self._queue:
+                    self._queue.remove(run)
+                    self._queue.insert(0, run)
+        return [self.result(run) for run in runs]
+
     def result(self, run: Run) -> Results:
         with self._lock:
             if run in self._queue:

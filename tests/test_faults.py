@@ -67,13 +67,16 @@ def can_break(name: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Check:
-    """What one test plays: its untimed scenarios in the pool, its timed ones alone.
+    """What one test plays: its untimed scenarios in the pool, each on its own program (a run per
+    scenario: the pool's wall time is then its longest scenario, not its longest fault — a fault that
+    leaves subscriptions open makes some scenarios wait out their stream limit several times), and its
+    timed ones alone, one after another.
 
     A fault that declares no timing requirement plays even the timed scenarios in the pool, under
     load, and its check leaves the timing requirements out (`ignored`): they would only measure the
     load. The unbroken reference, every fault that declares one, and the sweep play them alone."""
 
-    untimed: Run | None
+    untimed: tuple[Run, ...]
     timed: Run | None
     ignored: frozenset = frozenset()
 
@@ -81,23 +84,20 @@ class Check:
     def of(cls, name: str, program: str, fault: str | None, scenarios: list[str], mode: dict | None = None,
            timing: bool = True) -> Check:
         timed = tuple(s for s in scenarios if load_scenario(s).profile in TIMED_PROFILES) if timing else ()
-        untimed = tuple(s for s in scenarios if s not in timed)
         mode_items = tuple(sorted((mode or {}).items()))
-        return cls(Run(name, program, fault, untimed, mode_items) if untimed else None,
+        return cls(tuple(Run(f"{name}.{s}", program, fault, (s,), mode_items) for s in scenarios if s not in timed),
                    Run(name + ".timed", program, fault, timed, mode_items) if timed else None,
                    frozenset() if timing else TIMING)
 
     @property
     def program(self) -> str:
-        return (self.untimed or self.timed).program
+        return (self.untimed[0] if self.untimed else self.timed).program
 
     def results(self, pool: Pool) -> Results:
         # The timed run first: once this process's pool has started, a timed run waits for the runs
         # the pool is playing to end.
         parts = [pool.play_alone(self.timed)] if self.timed else []
-        if self.untimed:
-            parts.append(pool.result(self.untimed))
-        return merge(*parts)
+        return merge(*parts, *pool.results(self.untimed))
 
 
 def _timed_first(checks: dict[str, Check]) -> list[str]:
@@ -134,9 +134,9 @@ def flagged(results: Results) -> set[str]:
 def fault_pool(request, tmp_path_factory):
     """The pool over the untimed runs of the tests selected in this session; under xdist its folder
     (claims and results) is shared by all workers of the session."""
-    runs = [check.untimed for item in request.session.items
+    runs = [run for item in request.session.items
             if item.path == Path(__file__) and getattr(item, "originalname", None) in CHECKS
-            for check in [CHECKS[item.originalname][item.callspec.id]] if check.untimed]
+            for run in CHECKS[item.originalname][item.callspec.id].untimed]
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     return Pool(runs, shared / "fault-runs", POOL_WIDTH)
@@ -191,7 +191,7 @@ def test_unbroken_reference_passes_every_requirement(key, fault_pool):
 def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         names = sorted(FAULTS)
-        pool = Pool([c.untimed for c in FAULT_CHECKS.values() if c.untimed], Path(folder), POOL_WIDTH)
+        pool = Pool([run for c in FAULT_CHECKS.values() for run in c.untimed], Path(folder), POOL_WIDTH)
         results = {name: FAULT_CHECKS[name].results(pool) for name in _timed_first(FAULT_CHECKS)}
     print(f"{'fault':<30} flagged (✓ expected, + collateral, ! unexpected, ✗ missed)")
     for name in names:
