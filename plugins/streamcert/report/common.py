@@ -18,19 +18,25 @@ def entries_with(report: dict[str, Any], statuses: tuple[str, ...]) -> list[dict
     return [e for e in report["requirements"] if e["status"] in statuses]
 
 
+QUOTED = ("data", "body", "error")  # the members an evidence item quotes, the first present shown as its text
+
+
+def quoted_key(item: dict[str, Any]) -> str | None:
+    return next((key for key in QUOTED if isinstance(item.get(key), str)), None)
+
+
 def evidence_text(item: dict[str, Any]) -> str:
     """The quoted frame or body of one evidence item, or the whole item as JSON."""
-    for key in ("data", "body", "error"):
-        if isinstance(item.get(key), str):
-            return item[key]
-    return json.dumps(item, ensure_ascii=False, indent=1)
+    key = quoted_key(item)
+    return item[key] if key else json.dumps(item, ensure_ascii=False, indent=1)
 
 
 def evidence_label(item: dict[str, Any]) -> str:
-    """The scalar facts of one evidence item (test, exchange, frame, time, note) on one line."""
-    skip = ("data", "body", "error")
+    """The scalar facts of one evidence item (test, exchange, frame, time, note; an error beside a quoted
+    frame) on one line."""
+    shown = quoted_key(item)
     return " · ".join(f"{k}={v}" for k, v in item.items()
-                      if k not in skip and isinstance(v, (str, int, float, bool)) and v != "")
+                      if k != shown and isinstance(v, (str, int, float, bool)) and v != "")
 
 
 def target_line(report: dict[str, Any]) -> str:

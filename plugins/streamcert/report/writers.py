@@ -1,5 +1,6 @@
 """Write the report files: compatibility.json, report.md (CI step summary, markdown.py), report.html
-(one page, html.py); junit.xml comes from pytest itself (`--junitxml`) except for a run that could not run."""
+(one page, html.py), junit.xml (one test case per requirement, junit.py) and the shields.io badges
+(badge.json, badge-<profile>.json, badge.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,16 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
+from ..catalogue import PROFILES
+from .badge import badges, profile_file
 from .html import render_html
+from .junit import render_junit
 from .markdown import render_markdown
 
 
 def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
-    """Write the three files, each atomically; all are rendered before any is written, so a rendering
+    """Write the files, each atomically; all are rendered before any is written, so a rendering
     error leaves the previous report whole."""
     directory = Path(directory)
     contents = {
@@ -24,12 +27,16 @@ def write_all(report: dict[str, Any], directory: Path) -> list[Path]:
         "report.md": render_markdown(report),
         "report.html": render_html(report),
     }
-    if report.get("could_not_run"):  # pytest never ran, so nothing else writes junit.xml
-        contents["junit.xml"] = render_junit_could_not_run(report)
+    contents["junit.xml"] = render_junit(report)
+    contents.update({name: json.dumps(badge, ensure_ascii=False) + "\n" for name, badge in badges(report).items()})
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in contents.items():
         written.append(write_atomic(directory / name, text))
+    for profile in PROFILES:  # a profile this run did not select has no badge, not the last run's one
+        if profile_file(profile) not in contents:
+            with contextlib.suppress(FileNotFoundError):
+                (directory / profile_file(profile)).unlink()
     return written
 
 
@@ -48,15 +55,3 @@ def write_atomic(path: Path, data: str | bytes) -> Path:
             os.unlink(tmp)
         raise
     return path
-
-
-# -- JUnit XML for a run that could not run ------------------------------------------------------------
-
-def render_junit_could_not_run(report: dict[str, Any]) -> str:
-    """One errored test case naming why the run could not run (CI systems show it like a test error)."""
-    suite = ElementTree.Element("testsuite", name="streamcert", tests="1", errors="1", failures="0", skipped="0")
-    case = ElementTree.SubElement(suite, "testcase", classname="streamcert", name="preflight")
-    ElementTree.SubElement(case, "error", message=report["could_not_run"]).text = report["could_not_run"]
-    root = ElementTree.Element("testsuites")
-    root.append(suite)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"

@@ -312,7 +312,11 @@ def ev_evidence(exchange: Exchange, event: Any, note: str = "") -> dict[str, Any
 
 def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
     """One exchange as evidence: the request, the status and content type, the body (its first bytes) or
-    the error, and how the body came when it was encoded or cut."""
+    the error, and how the body came when it was encoded or cut. For an event stream, whose body is too long
+    to quote, the first frame that could not be read as it was sent (`unread_frame`) stands where the body
+    would: its number, arrival time and data, and why (`unread`). A finding about what the stream says is
+    then tied to the frame that kept it from being said, as the finding on that frame is (the reports group
+    the two under one root)."""
     out: dict[str, Any] = {"exchange": exchange.label, "request": exchange.rpc_method or exchange.method,
                            "status": exchange.status, "content_type": exchange.content_type}
     if exchange.error:
@@ -322,6 +326,9 @@ def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
         text = exchange.head(QUOTE_LIMIT * 4).decode("utf-8", "replace")
         out["body"] = text[:QUOTE_LIMIT] + f"… ({size} bytes)" if len(text) > QUOTE_LIMIT or \
             size > QUOTE_LIMIT * 4 else text
+    if unread := unread_frame(exchange):
+        event, why = unread
+        out.update(frame=frame_no(exchange, event), t=round(event.t, 3), data=quote(event.data), unread=why)
     if coding := exchange.notes.get(CONTENT_ENCODING):
         out["content_encoding"] = f"{coding} (decoded; the suite asked for identity)"
     if why := exchange.unjudged:
@@ -329,3 +336,52 @@ def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
     if note:
         out["note"] = note
     return out
+
+
+INVALID_UTF8 = "invalid_utf8"  # the capture's note on a body holding bytes that are not UTF-8
+NOT_UTF8 = "holds bytes that are not UTF-8 (read as U+FFFD)"
+NOT_A_RESPONSE = "is no JSON-RPC response: no result or error object"
+
+
+def unread_frame(exchange: Exchange) -> tuple[Any, str] | None:
+    """The first data event of an event stream that could not be read as it was sent, and why: it holds the
+    U+FFFD its decoder put for bytes that are not UTF-8, its data is not JSON, or (a stream answering a
+    JSON-RPC request, whose events are its responses) it holds no `result` or `error` object: every rule
+    reading what the stream says had to pass it by. None for a stream without one, and for any other answer.
+    Found once per events list."""
+    if not exchange.is_sse or exchange.status is None:
+        return None
+
+    def find() -> tuple[Any, str] | None:
+        not_utf8 = _not_utf8_event(exchange) if exchange.notes.get(INVALID_UTF8) else None
+        for event in exchange.data_events():
+            if event is not_utf8:
+                return event, NOT_UTF8
+            value, error = event.json()
+            if error:
+                return event, f"data is not JSON ({error})"
+            if exchange.rpc_method and not (isinstance(value, dict) and (
+                    isinstance(value.get("result"), dict) or isinstance(value.get("error"), dict))):
+                return event, NOT_A_RESPONSE
+        return None
+
+    return exchange.derived("_unread_frame", find)
+
+
+def _not_utf8_event(exchange: Exchange) -> Any:
+    """The event holding the first byte of the body that is not UTF-8 (None when no kept event holds it: it
+    was in a block never dispatched). The decoder put U+FFFD for it; the U+FFFD that came encoded before it
+    are counted out, so a stream that quotes the character itself is not blamed for it. (One inside an
+    `event:` or `id:` field before the bad byte would be miscounted; none of the suite's targets sends one.)"""
+    body = exchange.body
+    try:
+        body.decode("utf-8")
+        return None
+    except UnicodeDecodeError as exc:
+        sent = body[:exc.start].decode("utf-8").count("\ufffd")
+    seen = 0
+    for event in exchange.events:  # comments included: their text went through the same decoder
+        seen += event.data.count("\ufffd")
+        if seen > sent:
+            return None if event.is_comment else event
+    return None
