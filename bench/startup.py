@@ -1,6 +1,7 @@
-"""Start-up: wall time of `streamcert --help` and of `python -c "import streamcert.cli"` (the median of
-several runs each, every run a fresh process), and the heaviest imports of the CLI (python -X importtime).
-Goal: `streamcert --help` under 0.3 s.
+"""Start-up: wall time of `streamcert --help`, `streamcert list`, `streamcert explain WIRE-001` and of
+`python -c "import streamcert.cli"` (the median of several runs each, every run a fresh process), and the
+heaviest imports of the CLI and of `streamcert list` (python -X importtime).
+Goal: `streamcert --help` and `streamcert list` each under 0.3 s.
 
     python bench/startup.py [--runs 9]
 """
@@ -16,6 +17,7 @@ import sys
 import time
 
 GOAL_S = 0.3
+CATALOGUE_NOTE = "read from cases/, no network"
 CAP_S = 60  # one start-up may take this long before the bench gives up on it
 
 
@@ -28,9 +30,10 @@ def wall(cmd: list[str], runs: int) -> float:
     return statistics.median(times)
 
 
-def heaviest_imports(n: int = 6) -> list[tuple[float, str]]:
-    """(cumulative seconds, top-level package) of the slowest imports behind `import streamcert.cli`."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import streamcert.cli"],
+def heaviest_imports(n: int = 6, args: tuple[str, ...] = ("-c", "import streamcert.cli")) -> list[tuple[float, str]]:
+    """(cumulative seconds, top-level package) of the slowest imports behind `python ARGS` (by default
+    `import streamcert.cli`)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args],
                           capture_output=True, text=True, timeout=CAP_S)
     packages: dict[str, float] = {}
     for line in done.stderr.splitlines():
@@ -46,16 +49,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     exe = shutil.which("streamcert")
-    help_cmd = [exe, "--help"] if exe else [sys.executable, "-m", "streamcert", "--help"]
+    command = [exe] if exe else [sys.executable, "-m", "streamcert"]
+    shown = "streamcert" if exe else "python -m streamcert"
     python = wall([sys.executable, "-c", "pass"], args.runs)
     imports = wall([sys.executable, "-c", "import streamcert.cli"], args.runs)
-    helps = wall(help_cmd, args.runs)
+    helps = wall([*command, "--help"], args.runs)
+    lists = wall([*command, "list"], args.runs)
+    explains = wall([*command, "explain", "WIRE-001"], args.runs)
     print(f"python -c pass: {python:.3f} s (the interpreter alone)")
     print(f"python -c 'import streamcert.cli': {imports:.3f} s")
-    print(f"{'streamcert --help' if exe else 'python -m streamcert --help'}: {helps:.3f} s")
+    print(f"{shown} --help: {helps:.3f} s")
+    print(f"{shown} list: {lists:.3f} s (the whole catalogue, {CATALOGUE_NOTE})")
+    print(f"{shown} explain WIRE-001: {explains:.3f} s (scenarios, suite tests and fault variants included)")
     print("heaviest imports behind streamcert.cli (cumulative, python -X importtime): "
           + ", ".join(f"{name} {seconds:.3f} s" for seconds, name in heaviest_imports()))
+    print("heaviest imports behind streamcert list: "
+          + ", ".join(f"{name} {seconds:.3f} s" for seconds, name in heaviest_imports(args=("-m", "streamcert", "list"))))
     print(f"medians of {args.runs}: streamcert --help {helps:.3f} s ({helps / GOAL_S:.2f}x the {GOAL_S} s goal), "
+          f"list {lists:.3f} s ({lists / GOAL_S:.2f}x), explain {explains:.3f} s, "
           f"import streamcert.cli {imports:.3f} s, interpreter {python:.3f} s")
     return 0
 

@@ -1,4 +1,4 @@
-"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert."""
+"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert, list, explain, baseline."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import run_options
+from . import run_options, selection
 from .scrub import Scrubber
 from .targets import SLOT_OF_PROFILE, Target, names_a_target
 
@@ -26,9 +26,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
 
 
+class _Version(argparse.Action):
+    """--version: `streamcert 0.1.0 (catalogue 2026.11.1)`; the catalogue is read only when asked."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version of streamcert and of its catalogue, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from . import __version__
+        from .catalogue import catalogue_version
+
+        print(f"streamcert {__version__} (catalogue {catalogue_version()})")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="streamcert", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{run,check,diff,serve,replay,convert}")
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{run,check,diff,serve,replay,convert,list,explain,baseline}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
@@ -67,6 +84,28 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--deterministic", action="store_true", help="fixed clock and ids: byte-stable streams")
     serve.add_argument("--d3", choices=("close", "open"), default="close",
                        help="conflict D3: at an interrupted state streams close (default) or stay open")
+
+    from .catalogue import PROFILES  # already loaded by run_options
+
+    listing = sub.add_parser("list", help="the requirements (or with --scenarios the scenarios), filtered")
+    listing.add_argument("globs", nargs="*", metavar="GLOB",
+                         help="requirement (or scenario) ids, fnmatch, any case; without a wildcard a prefix")
+    listing.add_argument("--profile", dest="profiles", action="append", choices=PROFILES, default=[],
+                         help="only this profile (repeatable)")
+    listing.add_argument("--level", choices=("must", "should", "may"), default="may",
+                         help="only requirements at or above this level (default: may, i.e. all)")
+    listing.add_argument("--scenarios", action="store_true",
+                         help="list the scenarios and the requirements each exercises instead")
+    listing.add_argument("--json", action="store_true", help="print one JSON document")
+
+    explain = sub.add_parser("explain", help="a requirement: its sentence, source, readings, scenarios, faults")
+    explain.add_argument("req_id", metavar="ID")
+    explain.add_argument("--json", action="store_true", help="print one JSON document")
+
+    baseline = sub.add_parser("baseline", help="write a baseline (YAML) expecting a report's failures")
+    baseline.add_argument("report_path", metavar="REPORT", help="a compatibility.json (or the directory holding it)")
+    baseline.add_argument("-o", "--output", metavar="FILE", help="write it into FILE (default: standard output)")
+    baseline.add_argument("--overwrite", action="store_true", help="replace FILE if it is already there")
     return parser
 
 
@@ -93,6 +132,12 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_replay(args)
     if args.command == "convert":
         return cmd_convert(args)
+    if args.command == "list":
+        return cmd_list(args)
+    if args.command == "explain":
+        return cmd_explain(args)
+    if args.command == "baseline":
+        return cmd_baseline(args)
     return cmd_serve(args)
 
 
@@ -103,7 +148,11 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     from .preflight import check_targets
 
-    values = {opt.name: getattr(args, opt.name) for opt in run_options.RUN_OPTIONS}
+    try:  # the command line, else the STREAMCERT_* environment variables, else the defaults
+        values = run_options.resolve({opt.name: getattr(args, opt.name) for opt in run_options.RUN_OPTIONS})
+    except run_options.OptionError as exc:
+        parser.error(str(exc))
+    vars(args).update(values)
     if args.fault and args.a2a_url:
         parser.error("--fault selects a variant of the embedded reference; it cannot be used with --url")
     for twin in ("nostream_url", "no_plan_url", "plan_shadow_url"):  # other agents of the one given by --url
@@ -115,7 +164,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             slot = SLOT_OF_PROFILE[profile]
             if not values[slot.field]:
                 parser.error(f"--profile {profile} has no target: give {options[slot.field]}")
-    refused = run_options.refuse_replacing(values)  # cassettes --record would replace, without --overwrite
+    refused = (run_options.refuse_replacing(values)  # cassettes --record would replace, without --overwrite
+               or selection.refuse(values, {opt.name: opt.cli for opt in run_options.RUN_OPTIONS}))
     if refused:
         parser.error(refused)
     if not args.report:  # the default is checked like a given one, before the run
@@ -142,7 +192,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     # its asserts (the suite asserts nothing with `assert`); that warning is noise for a user.
     pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull,
                    "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                   "--rootdir", str(Path.cwd()), "-q", "-rN", "--junitxml", str(report_dir / "junit.xml")]
+                   "--rootdir", str(Path.cwd()), "-q", "-rN",
+                   "-o", "console_output_style=classic"]  # a line per test (live.py), no [100%] after them
     code = pytest.main(pytest_args + run_options.pytest_args(values) + extra)
     if code == pytest.ExitCode.USAGE_ERROR:  # an option after -- that pytest refused (it said which)
         return EXIT_USAGE
@@ -169,10 +220,11 @@ def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_di
 
     started = now()
     print(f"streamcert: {reason}; nothing was run (report: {report_dir}/compatibility.json)", file=sys.stderr)
-    report = build_report(Aggregator(), selected_profiles=set(args.profiles) or served_profiles(values),
-                          level=args.level,
+    profiles = set(args.profiles) or served_profiles(values)
+    report = build_report(Aggregator(), selected_profiles=profiles, level=args.level,
                           target=target_json(target, scrubber, fault=None, embedded=False),
-                          started=started, finished=now(), catalogue=load_catalogue(), could_not_run=reason)
+                          started=started, finished=now(), catalogue=load_catalogue(), could_not_run=reason,
+                          selection=selection.narrowing(profiles, args.requirements, args.scenarios))
     try:
         write_all(scrubber.value(report), report_dir)
     except OSError as exc:
@@ -239,6 +291,86 @@ def cmd_convert(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"streamcert convert: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    return 0
+
+
+# -- list, explain and baseline --------------------------------------------------------------------------
+
+def _print(text: str) -> None:
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # `streamcert list | head`: the reader has what it wanted
+        sys.stdout = None  # type: ignore[assignment]  (nothing more is written to the closed pipe)
+
+
+def _width() -> int | None:
+    """The terminal's width when standard output is one (lines are cut to it), else None (whole lines)."""
+    import shutil
+
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .listing import Selection, list_json, requirement_lines, scenario_lines
+
+    selection = Selection(frozenset(args.profiles), args.level, tuple(args.globs))
+    if args.json:
+        _print(json.dumps(list_json(selection, args.scenarios), indent=1, ensure_ascii=False))
+        return 0
+    if args.scenarios:
+        lines = scenario_lines(selection.scenarios(), _width())
+    else:
+        lines = requirement_lines(selection.requirements(), _width())
+    if not lines:
+        print(f"streamcert list: no {'scenario' if args.scenarios else 'requirement'} matches", file=sys.stderr)
+        return 1
+    _print("\n".join(lines))
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .listing import UnknownRequirement, explain_json, explain_lines, find_requirement
+
+    try:
+        req = find_requirement(args.req_id)
+    except UnknownRequirement as exc:
+        print(f"streamcert explain: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    _print(json.dumps(explain_json(req), indent=1, ensure_ascii=False) if args.json else "\n".join(explain_lines(req)))
+    return 0
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from .report.baseline import baseline_yaml
+
+    source = Path(args.report_path)
+    if source.is_dir():
+        source = source / "compatibility.json"
+    try:
+        report = json.loads(source.read_text("utf-8"))
+        if not isinstance(report, dict):
+            raise ValueError("not a compatibility.json (not a JSON object)")
+        text = baseline_yaml(report, str(source))
+    except OSError as exc:
+        print(f"streamcert baseline: {source}: cannot read it ({exc.strerror or exc})", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:  # not JSON, not a report, a report of a run that could not run
+        print(f"streamcert baseline: {source}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.output:
+        _print(text.rstrip("\n"))
+        return 0
+    output = Path(args.output)
+    if output.exists() and not args.overwrite:
+        print(f"streamcert baseline: {output} is already there (give --overwrite to replace it)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        output.write_text(text, "utf-8")
+    except OSError as exc:
+        print(f"streamcert baseline: cannot write {output} ({exc.strerror or exc})", file=sys.stderr)
+        return EXIT_USAGE
+    count = sum(line.startswith("- id: ") for line in text.splitlines())
+    print(f"streamcert baseline: {count} expected failure(s) written to {output}; edit their reasons", file=sys.stderr)
     return 0
 
 

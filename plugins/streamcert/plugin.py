@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from . import limits, run_options
+from . import limits, live, run_options, selection
 from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
@@ -40,11 +40,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("streamcert", "streamcert conformance suite")
     for opt in run_options.RUN_OPTIONS:
         opt.add_to(group.addoption, opt.pytest)
+        # The same option as an ini key (and an environment variable): run_options.resolve reads them.
+        parser.addini(opt.ini, f"{opt.pytest} (environment: {opt.env}): {opt.help}",
+                      type="linelist" if opt.repeat else "string")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "streamcert_profile(name): the profile a conformance test belongs to")
-    config.pluginmanager.register(StreamcertRun(config), RUN_PLUGIN)
+    config.addinivalue_line("markers", "streamcert_profile(name): set by streamcert on each conformance test, the "
+                            "profile of its scenarios (-m streamcert_profile: the conformance tests of a mixed run)")
+    run = StreamcertRun(config)
+    config.pluginmanager.register(run, RUN_PLUGIN)
+    config.pluginmanager.register(run.selection, selection.PLUGIN)
+    config.pluginmanager.register(live.LiveProgress(config), live.PLUGIN)  # progress lines (live.py)
 
 
 def _runs_suite(config: pytest.Config) -> bool:
@@ -69,21 +76,25 @@ class StreamcertRun:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.options = run_options.from_pytest(config)
+        try:  # command line, else environment, else ini file, else default
+            self.options = run_options.from_pytest(config)
+        except run_options.OptionError as exc:
+            raise pytest.UsageError(str(exc)) from None
         self.is_worker = hasattr(config, "workerinput")
         if not self.is_worker and _runs_suite(config):
-            refused = run_options.refuse_replacing(self.options)  # before anything starts
-            if refused:
+            flags = {opt.name: opt.pytest for opt in run_options.RUN_OPTIONS}
+            refused = run_options.refuse_replacing(self.options) or selection.refuse(self.options, flags)
+            if refused:  # before anything starts
                 raise pytest.UsageError(refused)
+        self.selection = selection.Selection(config, self.options)
         self.embedded: Any = None  # the ReferenceProcess this run started
         self.embedded_targets: dict[str, str] = {}
         if self.is_worker:
             self.embedded_targets = dict(config.workerinput.get(EMBEDDED_KEY, {}))
-        elif self.is_embedded and _runs_suite(config):
-            self._start_embedded()
-        given = {name: value for name, value in self.options.items() if value is not None and value != ""}
-        self.target: Target = run_options.target_of({**self.embedded_targets, **given})
-        self.scrubber = Scrubber.of(self.target)
+        self._given = {name: value for name, value in self.options.items() if value is not None and value != ""}
+        self._target: Target | None = None  # the embedded reference's is known once it has started
+        # The embedded reference's URLs carry no secret: the given options alone make the scrubber.
+        self.scrubber = Scrubber.of(run_options.target_of(self._given))
         self.started = now()
         # One clock for --run-limit across the xdist workers: the controller's start.
         self.started_at = float(config.workerinput.get(STARTED_KEY, time.time())) if self.is_worker else time.time()
@@ -117,6 +128,21 @@ class StreamcertRun:
         """No target given: the embedded reference serves every profile."""
         return not names_a_target(self.options)
 
+    @property
+    def target(self) -> Target:
+        """Where the scenarios go. With no target given, the controller starts the embedded reference here,
+        at the first use: before the first test (pytest_runtestloop), or as pytest-xdist sets up its workers
+        (pytest_configure_node), never under --collect-only."""
+        if self._target is None:
+            if self._starts_embedded():
+                self._start_embedded()
+            self._target = run_options.target_of({**self.embedded_targets, **self._given})
+        return self._target
+
+    def _starts_embedded(self) -> bool:
+        return (self.is_embedded and not self.is_worker and self.embedded is None and _runs_suite(self.config)
+                and not self.config.option.collectonly)
+
     def _start_embedded(self) -> None:
         from .reference.process import ReferenceProcess
 
@@ -131,18 +157,30 @@ class StreamcertRun:
         return set(PROFILES) if self.is_embedded else served_profiles(self.options)
 
     def target_json(self) -> dict[str, Any]:
-        return target_json(self.target, self.scrubber, fault=self.options["fault"], embedded=self.is_embedded)
+        shown = self._target or run_options.target_of(self._given)  # (an embedded reference never started: none)
+        return target_json(shown, self.scrubber, fault=self.options["fault"], embedded=self.is_embedded)
 
     # -- hooks ---------------------------------------------------------------------------------------
 
     @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: without xdist it is never called
     def pytest_configure_node(self, node: Any) -> None:
+        self.target  # noqa: B018  (starts the embedded reference, if any, for the workers to drive)
         node.workerinput[EMBEDDED_KEY] = self.embedded_targets
         node.workerinput[STARTED_KEY] = self.started_at
 
     @pytest.hookimpl(optionalhook=True)  # pytest-xdist: the ids a worker collected
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self.collected.update(ids)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Start the embedded reference once collection is over and a conformance test is to run (not under
+        --collect-only, nor when every test was deselected); under pytest-xdist it has started already."""
+        if not session.config.option.collectonly and any(selection.scenarios_of_item(i) for i in session.items):
+            try:
+                self.target  # noqa: B018
+            except RuntimeError as exc:  # ReferenceProcess.start: the child never printed its URL
+                pytest.exit(f"streamcert: {exc}", returncode=pytest.ExitCode.INTERNAL_ERROR)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any):
@@ -232,6 +270,8 @@ class StreamcertRun:
                               started=self.started, finished=now(),
                               baseline=load_baseline(baseline) if baseline else None,
                               catalogue=load_catalogue(),
+                              selection=self.selection.for_report(self.selected_profiles(), _runs_suite(self.config),
+                                                                  self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
         self.report = self.scrubber.value(report)
@@ -459,16 +499,33 @@ class Streamcert:
 
 @pytest.fixture
 def streamcert(request: pytest.FixtureRequest) -> Streamcert:
+    """Drive and judge a conformance scenario in a test of your own: `streamcert.check("stream-basic")`
+    runs the scenario (`streamcert list` names them) against the run's target (--sut-url, --acp-cmd, …,
+    or their STREAMCERT_* variables and ini keys; with none, the embedded reference) and judges every
+    frame; a failed requirement fails the test with its ID and message, and the findings go into the
+    run's compatibility.json (--streamcert-report DIR).
+
+        def test_my_agent_streams(streamcert):
+            streamcert.check("stream-basic")
+
+    `streamcert.judge(log)` judges a frame log you captured or loaded yourself
+    (`FrameLog.load("cassettes/x.yaml")`, streamcert.framelog); `streamcert.target` is the Target in use.
+    A scenario whose profile is not selected, or that has no target, is skipped."""
     return Streamcert(request)
 
 
 @pytest.fixture
 def streamcert_reference():
-    """Start the embedded reference server (or one of its fault variants) on 127.0.0.1 for a test,
-    the fixture form of `streamcert serve --fault NAME`:
+    """Start the embedded reference agent, or a fault variant of it, on 127.0.0.1 for one test (the
+    fixture form of `streamcert serve --fault NAME`): `server = streamcert_reference()` or
+    `streamcert_reference(fault="status-first")` (`streamcert serve --list-faults` names them);
+    `server.url` is its A2A base URL. Every server it started stops after the test.
 
-        server = streamcert_reference(fault="status-first")   # server.url, server.agent_url(name)
-    """
+        def test_my_client_against_the_reference(streamcert_reference):
+            good, broken = streamcert_reference(), streamcert_reference(fault="status-first")
+            ...                                       # server.agent_url(name): one of its agents
+
+    For trying a client, or checks of your own, against a known-good and a known-broken agent."""
     from .reference.server import ReferenceServer
 
     started = []

@@ -5,12 +5,20 @@ An option's `name` is its value's key on both sides (for a target, the `Target` 
 its flag on `streamcert run`, `pytest` its flag in a pytest run (the plugin's own, older names).
 A validator turns the text given into the value, or raises ArgumentTypeError: argparse and pytest
 then report a usage error naming the flag.
+
+Every option is also an environment variable and a pytest ini key, named after its pytest flag (`ini`,
+`env`: `--sut-url` → `streamcert_sut_url`, `STREAMCERT_SUT_URL`). `resolve` is the one place that gives
+an option its value: the command line, else the environment, else the ini file (pytest only), else the
+default; a value from the environment or an ini file goes through the same validator, and a bad one is
+refused naming the variable or the key.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -18,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from . import limits
+from . import limits, selection
 from .catalogue import PROFILES
 from .targets import Target
 
@@ -91,8 +99,9 @@ def origin(value: str) -> str:
 
 
 def baseline_file(value: str) -> str:
-    """A baseline that can be read, is JSON, has the documented shape and names only known ids."""
-    from .report.aggregate import load_baseline
+    """A baseline that can be read, is YAML or JSON, has the documented shape and names only known ids and
+    scenarios (report/baseline.py)."""
+    from .report.baseline import load_baseline
 
     try:
         load_baseline(value)
@@ -160,13 +169,32 @@ class RunOption:
     metavar: str | None = None
     flag: bool = False  # takes no value: given, it is True
 
+    @property
+    def ini(self) -> str:
+        """Its pytest ini key: the pytest flag without dashes, `streamcert_` in front unless it starts so."""
+        key = self.pytest.lstrip("-").replace("-", "_")
+        return key if key.startswith("streamcert_") else "streamcert_" + key
+
+    @property
+    def env(self) -> str:
+        """Its environment variable (STREAMCERT_SUT_URL); never one of DESIGN §7's client variables."""
+        return self.ini.upper()
+
+    @property
+    def separators(self) -> str:
+        """What separates the values of a repeatable option in one variable or ini value: newlines, and commas
+        too except for headers (a header's value may hold a comma)."""
+        return "\n" if self.name == "headers" else "\n,"
+
     def add_to(self, add: Callable[..., Any], flag: str, **extra: Any) -> None:
-        """Declare the option through `add` (argparse's add_argument or pytest's addoption): the one place
-        where both front ends take an option's default from."""
+        """Declare the option through `add` (argparse's add_argument or pytest's addoption). Its default is
+        None there, so that `resolve` can tell an option given on the command line from one to take from the
+        environment, an ini file or the default."""
+        shown = f"{self.help} [env {self.env}]".replace("%", "%%")  # (argparse formats help with %)
         if self.flag:
-            add(flag, action="store_true", help=self.help, default=False, **extra)
+            add(flag, action="store_true", help=shown, default=None, **extra)
             return
-        kwargs: dict[str, Any] = {"help": self.help, "default": [] if self.repeat else self.default, **extra}
+        kwargs: dict[str, Any] = {"help": shown, "default": None, **extra}
         if self.repeat:
             kwargs["action"] = "append"
         for key in ("type", "choices"):
@@ -217,7 +245,8 @@ RUN_OPTIONS = (
     RunOption("timing_tolerance", "--timing-tolerance", "--streamcert-timing-tolerance",
               "with --against: seconds a frame may come sooner or later than recorded (default "
               f"{DEFAULT_TIMING_TOLERANCE:g})", nonnegative, DEFAULT_TIMING_TOLERANCE, metavar="SECONDS"),
-    RunOption("baseline", "--baseline", "--baseline", "expected failures: a JSON file (see the README)",
+    RunOption("baseline", "--baseline", "--baseline",
+              "expected failures: a YAML or JSON file, e.g. written by `streamcert baseline` (see the README)",
               baseline_file),
     RunOption("fault", "--fault", "--sut-fault", "embedded reference only: run the suite against this fault variant",
               fault_name),
@@ -235,6 +264,12 @@ RUN_OPTIONS = (
     RunOption("allow_origins", "--allow-origin", "--streamcert-allow-origin",
               "another origin (scheme://host:port) the credentials may be sent to, e.g. a card's interface URL "
               "(repeatable)", origin, repeat=True, metavar="ORIGIN"),
+    RunOption("requirements", "--requirement", "--streamcert-requirement",
+              "run only the scenarios that exercise a requirement matching this glob (repeatable); the others are "
+              "NOT_TESTED, not selected", selection.requirement_glob, repeat=True, metavar="GLOB"),
+    RunOption("scenarios", "--scenario", "--streamcert-scenario",
+              "run only the scenarios whose id matches this glob (repeatable); the requirements they do not "
+              "exercise are NOT_TESTED, not selected", selection.scenario_glob, repeat=True, metavar="GLOB"),
     *(RunOption(cap.field, cap.option, "--streamcert-" + cap.option[2:],
                 f"{cap.what} cap (default {limits.show(cap.default, cap.unit)})",
                 limits.byte_size if cap.unit == "bytes" else positive, cap.default, metavar=cap.unit.upper())
@@ -245,9 +280,61 @@ RUN_OPTIONS = (
 )
 
 
+class OptionError(ValueError):
+    """A value from the environment or an ini file that its option refuses (the message names where it was)."""
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _from_text(opt: RunOption, raw: Any, where: str) -> Any:
+    """The value an environment variable or ini value gives an option, checked by its validator; None when it
+    is unset or blank (a CI variable set to an empty input gives nothing)."""
+    if isinstance(raw, list):  # an ini `linelist`: one value a line already
+        raw = "\n".join(str(item) for item in raw)
+    text = "" if raw is None else str(raw).strip()
+    if not text:
+        return None
+    if opt.flag:
+        if text.lower() not in _TRUE + _FALSE:
+            raise OptionError(f"{where}: {text!r} is not one of {', '.join(_TRUE + _FALSE)}")
+        return text.lower() in _TRUE
+    items = [text]
+    if opt.repeat:
+        items = [part.strip() for part in re.split(f"[{re.escape(opt.separators)}]", text) if part.strip()]
+    values = []
+    for item in items:
+        try:
+            value = opt.type(item) if opt.type is not None else item
+        except (argparse.ArgumentTypeError, ValueError) as exc:
+            raise OptionError(f"{where}: {exc}") from None
+        if opt.choices is not None and value not in opt.choices:
+            raise OptionError(f"{where}: {item!r} is not one of {', '.join(opt.choices)}")
+        values.append(value)
+    return values if opt.repeat else values[0]
+
+
+def resolve(given: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+            ini: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Every option's value, by name: the command line's (`given`; None or [] when absent), else the
+    environment's, else the ini file's (`ini(key)`, pytest only), else the default. Raises OptionError."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for opt in RUN_OPTIONS:
+        value = given.get(opt.name)
+        if value is None or (opt.repeat and not value):
+            value = _from_text(opt, environ.get(opt.env), f"environment variable {opt.env}")
+        if value is None and ini is not None:
+            value = _from_text(opt, ini(opt.ini), f"ini key {opt.ini}")
+        if value is None:
+            value = [] if opt.repeat else False if opt.flag else opt.default
+        values[opt.name] = list(value) if opt.repeat else value
+    return values
+
+
 def from_pytest(config: Any) -> dict[str, Any]:
-    """The options' values in a pytest run, by name."""
-    return {opt.name: config.getoption(opt.pytest) for opt in RUN_OPTIONS}
+    """The options' values in a pytest run, by name (command line, environment, ini file, default)."""
+    return resolve({opt.name: config.getoption(opt.pytest) for opt in RUN_OPTIONS}, os.environ, config.getini)
 
 
 def pytest_args(values: Mapping[str, Any]) -> list[str]:
@@ -258,7 +345,7 @@ def pytest_args(values: Mapping[str, Any]) -> list[str]:
         if opt.flag:
             args += [opt.pytest] if value else []
             continue
-        for item in value if opt.repeat else [value]:
+        for item in (value or []) if opt.repeat else [value]:
             if item is not None and item != "":
                 args += [opt.pytest, str(item)]
     return args
@@ -275,7 +362,9 @@ def replaced_cassettes(values: Mapping[str, Any]) -> list[Path]:
 
     profiles = set(values.get("profiles") or ()) or (
         served_profiles(values) if names_a_target(values) else set(PROFILES))
-    return existing(values["record"], [sid for sid in scenario_ids() if load_scenario(sid).profile in profiles])
+    chosen = selection.chosen_scenarios(values.get("requirements") or (), values.get("scenarios") or ())
+    return existing(values["record"], [sid for sid in scenario_ids() if load_scenario(sid).profile in profiles
+                                       and (chosen is None or sid in chosen)])
 
 
 def refuse_replacing(values: Mapping[str, Any]) -> str | None:

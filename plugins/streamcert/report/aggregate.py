@@ -17,39 +17,28 @@ A SHOULD (or MAY) requirement that FAILs keeps the status FAIL in the report —
 rule decided, and the report must not hide it — but it does not change the verdict: §3 makes only
 MUST requirements count. Users who want SHOULD failures to break CI read the summary counts.
 
-Baseline (`--baseline FILE`) — the JSON object given to `build_report(baseline=...)`, either
-
-    {"expected_failures": ["A2A-STREAM-004", "WIRE-007"]}
-
-or a previous `compatibility.json` as written by this module, from which the ids whose status is
-FAIL or ERROR are taken. A listed requirement whose status is FAIL or ERROR is an expected failure:
-its status stays, the entry gets `"baseline": "expected"`, and it does not make the verdict FAIL.
-A listed requirement that is now judged and not a failure (PASS, NON_STRICT, WARNING) is a stale
-baseline entry: the report lists it in `"stale_baseline"` and the verdict is FAIL, so the baseline
-gets updated. A listed requirement that was not judged (NOT_TESTED, UNSUPPORTED, SKIPPED) is
-neither. `load_baseline` (the `--baseline` option) refuses a file that lists ids not in the catalogue,
-naming them; a document given to `build_report` directly has them reported in `"baseline_unknown"` (no
-verdict effect: the failure they meant to excuse, if any, still counts).
+Baseline (`--baseline FILE`, read by `baseline.load_baseline`): the document given to
+`build_report(baseline=...)`. `baseline.apply_baseline` marks its entries: a listed failure is
+expected (its status stays, `"baseline": "expected"`, no verdict effect; with a `scenario`, only when
+its failing tests drive that scenario), a listed requirement now judged and not failing is a stale
+entry (`"stale_baseline"`, verdict FAIL), ids the catalogue does not have are listed in
+`"baseline_unknown"`. See report/baseline.py.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..catalogue import LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
 from ..outcomes import Finding, Outcome, worst
+from .baseline import JUDGED_NON_FAILURES, apply_baseline, expected_failures_of, load_baseline  # noqa: F401
 
 # Bounds on what one requirement carries into the report, however many tests judged it.
 MAX_MESSAGES = 3
 MAX_EVIDENCE = 10
-
-JUDGED_NON_FAILURES = (Outcome.PASS, Outcome.NON_STRICT, Outcome.WARNING)
 
 
 @dataclass(frozen=True)
@@ -82,6 +71,12 @@ class Aggregator:
     def results(self) -> dict[str, RequirementResult]:
         return {req_id: _reduce(req_id, pairs) for req_id, pairs in self._by_requirement.items()}
 
+    def failing_tests(self) -> dict[str, tuple[str, ...]]:
+        """Per requirement, the tests whose finding on it is FAIL or ERROR (a baseline entry scoped to a
+        scenario excuses a failure only when these all drive it)."""
+        return {req_id: tuple(sorted({nodeid for nodeid, f in pairs if f.outcome.is_failure}))
+                for req_id, pairs in self._by_requirement.items()}
+
 
 def _reduce(req_id: str, pairs: list[tuple[str, Finding]]) -> RequirementResult:
     # Sort by test id (stable) so that the report does not depend on xdist's arrival order.
@@ -109,46 +104,6 @@ def _bounded_messages(messages: list[str]) -> str:
     if len(distinct) > MAX_MESSAGES:
         kept.append(f"(and {len(distinct) - MAX_MESSAGES} more)")
     return "\n".join(kept)
-
-
-# -- baseline -----------------------------------------------------------------------------------------
-
-
-def expected_failures_of(baseline: Any) -> set[str]:
-    """The requirement ids a baseline document expects to fail (see the module docstring)."""
-    listed = baseline.get("expected_failures") if isinstance(baseline, Mapping) else None
-    if isinstance(listed, list) and all(isinstance(req_id, str) for req_id in listed):
-        return set(listed)
-    previous_entries = baseline.get("requirements") if isinstance(baseline, Mapping) else None
-    if listed is None and isinstance(previous_entries, list):
-        return {entry["id"] for entry in previous_entries
-                if entry.get("status") in (Outcome.FAIL.value, Outcome.ERROR.value)}
-    raise ValueError('baseline: expected {"expected_failures": ["ID", ...]} or a compatibility.json')
-
-
-def load_baseline(path: str | Path, catalogue: Mapping[str, Requirement] | None = None) -> dict[str, Any]:
-    """Read and check a baseline file; the result is what `build_report(baseline=...)` takes. Raises
-    ValueError with one line naming the file: not readable, not JSON, not the documented shape, or an id
-    that is not in the catalogue (a mistyped id would otherwise excuse nothing, silently)."""
-    try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from None
-    try:
-        listed = expected_failures_of(document)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise ValueError(f'{path}: expected {{"expected_failures": ["ID", ...]}} or a compatibility.json') from None
-    known = load_catalogue() if catalogue is None else catalogue
-    unknown = sorted(listed - set(known))
-    if unknown:
-        hints = [f"{rid} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(rid, known, 1)) else rid
-                 for rid in unknown]
-        raise ValueError(f"{path}: not in the catalogue: {', '.join(hints)}")
-    return document
 
 
 # -- regressions (--against) ---------------------------------------------------------------------------
@@ -190,7 +145,7 @@ def _level_rank(level: str) -> int:
 
 
 def _entry(req: Requirement, result: RequirementResult | None, *, profile_selected: bool,
-           level_selected: bool, selected_level: str) -> dict[str, Any]:
+           level_selected: bool, selected_level: str, not_selected: str | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": req.id, "profile": req.family, "level": req.level, "status": "",
                              "title": req.title, "source": req.source, "message": "", "tests": [],
                              "evidence": []}
@@ -200,6 +155,9 @@ def _entry(req: Requirement, result: RequirementResult | None, *, profile_select
     elif not level_selected:
         entry["status"] = Outcome.SKIPPED.value
         entry["message"] = f"{req.level} is below the selected level {selected_level.upper()}"
+    elif not_selected:  # narrowed away (--requirement, --scenario, -k …): even a finding of a test that ran
+        entry["status"] = Outcome.NOT_TESTED.value
+        entry["message"] = not_selected
     elif result is None:
         entry["status"] = Outcome.NOT_TESTED.value
         entry["message"] = "no test produced a finding"
@@ -243,27 +201,17 @@ def decide_verdict(entries: list[dict[str, Any]], stale_baseline: list[str]) -> 
     return "PASS"
 
 
-def _apply_baseline(entries: list[dict[str, Any]], expected: set[str]) -> tuple[list[str], list[str]]:
-    """Mark expected failures in place; return (stale ids, unknown ids), in catalogue order."""
-    stale: list[str] = []
-    for entry in entries:
-        if entry["id"] not in expected:
-            continue
-        status = Outcome(entry["status"])
-        if status.is_failure:
-            entry["baseline"] = "expected"
-        elif status in JUDGED_NON_FAILURES:
-            entry["baseline"] = "stale"
-            stale.append(entry["id"])
-    known = {entry["id"] for entry in entries}
-    return stale, sorted(expected - known)
-
-
 def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, target: dict[str, Any],
                  started: str, finished: str, baseline: Mapping[str, Any] | None = None,
                  catalogue: Mapping[str, Requirement] | None = None,
-                 could_not_run: str | None = None, regressions: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 could_not_run: str | None = None, regressions: Mapping[str, Any] | None = None,
+                 selection: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs).
+
+    `selection` (`selection.narrowing`, from --requirement, --scenario, -k …): `not_selected` maps each
+    requirement the run narrowed away to its reason, and it is NOT_TESTED with it; when `narrowed`, the
+    verdict is never PASS (DESIGN §3: a narrowed run never certifies, even one whose every requirement
+    happens to be judged by the tests it kept); the rest goes into the report's `selection`.
 
     `could_not_run`: why the run stopped before any scenario (an unreachable target): every selected
     requirement is ERROR with that reason, the verdict is INCOMPLETE (nothing was judged, so nothing
@@ -277,23 +225,26 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
     if level.upper() not in LEVELS:
         raise ValueError(f"unknown level {level!r} (must, should or may)")
     requirements = load_catalogue() if catalogue is None else catalogue
+    not_selected = dict((selection or {}).get("not_selected") or {})
     if could_not_run is not None:
         agg = Aggregator()
         for req in requirements.values():
-            if req.profile in selected_profiles and _level_rank(req.level) <= _level_rank(level):
+            if (req.profile in selected_profiles and _level_rank(req.level) <= _level_rank(level)
+                    and req.id not in not_selected):
                 agg.add("", [Finding(req.id, Outcome.ERROR, could_not_run)])
         baseline = None
     results = agg.results()
 
     entries = [
         _entry(req, results.get(req.id), profile_selected=req.profile in selected_profiles,
-               level_selected=_level_rank(req.level) <= _level_rank(level), selected_level=level)
+               level_selected=_level_rank(req.level) <= _level_rank(level), selected_level=level,
+               not_selected=not_selected.get(req.id))
         for req in requirements.values()
     ]
     stale_baseline: list[str] = []
     baseline_unknown: list[str] = []
     if baseline is not None:
-        stale_baseline, baseline_unknown = _apply_baseline(entries, expected_failures_of(baseline))
+        stale_baseline, baseline_unknown = apply_baseline(entries, baseline, agg.failing_tests())
 
     report: dict[str, Any] = {
         "tool": {"name": "streamcert", "version": __version__},
@@ -306,6 +257,10 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
         "requirements": entries,
         "selection": {"profiles": [p for p in PROFILES if p in selected_profiles], "level": level.lower()},
     }
+    if selection:
+        report["selection"].update({k: v for k, v in selection.items() if k != "not_selected"})
+        if selection.get("narrowed") and report["verdict"] == "PASS":
+            report["verdict"] = "INCOMPLETE"
     if could_not_run is not None:
         report["could_not_run"] = could_not_run
     if regressions is not None:

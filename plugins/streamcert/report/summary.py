@@ -24,7 +24,10 @@ def requirement_line(entry: dict[str, Any]) -> str:
     if entry["status"] == Outcome.ERROR.value:
         why = f"ERROR: {why}"
     if entry.get("baseline") == "expected":
-        why += " [expected by baseline]"
+        reason = entry.get("baseline_reason")
+        why += " [expected by baseline" + (f": {reason}" if reason else "") + "]"
+    elif entry.get("baseline_scenarios"):  # scoped to other scenarios than the ones that failed it
+        why += f" [the baseline expects it only in {', '.join(entry['baseline_scenarios'])}]"
     return f"  {entry['id']}  {entry['title']} — {why}"
 
 

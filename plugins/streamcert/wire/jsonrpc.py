@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 import httpx
 
-from .. import limits
+from .. import limits, live
 from ..framelog import (
     CONTENT_ENCODING,
     DECODED_LIMIT,
@@ -220,6 +220,7 @@ class A2AClient:
             return ex
         reading = _Reading(ex)
         bound = limit if limit is not None else self.timeout * 3
+        live.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         try:
             async with asyncio.timeout(bound):
                 await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)

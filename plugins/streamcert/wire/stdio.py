@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import limits
+from .. import limits, live
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog
 from .capture import Clock
 
@@ -286,6 +286,7 @@ class StdioPeer:
         """`wait_for` within `bound`. None if no more lines will come, or if the limit passed: then the
         program is stopped at it (`stop`), while waiting for `awaiting` ("the answer to initialize")."""
         loop = asyncio.get_running_loop()
+        live.waiting(self.log.scenario, self.ex, bound.limit, awaiting)  # shown while it lasts
         ev = await self.wait_for(predicate, bound.deadline - loop.time(), start)
         if ev is None and not self.ended:  # still running, still silent: the limit is what ends it
             await self.stop(bound.cap, bound.limit, awaiting, round(loop.time() - bound.since, 1))
