@@ -22,9 +22,10 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "ACP-PLAN-": ("acp-plans", "acp"),
     "PROG-": ("progress", "progress"),
     "LINE-": ("line", "line"),
+    "CLIENT-ACP-": ("acp-client", "acp-client"),
     "CLIENT-": ("client", "client"),
 }
-PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client")
+PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client", "acp-client")
 LEVELS = ("MUST", "SHOULD", "MAY")
 
 
@@ -105,9 +106,32 @@ def catalogue_version() -> str:
     return max(versions) if versions else "0"
 
 
+# Where scenarios are kept: the server scenarios, and the client cases (DESIGN §7 extended, issue 11), whose
+# ids start with one of CLIENT_CASE_PREFIXES (cases/client/ holds other data too: only those files are cases).
+SCENARIO_DIRS = ("scenarios", "client")
+CLIENT_CASE_PREFIXES = ("client-", "acp-client-")
+
+
+def _scenario_files() -> dict[str, Any]:
+    """Scenario id → its file, over SCENARIO_DIRS."""
+    found: dict[str, Any] = {}
+    for name in SCENARIO_DIRS:
+        folder = _cases_dir() / name
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            sid = entry.name[:-5]
+            if entry.name.endswith(".json") and (name == "scenarios" or sid.startswith(CLIENT_CASE_PREFIXES)):
+                if sid in found:
+                    raise ValueError(f"scenario {sid} is in both cases/{name}/ and another folder")
+                found[sid] = entry
+    return found
+
+
 @lru_cache(maxsize=None)
 def load_scenario(scenario_id: str) -> Scenario:
-    path = _cases_dir() / "scenarios" / f"{scenario_id}.json"
+    files = _scenario_files()
+    path = files.get(scenario_id, _cases_dir() / "scenarios" / f"{scenario_id}.json")
     raw = json.loads(path.read_text("utf-8"))
     known = load_catalogue()
     for rid in raw["requirements"]:
@@ -118,8 +142,7 @@ def load_scenario(scenario_id: str) -> Scenario:
 
 
 def scenario_ids() -> list[str]:
-    folder = _cases_dir() / "scenarios"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+    return sorted(_scenario_files())
 
 
 def tolerance(req_id: str, key: str, default: float) -> float:
