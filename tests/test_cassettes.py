@@ -33,7 +33,10 @@ from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
 
 CASSETTES = resources.files("streamcert.cassettes") / "reference"
-RERECORD = "streamcert run --record cassettes/reference --overwrite -- -n 2"
+CLIENT_PROFILES = ("client", "acp-client")
+# The client profiles are left out: a client case is served from its base recording (cases/client/, docs/clients.md).
+RERECORD = ("streamcert run --record cassettes/reference --overwrite --profile a2a --profile interactions "
+            "--profile plans --profile acp --profile progress --profile line -- -n 2")
 
 
 def cassette_paths() -> list[Path]:
@@ -42,7 +45,7 @@ def cassette_paths() -> list[Path]:
 
 def test_every_scenario_has_a_reference_cassette():
     names = {p.stem for p in cassette_paths()}
-    missing = sorted(set(scenario_ids()) - names)
+    missing = sorted({s for s in scenario_ids() if load_scenario(s).profile not in CLIENT_PROFILES} - names)
     assert not missing, f"no reference cassette for {missing}: re-record them with `{RERECORD}`"
 
 

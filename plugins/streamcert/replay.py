@@ -18,6 +18,13 @@ client goes (at most HOLD_S).
 
 The server is a small asyncio HTTP/1.1 server of its own (not uvicorn): it must write each recorded chunk on
 its own, at its time, and drop a connection without a word.
+
+Two things serve client certification (scenarios/client.py) and change nothing for a recorded cassette:
+- `record`: every request the server receives goes into that frame log as an exchange labelled `sent` (what
+  was asked and what was answered; see `ReplayServer._sent`);
+- an answer whose notes hold `replay_hold` ({"chunk": i, "until": [[key, n], …]}) writes its chunks from the
+  i-th on only once the n-th request of one of those keys ("rpc SendStreamingMessage") has arrived: a stream
+  that stays open at an interrupted state goes on once the client has answered (conflict D3, "open").
 """
 
 from __future__ import annotations
@@ -34,15 +41,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
-from .framelog import END_CLOSED, END_ERROR, END_RESET, Exchange, FrameLog
+from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
 from .protocols.script import SCRIPT_KEY
 
 HOST = "127.0.0.1"  # loopback only, always
 PACES = ("recorded", "fast")
 HOLD_S = 60.0  # how long a stream the suite stopped reading stays open after its last chunk
+HOLD = "replay_hold"  # an answer's notes key: write its chunks from one on only once a request has come
+SENT = "sent"  # the label of a request the server received, in the frame log it records into
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
 READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed
@@ -63,9 +72,10 @@ class Recording:
     ids: set[str] = field(default_factory=set)  # task and context ids its answers hold
 
     @classmethod
-    def of(cls, path: Path) -> Recording:
-        log = FrameLog.load(path)
-        rec = cls(log.scenario, path, log)
+    def of(cls, path: Path | FrameLog) -> Recording:
+        """The recording of a cassette file, or of a frame log already in memory (a client case's stream)."""
+        log = path if isinstance(path, FrameLog) else FrameLog.load(path)
+        rec = cls(log.scenario, Path(f"<{log.scenario}>") if isinstance(path, FrameLog) else path, log)
         for ex in log.exchanges:
             if ex.method == "STDIO" or ex.notes.get("not_sent"):
                 continue  # never reached an HTTP server: nothing to answer with
@@ -83,6 +93,12 @@ def request_key(method: str, path: str, rpc_method: str | None) -> str:
     if method == "POST" and rpc_method:
         return f"rpc {rpc_method}"
     return f"{method} {path}"
+
+
+def key_of(method: str, path: str, body: Any) -> str:
+    """The request_key of a request as it arrived (its JSON-RPC method read from its body)."""
+    rpc = body.get("method") if method == "POST" and isinstance(body, dict) and "jsonrpc" in body else None
+    return request_key(method, path, rpc if isinstance(rpc, str) else None)
 
 
 def _answer_values(ex: Exchange) -> Iterable[Any]:
@@ -130,12 +146,13 @@ def script_name(body: Any) -> str | None:
 class Replayer:
     """Which recorded answer a request gets (thread-safe: counts per scenario and method)."""
 
-    def __init__(self, paths: Iterable[str | Path], scenario: str | None = None, pace: str = "recorded") -> None:
+    def __init__(self, paths: Iterable[str | Path | FrameLog], scenario: str | None = None,
+                 pace: str = "recorded") -> None:
         if pace not in PACES:
             raise ValueError(f"--pace must be one of {', '.join(PACES)}")
         self.recordings: dict[str, Recording] = {}
         for path in paths:
-            rec = Recording.of(Path(path))
+            rec = Recording.of(path if isinstance(path, FrameLog) else Path(path))
             if rec.scenario in self.recordings:
                 raise ValueError(f"{path} and {self.recordings[rec.scenario].path} are both of scenario {rec.scenario}")
             self.recordings[rec.scenario] = rec
@@ -146,6 +163,7 @@ class Replayer:
         self.scenario = scenario
         self.pace = pace
         self._served: dict[tuple[str, str], int] = {}
+        self.arrived: dict[str, int] = {}  # requests received, by request_key (matched or not)
         self._lock = threading.Lock()
 
     def which(self, body: Any) -> tuple[Recording | None, str]:
@@ -170,8 +188,9 @@ class Replayer:
 
     def answer(self, method: str, path: str, body: Any) -> tuple[Exchange | None, str]:
         """The recorded answer for a request, or (None, the sentence saying what was expected)."""
-        rpc = body.get("method") if method == "POST" and isinstance(body, dict) and "jsonrpc" in body else None
-        key = request_key(method, path, rpc if isinstance(rpc, str) else None)
+        key = key_of(method, path, body)
+        with self._lock:
+            self.arrived[key] = self.arrived.get(key, 0) + 1
         if method == "GET":
             for rec in self._for_get():
                 if rec.answers.get(key):
@@ -258,9 +277,13 @@ class ReplayServer:
             httpx.get(server.url + "/.well-known/agent-card.json")
     """
 
-    def __init__(self, cassettes: Iterable[str | Path], *, port: int = 0, pace: str = "recorded",
-                 scenario: str | None = None) -> None:
+    def __init__(self, cassettes: Iterable[str | Path | FrameLog], *, port: int = 0, pace: str = "recorded",
+                 scenario: str | None = None, record: FrameLog | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         self.replayer = Replayer(cassettes, scenario=scenario, pace=pace)
+        self.record = record  # where each request received goes, as a `sent` exchange (None: nowhere)
+        self.clock = clock or time.monotonic  # the record's times (the frame log's clock)
+        self._arrivals: set[asyncio.Event] = set()  # set at each request: the holds waiting for one wake up
         self._port = port
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
@@ -309,8 +332,11 @@ class ReplayServer:
         assert self._stopped is not None and self._server is not None
         await self._stopped.wait()
         self._server.close()
-        for task in [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
             task.cancel()
+        if tasks:  # let them note how their answers ended (the `sent` record), briefly
+            await asyncio.wait(tasks, timeout=2)
 
     def stop(self) -> None:
         if self._loop is not None and self._stopped is not None:
@@ -358,18 +384,41 @@ class ReplayServer:
                 writer.close()
 
     async def _handle(self, request: _Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        arrived = asyncio.get_running_loop().time()
         body: Any = None
         if request.body:
             try:
                 body = json.loads(request.body)
             except ValueError:
                 body = None
+        sent = self._sent(request, body)
+        try:
+            keep = await self._answer(request, body, reader, writer, sent)
+        except asyncio.CancelledError:  # the server stopped (the case is over) before the answer was
+            self._ended(sent, END_TIME_LIMIT)
+            raise
+        except (ConnectionError, OSError):  # the client went away before the answer was over
+            self._ended(sent, END_CLIENT_STOP)
+            raise
+        return keep
+
+    async def _answer(self, request: _Request, body: Any, reader: asyncio.StreamReader,
+                      writer: asyncio.StreamWriter, sent: Exchange | None) -> bool:
+        arrived = asyncio.get_running_loop().time()
         ex, why = self.replayer.answer(request.method, request.path, body)
+        for waiting in self._arrivals:
+            waiting.set()
         if ex is None:
-            return await _unmatched(writer, request, body, why)
+            keep, status, headers = await _unmatched(writer, request, body, why)
+            if sent is not None:
+                sent.status, sent.response_headers, sent.t_headers = status, headers, self.clock()
+                sent.notes.update(served=None, unmatched=why)
+            self._ended(sent, END_CLOSED)
+            return keep
+        if sent is not None:
+            sent.notes.update(served=ex.end, answer=ex.label)
         if ex.status is None or ex.end == END_ERROR and ex.t_headers is None:
             _drop(writer)  # no answer was recorded: none is given
+            self._ended(sent, END_ERROR)
             return False
         chunks = [c.data for c in ex.chunks]
         recorded_id = ex.request_body.get("id") if isinstance(ex.request_body, dict) else None
@@ -398,7 +447,15 @@ class ReplayServer:
             head.append("connection: close")
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace"))
         await writer.drain()
-        for chunk, c in zip(chunks, ex.chunks):
+        if sent is not None:
+            sent.status, sent.t_headers = ex.status, self.clock()
+            sent.response_headers = {line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip() for line in head[1:]}
+        hold = ex.notes.get(HOLD) if isinstance(ex.notes.get(HOLD), dict) else None
+        for n, (chunk, c) in enumerate(zip(chunks, ex.chunks)):
+            if hold is not None and n == int(hold.get("chunk", 0)) and not await self._released(hold):
+                await _until_gone(reader)  # never released: it stays open, as it was, until the client goes
+                self._ended(sent, END_CLIENT_STOP)
+                return False
             await at(c.t)
             if chunk:
                 writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if headed else chunk)
@@ -407,17 +464,65 @@ class ReplayServer:
             if headed:
                 writer.write(b"0\r\n\r\n")
                 await writer.drain()
+            self._ended(sent, END_CLOSED)
             return keep
         if ex.end == END_RESET:
             await at(ex.t_end)
             _drop(writer)
+            self._ended(sent, END_RESET)
             return False
         # The suite stopped reading this stream (or the server went silent): it stays open, as it was.
-        try:
-            await asyncio.wait_for(reader.read(1), HOLD_S)
-        except asyncio.TimeoutError:
-            pass
+        await _until_gone(reader)
+        self._ended(sent, END_CLIENT_STOP)
         return False
+
+    async def _released(self, hold: dict[str, Any]) -> bool:
+        """Whether one of the requests a held answer waits for came (at most HOLD_S is waited)."""
+        until = [(str(key), int(n)) for key, n in hold.get("until") or []]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + HOLD_S
+        while not any(self.replayer.arrived.get(key, 0) >= n for key, n in until):
+            if loop.time() >= deadline:
+                return False
+            arrival = asyncio.Event()
+            self._arrivals.add(arrival)
+            try:
+                await asyncio.wait_for(arrival.wait(), deadline - loop.time())
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                self._arrivals.discard(arrival)
+        return True
+
+    def _sent(self, request: _Request, body: Any) -> Exchange | None:
+        """The `sent` exchange of a request just received, in the record (None when there is none): method,
+        url, rpc_method, request_headers (lower-case names), request_body (its JSON, else its text), t_sent;
+        the rest is filled as it is answered: status, response_headers (the head written), t_headers, t_end,
+        end (END_CLOSED answered whole, END_ERROR dropped before any answer, END_RESET dropped after the
+        head, END_CLIENT_STOP the client went first, END_TIME_LIMIT the server stopped first) and notes:
+        `served` (how the recorded answer ended; None when none matched), `answer` (its label),
+        `unmatched` (why none matched)."""
+        if self.record is None:
+            return None
+        text = request.body.decode("utf-8", "replace") if request.body else None
+        rpc = body.get("method") if isinstance(body, dict) and isinstance(body.get("method"), str) else None
+        sent = Exchange(label=SENT, method=request.method, url=self.url + request.path, rpc_method=rpc,
+                        request_headers=dict(request.headers), request_body=body if body is not None else text,
+                        status=None, t_sent=self.clock(), end=END_CLIENT_STOP)
+        self.record.add(sent)
+        return sent
+
+    def _ended(self, sent: Exchange | None, end: str) -> None:
+        if sent is not None and sent.t_end is None:
+            sent.end, sent.t_end = end, self.clock()
+
+
+async def _until_gone(reader: asyncio.StreamReader) -> None:
+    """Wait (at most HOLD_S) until the client closes the connection or sends something more."""
+    try:
+        await asyncio.wait_for(reader.read(1), HOLD_S)
+    except asyncio.TimeoutError:
+        pass
 
 
 @dataclass
@@ -465,18 +570,21 @@ async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
     return _Request(method.upper(), urlsplit(target).path or "/", headers, body, keep)
 
 
-async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any, why: str) -> bool:
+async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any,
+                     why: str) -> tuple[bool, int, dict[str, str]]:
+    """Answer a request no recording holds an answer for; (keep the connection, the status, the headers)."""
     if request.method == "GET" or not isinstance(body, dict) or "jsonrpc" not in body:
         payload = json.dumps({"error": why}).encode()
-        status = "404 Not Found"
+        status = 404
     else:
         payload = json.dumps({"jsonrpc": "2.0", "id": body.get("id"),
                               "error": {"code": UNMATCHED, "message": why}}).encode()
-        status = "200 OK"
-    writer.write(f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {len(payload)}\r\n\r\n"
-                 .encode() + payload)
+        status = 200
+    headers = {"content-type": "application/json", "content-length": str(len(payload))}
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    writer.write(f"HTTP/1.1 {status} {_phrase(status)}\r\n{head}\r\n".encode() + payload)
     await writer.drain()
-    return request.keep_alive
+    return request.keep_alive, status, headers
 
 
 def _drop(writer: asyncio.StreamWriter) -> None:

@@ -219,6 +219,8 @@ RUN_OPTIONS = (
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),
+    RunOption("acp_client_cmd", "--acp-client-cmd", "--acp-client-cmd",
+              "an ACP client to certify: it starts the suite's ACP agent given in STREAMCERT_AGENT_CMD"),
     RunOption("line_cmd", "--line-cmd", "--line-cmd", "a progress-line renderer to certify"),
     RunOption("progress_pointer", "--progress-pointer", "--progress-pointer",
               f"JSON pointer to the progress object in each progress-stream event "

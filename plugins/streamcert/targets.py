@@ -37,8 +37,9 @@ SLOTS = (
     Slot("plan-shadow", "plan_shadow_url", (), SERVER, "/agents/plan-shadow"),
     Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
     Slot("progress", "progress_url", ("progress",), SERVER, "/progress"),  # POST the script, read SSE
-    Slot("client", "client_cmd", ("client",)),
+    Slot("client", "client_cmd", ("client",), "client"),  # python -m streamcert.reference.client
     Slot("line", "line_cmd", ("line",), "line"),  # python -m streamcert.reference.line
+    Slot("acp-client", "acp_client_cmd", ("acp-client",), "acp_client"),  # python -m streamcert.reference.acp_client
 )
 SLOT_OF_PROFILE = {profile: slot for slot in SLOTS for profile in slot.profiles}
 
@@ -88,6 +89,7 @@ class Target:
     line_cmd: str | None = None  # a progress-line renderer (DESIGN §7)
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (DESIGN §7)
+    acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)
     max_body_bytes: int = int(limits.MAX_BODY.default)
