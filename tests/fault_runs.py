@@ -28,7 +28,7 @@ from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
 from streamcert.targets import SERVER, SLOTS, Target, reference_command
 
-# The pool starts the reference's stdio programs (line renderer, ACP agent) from many threads at once.
+# The pool starts the reference's stdio programs (line renderer, ACP agent, clients) from many threads at once.
 # There CPython 3.11's vfork spawn once failed with "OSError: [Errno 14] Bad address" (a clean clone's CI
 # run, 1 in about 6 runs of the meta-test); a plain fork is the safe way to spawn from a threaded
 # process. The suite itself spawns from one thread, so only this harness needs it.
@@ -39,6 +39,12 @@ if hasattr(subprocess, "_USE_VFORK"):
 # above the longest pause of a scenario (cancel-subscribe waits 4 s for its second event, which a
 # subscriber that was not sent the Task must still see): at 4 s that was a race lost under load.
 STREAM_LIMIT = 5.0
+# A client under certification is one process per case, cut at the case's limit (its stream time plus the
+# timeout, at most the stream limit): start-up and exit included. Thirty of them starting at once on two
+# cores take 3.5 s to print their view and 0.8 s more to exit, so a client program gets the default
+# timeout (10 s) as its limit, not STREAM_LIMIT; a client that hangs is still cut there.
+CLIENT_PROFILES = ("client", "acp-client")
+CLIENT_LIMIT = 15.0
 # Bounds of a run: starting its program, then each scenario (a stream is cut at STREAM_LIMIT and a
 # unary call at the driver's timeout; this only catches a run that hangs).
 START_BOUND_S = 30.0
@@ -51,7 +57,7 @@ Results = dict[str, tuple[Outcome, list[str]]]
 
 @dataclass(frozen=True)
 class Run:
-    """Scenarios played in order on one embedded program ("server", "line" or "acp"), broken by
+    """Scenarios played in order on one embedded program ("server", "line", "acp", "client", …), broken by
     `fault` if given, the server started with `mode` (ReferenceServer options, e.g. d3=open)."""
 
     name: str  # unique among the runs of a session; also a file name
@@ -66,7 +72,9 @@ class Run:
 
 
 def programs() -> dict[str, tuple[str, ...]]:
-    """The embedded reference's programs ("server", "line", "acp") → the profiles each serves."""
+    """The embedded reference's programs (a slot's `program`: "server", "line", "acp", "client", …) → the
+    profiles each serves. A client program plays the client cases: the driver serves each case's stream
+    from the replay server and runs the reference client (or one of its fault variants) against it."""
     out: dict[str, tuple[str, ...]] = {}
     for slot in SLOTS:
         if slot.program:
@@ -82,7 +90,9 @@ def embedded(program: str, fault: str | None, mode: dict | None = None) -> Itera
         with ReferenceServer(fault=fault, **(mode or {})) as server:
             yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=STREAM_LIMIT)
     else:
-        yield Target(**{slot.field: reference_command(program, fault) for slot in slots}, stream_limit=STREAM_LIMIT)
+        client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
+        yield Target(**{slot.field: reference_command(program, fault) for slot in slots},
+                     stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
 
 
 def play(run: Run) -> Results:

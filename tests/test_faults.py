@@ -33,11 +33,11 @@ from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
 from streamcert.targets import SERVER
 
-PROFILES = programs()  # the embedded programs ("server", "line", "acp") → the profiles each serves
+PROFILES = programs()  # the embedded programs ("server", "line", "acp", "client", …) → the profiles each serves
 # Modes the unbroken reference server must pass in (options of ReferenceServer), e.g. both D3 readings.
 SERVER_MODES: list[dict] = [{}, {"d3": "open"}]  # D3: streams close at a pause (default) / stay open
 # Profiles whose rules judge arrival times (pacing 4/s, tolerances of 0.15 s): never played beside the pool.
-TIMED_PROFILES = ("progress",)
+TIMED_PROFILES = ("progress", "client")  # client: CLIENT-009 times the client's exit after the close
 # The requirements judged on arrival times, with declared tolerances: under load they may warn.
 TIMING = frozenset(r.id for r in load_catalogue().values() if r.tolerance)
 SWEEP = os.environ.get("STREAMCERT_FAULT_SWEEP", "") not in ("", "0")

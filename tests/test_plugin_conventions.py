@@ -21,7 +21,8 @@ from streamcert.run_options import RUN_OPTIONS, OptionError, resolve
 pytest_plugins = ["pytester"]
 
 SUITE = ("--pyargs", "streamcert.suite", "-p", "no:cacheprovider")
-CLIENT_VARIABLES = {"STREAMCERT_URL", "STREAMCERT_CASE", "STREAMCERT_CONTEXT"}  # DESIGN §7: set for a client
+CLIENT_VARIABLES = {"STREAMCERT_URL", "STREAMCERT_CASE", "STREAMCERT_CONTEXT",  # DESIGN §7: set for a client
+                    "STREAMCERT_AGENT_CMD"}  # and for an ACP client (docs/clients.md)
 
 
 @pytest.fixture(autouse=True)

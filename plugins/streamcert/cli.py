@@ -1,4 +1,5 @@
-"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert, list, explain, baseline."""
+"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert, list, explain, baseline,
+client."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="streamcert", description=__doc__)
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{run,check,diff,serve,replay,convert,list,explain,baseline}")
+                                metavar="{run,check,diff,serve,replay,convert,list,explain,baseline,client}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
@@ -64,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
                       metavar="SECONDS", help="seconds a frame may come sooner or later than in OLD "
                       f"(default {run_options.DEFAULT_TIMING_TOLERANCE:g})")
     diff.add_argument("--json", action="store_true", help="print the differences as one JSON document")
+
+    client = sub.add_parser("client", help="the reference A2A client: one task at URL, its final view as one JSON line")
+    client.add_argument("url", nargs="?", metavar="URL", help="the agent's base URL (default: STREAMCERT_URL)")
+    client.add_argument("--fault", type=_client_fault, metavar="NAME", help="behave as this client fault variant")
+    client.add_argument("--deadline", type=run_options.nonnegative, metavar="SECONDS",
+                        help="the whole run's time limit (default: STREAMCERT_CLIENT_DEADLINE, else 30)")
 
     replay = sub.add_parser("replay", help="serve recorded cassettes as an A2A agent on 127.0.0.1")
     replay.add_argument("cassettes", nargs="+", metavar="CASSETTE")
@@ -136,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_list(args)
     if args.command == "explain":
         return cmd_explain(args)
+    if args.command == "client":
+        return cmd_client(args)
     if args.command == "baseline":
         return cmd_baseline(args)
     return cmd_serve(args)
@@ -372,6 +381,27 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     count = sum(line.startswith("- id: ") for line in text.splitlines())
     print(f"streamcert baseline: {count} expected failure(s) written to {output}; edit their reasons", file=sys.stderr)
     return 0
+
+
+# -- client --------------------------------------------------------------------------------------------
+
+def _client_fault(name: str) -> str:
+    from .reference.faults import fault_argument
+
+    return fault_argument("client")(name)
+
+
+def cmd_client(args: argparse.Namespace) -> int:
+    """`streamcert client`: the reference client (reference/client.py), with the §7 environment."""
+    from .reference.client import main as client_main
+
+    if not args.url and not os.environ.get("STREAMCERT_URL"):
+        print("streamcert client: no agent URL: give URL or set STREAMCERT_URL", file=sys.stderr)
+        return EXIT_USAGE
+    argv = [args.url] if args.url else []
+    argv += ["--fault", args.fault] if args.fault else []
+    argv += ["--deadline", str(args.deadline)] if args.deadline else []
+    return client_main(argv)
 
 
 # -- serve ---------------------------------------------------------------------------------------------

@@ -8,12 +8,18 @@ documented in streamcert.scenarios.acp) and answers the prompt when the script e
 Plans by version (specs/acp-plans.md): v2, and v1 when the client advertised `clientCapabilities.plan`,
 send `plan_update {plan: {type, planId, …}}` and `plan_removed {planId}`; v1 without the capability
 sends the stable `plan {entries}` for item plans (an empty one to remove it) and nothing for others.
+
+As the suite's agent for ACP clients (scenarios/acp_client.py), a client under test starts it:
+`--script FILE` plays that script (a JSON object, DESIGN §6) whatever the prompt carries, and
+`--record FILE` appends every line it reads and writes to FILE, so the suite reads back what the
+client was sent and what it asked (`Record`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 import uuid
@@ -35,6 +41,7 @@ class Agent:
     """The correct agent. Its fault variants (below) are subclasses that each override one thing."""
 
     fault: str | None = None  # the fault this agent runs (faults.FAULTS; None: the correct one)
+    script: dict[str, Any] | None = None  # --script: played whatever session/prompt `_meta` carries
 
     def __init__(self, protocol: int = acp.LATEST) -> None:
         self.protocol = protocol
@@ -93,7 +100,7 @@ class Agent:
         sid = params.get("sessionId")
         if sid not in self.sessions:
             raise PromptFailed(f"unknown session {sid!r}")
-        script = (params.get("_meta") or {}).get(SCRIPT_KEY)
+        script = self.script if self.script is not None else (params.get("_meta") or {}).get(SCRIPT_KEY)
         steps = script.get("steps") if isinstance(script, dict) else [{"finish": "Nothing to do."}]
         for step in steps or []:
             name = next(iter(step), None) if isinstance(step, dict) and len(step) == 1 else None
@@ -193,16 +200,78 @@ def agent_for(fault: str | None = None, protocol: int = acp.LATEST) -> Agent:
     return variant(fault, Agent, VARIANTS)(protocol)
 
 
+class Record:
+    """`--record FILE`: every line the agent reads ("in") and writes ("out") appended to FILE as one JSON
+    object a line, `{"t": time.monotonic(), "pid": …, "in" | "out": the line without its end}`, between a
+    `"start"` (the arguments) and an `"end"` (why it stopped). Opened in append mode, one write a line: a
+    client that starts the agent twice leaves both runs, told apart by pid, and a killed agent leaves
+    every line up to its death."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open(path, "a", encoding="utf-8", buffering=1)  # line-buffered: a line is on disk at once
+        self.pid = os.getpid()
+
+    def write(self, key: str, value: Any) -> None:
+        self.file.write(json.dumps({"t": time.monotonic(), "pid": self.pid, key: value}, ensure_ascii=False) + "\n")
+
+
+class _RecordedStdout:
+    """stdout as the agent writes it, each whole line also recorded as "out" (whoever writes it: the
+    line is recorded as it goes out, not as the agent meant it)."""
+
+    def __init__(self, out: Any, record: Record) -> None:
+        self.out, self.record, self.pending = out, record, ""
+
+    def write(self, text: str) -> int:
+        written = self.out.write(text)
+        *lines, self.pending = (self.pending + text).split("\n")
+        for line in lines:
+            self.record.write("out", line)
+        return written
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def close_record(self) -> None:
+        if self.pending:  # written without a line end
+            self.record.write("partial", self.pending)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m streamcert.reference.acp")
     parser.add_argument("--fault", type=fault_argument("acp"), metavar="NAME",
                         help="run this fault variant (`streamcert serve --list-faults`: the ACP- ones)")
     parser.add_argument("--protocol", type=int, choices=acp.VERSIONS, default=acp.LATEST,
                         help="the latest protocol version spoken (default 2)")
+    parser.add_argument("--script", metavar="FILE", help="play the script in FILE (JSON), whatever the prompt carries")
+    parser.add_argument("--record", metavar="FILE", help="append every line read and written to FILE (JSON lines)")
     args = parser.parse_args(argv)
     agent = agent_for(args.fault, args.protocol)
+    if args.script:
+        with open(args.script, encoding="utf-8") as f:
+            agent.script = json.load(f)
+    record = Record(args.record) if args.record else None
+    if record is None:
+        return serve(agent, args)
+    record.write("start", sys.argv[1:] if argv is None else argv)
+    sys.stdout = stdout = _RecordedStdout(sys.stdout, record)
+    why = "its input closed"
+    try:
+        return serve(agent, args, record)
+    except BaseException as exc:  # recorded, then raised as it was
+        why = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        stdout.close_record()
+        record.write("end", why)
+
+
+def serve(agent: Agent, args: argparse.Namespace, record: Record | None = None) -> int:
+    """Answer the lines of stdin until it closes."""
     log(f"ready (protocol {args.protocol}, fault {args.fault or 'none'})")
     for raw in sys.stdin:
+        if record is not None:
+            record.write("in", raw.removesuffix("\n"))
         raw = raw.strip()
         if not raw:
             continue

@@ -21,7 +21,8 @@ class Fault:
     catches: tuple[str, ...]
     also: tuple[str, ...] = ()
     # Which embedded program the fault breaks: "server" (the reference HTTP server: its A2A agents
-    # and its progress route), "line" (the reference line renderer), "acp" (the reference ACP agent).
+    # and its progress route), "line" (the reference line renderer), "acp" (the reference ACP agent),
+    # "client" (the reference A2A client), "acp_client" (the reference ACP client).
     target: str = "server"
 
 
@@ -144,6 +145,59 @@ _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for na
     ("acp-plan-not-reported", "the first plan of the script is never sent", _acp(30),
      _acp(31)),
     ("acp-first-update-only", "each plan is sent once; its updates are not", _acp(31), ()),
+))
+
+# CLIENT-ACP-: the reference ACP client (reference/acp_client.py), judged on the view it prints.
+_ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_client")
+                           for name, description, catches, also in (
+    ("acp-merge-entries", "a plan update is merged into the plan shown (entries kept by content), not replacing it",
+     ("CLIENT-ACP-001",), ("CLIENT-ACP-002", "CLIENT-ACP-003")),  # merged custom plans; an empty v1 plan merged
+    ("acp-drops-custom", "plan entries whose status or priority is not listed for the version are dropped",
+     ("CLIENT-ACP-002",), ()),
+    ("acp-keeps-removed", "plan_removed and an empty v1 plan are ignored: the plan stays shown",
+     ("CLIENT-ACP-003",), ("CLIENT-ACP-001",)),  # the v1 plan then is not the latest (empty) update
+))
+
+
+def _client(*nums: int) -> tuple[str, ...]:
+    return tuple(f"CLIENT-{n:03d}" for n in nums)
+
+
+# CLIENT-: the reference A2A client (reference/client.py), judged on the view it prints and on the
+# requests the replay server saw it send.
+CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") for name, description, catches, also in (
+    ("merge-plans", "a plan update is merged into the plan shown (steps matched by label, new ones added at "
+     "the end, old ones kept), not replacing it", _client(1), ()),
+    ("arrival-order", "status updates are taken in arrival order: the state, plan and status text shown are "
+     "the last to arrive, not the latest by status.timestamp", _client(2), ()),
+    ("split-char-lost", "each chunk of the stream is decoded alone: a character split across two chunks is "
+     "lost", _client(4), ()),
+    ("bom-drops-first", "a stream that begins with a BOM loses its first event (the BOM is read as part of "
+     "the first field's name)", _client(5), ()),
+    ("lastchunk-ends-stream", "an artifact's lastChunk is taken as the end of the stream: what follows is "
+     "never read", _client(6), ()),
+    ("waits-final-flag", "after the terminal status and the close, the client waits for a final: true that "
+     "never comes (2.5 s, past CLIENT-009's tolerance, or to its deadline)", _client(9), ()),
+    ("unknown-variant-gives-up", "at the first frame with metadata or a plan variant it does not know, the "
+     "client stops reading and shows what it had", _client(10), ()),
+    ("new-id-on-retry", "an answer sent again after the connection dropped carries a new messageId", _client(12),
+     ()),
+    # The requirements the design leaves to collateral get a fault of their own too (docs/faults.md: every
+    # judged requirement is caught by one).
+    ("artifacts-by-arrival", "an appended chunk goes to the artifact written last, whatever its artifactId",
+     _client(3), ()),
+    ("other-task-frames", "frames are not matched to the task: those naming another task or context are shown "
+     "too", _client(7), ()),
+    ("d3-close-ends", "a stream that closes at an interrupted state is taken as the end of the task: nothing "
+     "is answered", _client(8), ()),
+    ("answer-without-extension", "the answer to an interaction does not list the interactions/v1 extension",
+     _client(11), ()),
+    ("prompt-not-shown", "the interaction shown leaves out its prompt", _client(13), ()),
+    ("no-version-header", "requests carry no A2A-Version header", _client(14), ()),
+    ("stream-accept-json", "streaming calls send Accept: application/json", _client(15), ()),
+    ("answer-reuses-id", "the answer carries the messageId of the task's first message", _client(16), ()),
+    ("new-task-with-task-id", "a new task's message carries a taskId the client made up", _client(17), ()),
+    ("streams-regardless", "SendStreamingMessage is used whatever the card says about streaming", _client(18), ()),
 ))
 
 # PROG-: the reference's progress route (reference/progress.py, reference/pacing.py).
@@ -393,6 +447,8 @@ _TABLE = (
     *PLAN_FAULTS,
     *_ACP_FAULTS,  # ACP-PLAN-: the reference ACP agent
     *PROGRESS_FAULTS,  # PROG-: the reference's progress route
+    *_ACP_CLIENT_FAULTS,  # CLIENT-ACP-: the reference ACP client
+    *CLIENT_FAULTS,  # CLIENT-: the reference A2A client
 )
 
 FAULTS: dict[str, Fault] = {fault.name: fault for fault in _TABLE}
@@ -474,6 +530,8 @@ def check_fault(name: str | None) -> str | None:
 
 
 PROGRAMS = {"server": "the reference server", "line": "the reference line renderer", "acp": "the reference ACP agent"}
+PROGRAMS["acp_client"] = "the reference ACP client"
+PROGRAMS["client"] = "the reference A2A client"
 
 
 def fault_argument(target: str) -> Callable[[str], str]:
