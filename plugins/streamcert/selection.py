@@ -61,24 +61,20 @@ def _did_you_mean(value: str, names: list[str]) -> str:
 
 def requirement_glob(value: str) -> str:
     """A glob that names at least one requirement of the catalogue (`A2A-STREAM-004`, `A2A-STREAM-*`)."""
-    glob = value.strip()
-    ids = list(load_catalogue())
-    if not glob:
-        raise argparse.ArgumentTypeError("an empty glob would select nothing")
-    if not any(matches(req_id, [glob]) for req_id in ids):
-        raise argparse.ArgumentTypeError(f"{value!r} matches no requirement of the catalogue{_did_you_mean(glob, ids)}"
-                                         " (streamcert list shows them)")
-    return glob
+    return _known_glob(value, list(load_catalogue()), "requirement of the catalogue")
 
 
 def scenario_glob(value: str) -> str:
     """A glob that names at least one scenario (`stream-basic`, `ix-*`)."""
+    return _known_glob(value, scenario_ids(), "scenario")
+
+
+def _known_glob(value: str, ids: list[str], what: str) -> str:
     glob = value.strip()
-    ids = scenario_ids()
     if not glob:
         raise argparse.ArgumentTypeError("an empty glob would select nothing")
-    if not any(matches(sid, [glob]) for sid in ids):
-        raise argparse.ArgumentTypeError(f"{value!r} matches no scenario{_did_you_mean(glob, ids)}"
+    if not any(matches(one, [glob]) for one in ids):
+        raise argparse.ArgumentTypeError(f"{value!r} matches no {what}{_did_you_mean(glob, ids)}"
                                          " (streamcert list shows them)")
     return glob
 
