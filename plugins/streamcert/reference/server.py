@@ -21,7 +21,10 @@ START_TIMEOUT_S = 10.0
 
 
 def _bind(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on accepted sockets whose proto says TCP; with proto 0
+    # every response after the first on a connection waited 40 ms for a delayed ACK (headers and body are
+    # two writes).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((HOST, port))
     sock.listen(128)  # listening before the URL is announced: early clients wait in the backlog
