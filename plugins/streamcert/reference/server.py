@@ -18,6 +18,7 @@ from .app import create_app
 
 HOST = "127.0.0.1"  # loopback only, always
 START_TIMEOUT_S = 10.0
+KEEP_ALIVE_S = 120  # seconds an idle keep-alive connection stays open
 
 
 def _bind(port: int) -> socket.socket:
@@ -48,8 +49,11 @@ class _Server(uvicorn.Server):
 
 
 def _server(app, graceful_s: int = 1) -> uvicorn.Server:
+    # Idle keep-alive connections are kept longer than any wait of a scenario (uvicorn's default closes them
+    # after 5 s, the stream limit of the fault meta-test: a GetTask sent on a connection idle that long then
+    # raced the close and got a ReadError, now and then).
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=graceful_s)
+                            timeout_graceful_shutdown=graceful_s, timeout_keep_alive=KEEP_ALIVE_S)
     return _Server(config)
 
 
