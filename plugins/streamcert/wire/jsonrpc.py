@@ -52,6 +52,7 @@ from .urls import Origins, join
 
 _UNSET = object()
 NOT_ASKED = "which the suite did not ask for: it sends Accept-Encoding: identity"
+KEEPALIVE_EXPIRY_S = 1.0  # seconds a pooled connection may sit idle and still be reused
 
 OnEvent = Callable[[Event], "Awaitable[None] | None"]
 Until = Callable[[Event], bool]
@@ -127,6 +128,10 @@ class A2AClient:
             transport=CaptureTransport(self.clock, max_body=self.bounds.max_body, max_stream=self.bounds.max_stream),
             timeout=httpx.Timeout(self.timeout),
             headers={"Accept-Encoding": "identity"},
+            # A connection idle this long is not reused: servers close idle keep-alive connections (uvicorn
+            # after 5 s, httpx's own default expiry), and a request sent as the server closes one gets a
+            # ReadError that would read as the server's silence.
+            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
         return self
 
