@@ -27,6 +27,7 @@ from ..protocols import acp
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, quote, rule
 from .acpview import AcpTurn
+from .clientview import final_view
 
 CLIENT, AGENT, CASE_NOTE = "client", "agent", "acp_client_case"  # scenarios/acp_client.py
 V1_PLAN = ""  # the view's key of the v1 plan, which has no planId
@@ -66,11 +67,11 @@ class AcpClientRun:
         if prompt is not None and "error" in prompt[1]:  # the script could not be played: the suite's fault
             raise Unjudgeable(f"the suite's agent could not play the case's script: "
                               f"{quote(json.dumps(prompt[1]['error']), 300)}")
-        view = final_view(client)
-        if view is None:
+        view = final_view(client, partial=client.end == END_CLOSED)
+        if view.value is None:
             raise Unjudgeable(f"the client printed no final view (a JSON object on stdout): it {how_it_ended(client)}",
                               [_stdout_evidence(client)])
-        text, obj = view
+        text, obj = view.text, view.value
         if not isinstance(obj.get("plans"), dict):
             raise Unjudgeable(f"the client's final view has no `plans` object: {quote(text, 200)!r}",
                               [_stdout_evidence(client)])
@@ -132,31 +133,6 @@ class AcpClientRun:
     def line_of(self, key: str) -> str:
         sent = self.sent.get(key)
         return f"the agent's line {sent[-1].ev.index + 1}" if sent else "no update the agent sent"
-
-
-def final_view(ex: Exchange) -> tuple[str, dict[str, Any]] | None:
-    """(text, object) of the client's final view: its last output that is a JSON object on one line (a
-    last line without its line end included), else its whole stdout read as one JSON object."""
-    lines = [ev.data for ev in ex.events]
-    if ex.notes.get("partial_line") and ex.end == END_CLOSED:
-        lines.append(str(ex.notes["partial_line"]))
-    for text in reversed(lines):
-        obj = _object(text)
-        if obj is not None:
-            return text, obj
-    whole = "\n".join(lines)
-    obj = _object(whole)
-    return (whole, obj) if obj is not None else None
-
-
-def _object(text: str) -> dict[str, Any] | None:
-    if not text.strip().startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _stdout_evidence(ex: Exchange) -> dict[str, Any]:

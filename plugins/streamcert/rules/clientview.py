@@ -92,6 +92,41 @@ STEP_FIELDS = ("label", "state", "note")
 ELLIPSIS = "…"
 
 
+# -- the final view on stdout (DESIGN §7: "prints one JSON object") --------------------------------------------
+
+@dataclass
+class FoundView:
+    value: dict[str, Any] | None  # the final view, or None
+    text: str  # its text; without one, the last line that is not blank
+    t: float | None  # when it came
+    lines: int  # the lines read
+    complaint: str = ""  # why the last line that looked like JSON was not a JSON object
+
+
+def final_view(ex: Exchange, *, partial: bool = True) -> FoundView:
+    """A client's final view: its last output line that is a JSON object (a last line without its line end
+    included when `partial`), else its whole stdout read as one JSON object; read within the suite's JSON
+    bounds, so hostile output cannot make the reading raise."""
+    lines = [(ev.data, ev.t) for ev in ex.events]
+    last_line = ex.notes.get("partial_line")
+    if partial and isinstance(last_line, str) and last_line.strip():
+        lines.append((last_line, ex.t_end))
+    complaint = ""
+    for text, t in reversed(lines):
+        if not text.lstrip().startswith("{"):
+            continue
+        value, error = read_json(text.strip())
+        if isinstance(value, dict):
+            return FoundView(value, text, t, len(lines))
+        complaint = complaint or error or ""
+    whole = "\n".join(text for text, _ in lines)
+    value, error = read_json(whole) if len(lines) > 1 and whole.lstrip().startswith("{") else (None, None)
+    if isinstance(value, dict):
+        return FoundView(value, whole, lines[-1][1], len(lines))
+    last = next((text for text, _ in reversed(lines) if text.strip()), "")
+    return FoundView(None, last, None, len(lines), complaint or error or "")
+
+
 # -- JSON values ------------------------------------------------------------------------------------------
 
 def same(a: Any, b: Any) -> bool:
@@ -714,33 +749,17 @@ class ClientRun:
         if self.limit is not None or self.exit_status is None:
             self.no_view = f"the client gave no final view: it {self.how_it_ended()} ({len(ex.events)} line(s) printed)"
             return
-        lines = [(ev.data, ev.t) for ev in ex.events]
-        partial = ex.notes.get("partial_line")
-        if isinstance(partial, str) and partial.strip():
-            lines.append((partial, ex.t_end))
-        complaint = ""
-        for text, t in reversed(lines):
-            if not text.lstrip().startswith("{"):
-                continue
-            value, error = read_json(text.strip())
-            if isinstance(value, dict):
-                self.view, self.view_line, self.view_t = value, text, t
-                break
-            complaint = complaint or error or ""
+        found = final_view(ex)
+        if found.value is not None:
+            self.view, self.view_line, self.view_t = found.value, found.text, found.t
         else:
-            whole = "\n".join(text for text, _ in lines)
-            value, error = read_json(whole) if len(lines) > 1 and whole.lstrip().startswith("{") else (None, None)
-            if isinstance(value, dict):
-                self.view, self.view_line, self.view_t = value, whole, lines[-1][1]
-            else:
-                last = next((text for text, _ in reversed(lines) if text.strip()), "")
-                why = f"; the last JSON-looking line: {complaint or error}" if complaint or error else ""
-                self.no_view = (f"the client printed no JSON object as its final view ({len(lines)} line(s); the "
-                                f"last: {quote(last, SHOWN_LIMIT)!r}{why}); it {self.how_it_ended()}")
+            why = f"; the last JSON-looking line: {found.complaint}" if found.complaint else ""
+            self.no_view = (f"the client printed no JSON object as its final view ({found.lines} line(s); the "
+                            f"last: {quote(found.text, SHOWN_LIMIT)!r}{why}); it {self.how_it_ended()}")
         if self.exit_status != 0:
             printed = "a JSON object, not taken as a final view" if self.view is not None else "no JSON object"
             self.view = None
-            self.no_view = f"the client crashed: it {self.how_it_ended()}; it printed {len(lines)} line(s), {printed}"
+            self.no_view = f"the client crashed: it {self.how_it_ended()}; it printed {found.lines} line(s), {printed}"
 
     def require_view(self) -> dict[str, Any]:
         """The final view; without one, every requirement of the case is ERROR with why."""
