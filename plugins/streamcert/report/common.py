@@ -10,8 +10,6 @@ from ..outcomes import Outcome
 OUTCOME_ORDER = [o.value for o in Outcome]
 FAILURES = (Outcome.FAIL.value, Outcome.ERROR.value)
 SOFT_FINDINGS = (Outcome.WARNING.value, Outcome.NON_STRICT.value)
-MD_EVIDENCE_ITEMS = 3
-MD_EVIDENCE_CHARS = 500
 
 
 def entries_with(report: dict[str, Any], statuses: tuple[str, ...]) -> list[dict[str, Any]]:
