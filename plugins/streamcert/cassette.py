@@ -194,6 +194,8 @@ def _interaction(ex: Exchange, scrubber: Scrubber, streams: _Streams) -> tuple[V
         except UnicodeDecodeError:
             string = raw  # YAML !!binary
     extra: dict[str, Any] = {"label": ex.label}
+    if ex.binding != "jsonrpc":  # the A2A binding it went over (a gRPC call: its messages as ProtoJSON frames)
+        extra["binding"] = ex.binding
     if ex.rpc_method:
         extra["rpc_method"] = ex.rpc_method
     if request_kind:
@@ -444,6 +446,7 @@ def _exchange(request: dict[str, Any], response: dict[str, Any]) -> Exchange:
         events=budgeted(events),
         discarded=extra.get("discarded"),
         notes=dict(extra.get("notes") or {}),
+        binding=extra.get("binding", "jsonrpc"),
     )
 
 
@@ -460,22 +463,32 @@ def _one(value: Any) -> str:
 
 # -- what a directory holds ------------------------------------------------------------------------
 
-def path_for(folder: str | Path, scenario: str) -> Path:
-    return Path(folder) / f"{scenario}{SUFFIX}"
+def stem(scenario: str, binding: str | None = None) -> str:
+    """A cassette's name without its suffix: the scenario, and the A2A binding it went over unless that is
+    JSON-RPC (whose cassettes keep the name they always had): stream-basic, stream-basic@grpc."""
+    return scenario if binding in (None, "jsonrpc") else f"{scenario}@{binding}"
 
 
-def find(folder: str | Path, scenario: str) -> Path | None:
-    """The cassette of `scenario` in `folder`: <scenario>.yaml, else an older <scenario>.json."""
+def path_for(folder: str | Path, scenario: str, binding: str | None = None) -> Path:
+    return Path(folder) / f"{stem(scenario, binding)}{SUFFIX}"
+
+
+def find(folder: str | Path, scenario: str, binding: str | None = None) -> Path | None:
+    """The cassette of `scenario` (over `binding`) in `folder`: <stem>.yaml, else an older <stem>.json."""
     for suffix in (SUFFIX, ".yml", ".json"):
-        path = Path(folder) / f"{scenario}{suffix}"
+        path = Path(folder) / f"{stem(scenario, binding)}{suffix}"
         if path.is_file():
             return path
     return None
 
 
 def existing(folder: str | Path, scenarios: Iterable[str]) -> list[Path]:
-    """The cassettes a recording of `scenarios` into `folder` would replace."""
-    return [path for sid in scenarios if (path := path_for(folder, sid)).exists()]
+    """The cassettes a recording of `scenarios` into `folder` would replace (over any binding)."""
+    out = []
+    for sid in scenarios:
+        out += [path for path in [path_for(folder, sid), *sorted(Path(folder).glob(f"{sid}@*{SUFFIX}"))]
+                if path.exists()]
+    return out
 
 
 def convert(source: str | Path, into: str | Path | None = None) -> Path:

@@ -15,6 +15,8 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "A2A-STREAM-": ("a2a-stream", "a2a"),
     "A2A-TASK-": ("a2a-task", "a2a"),
     "A2A-ERR-": ("a2a-err", "a2a"),
+    "REST-": ("rest", "a2a"),  # the HTTP+JSON binding (A2A 1.0.1 §11)
+    "GRPC-": ("grpc", "a2a"),  # the gRPC binding (A2A 1.0.1 §10)
     "A2A-INT-": ("a2a-int", "interactions"),
     "IX-": ("interactions", "interactions"),
     "IDEM-": ("idempotency", "interactions"),
@@ -48,6 +50,11 @@ class Requirement:
     readings: tuple[str, ...] = ()
     note: str = ""
     tolerance: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    bindings: tuple[str, ...] = ()  # the A2A bindings it is a requirement of; () for every one (or none)
+
+    def applies_to(self, binding: str | None) -> bool:
+        """Whether a log that went over `binding` (None: no A2A binding) can judge this requirement."""
+        return not self.bindings or binding is None or binding in self.bindings
 
     def to_json(self) -> dict[str, Any]:
         out = {"id": self.id, "profile": self.family, "level": self.level, "title": self.title,
@@ -58,6 +65,8 @@ class Requirement:
             out["note"] = self.note
         if self.tolerance:
             out["tolerance"] = dict(self.tolerance)
+        if self.bindings:
+            out["bindings"] = list(self.bindings)
         return out
 
 
@@ -93,6 +102,7 @@ def load_catalogue() -> dict[str, Requirement]:
                 id=raw["id"], level=raw["level"], title=raw["title"], source=raw["source"],
                 family=family, profile=profile, readings=tuple(raw.get("readings", ())),
                 note=raw.get("note", ""), tolerance=dict(raw.get("tolerance", {})),
+                bindings=tuple(raw.get("bindings", ())),
             )
     return reqs
 

@@ -347,7 +347,7 @@ class Exchange:
     label: str  # its role in the scenario: "card", "stream", "get_task", ...
     method: str  # HTTP method
     url: str
-    rpc_method: str | None = None
+    rpc_method: str | None = None  # the A2A operation (SendMessage, GetTask…), on every binding
     request_headers: dict[str, str] = field(default_factory=dict)
     request_body: Any = None  # the JSON sent, or raw text for a deliberately broken body
     status: int | None = None
@@ -361,6 +361,7 @@ class Exchange:
     events: list[Event] = field(default_factory=list)
     discarded: str | None = None  # an unterminated last SSE block, discarded as the rules say
     notes: dict[str, Any] = field(default_factory=dict)
+    binding: str = "jsonrpc"  # the A2A protocol binding it went over (protocols/bindings.py)
 
     # -- reading helpers ---------------------------------------------------------------------
     @property
@@ -431,6 +432,24 @@ class Exchange:
     def is_sse(self) -> bool:
         return self.media_type == "text/event-stream"
 
+    @property
+    def is_stream(self) -> bool:
+        """The answer is a stream of frames: an event stream, or a gRPC server stream that sent messages or
+        ended OK (one that ended in an error before any message is an error answer, as a JSON-RPC error sent
+        as application/json before a stream starts)."""
+        if self.binding == "grpc":
+            status = self.notes.get("grpc_status") or {}
+            return bool(self.notes.get("streaming")) and (bool(self.events) or status.get("code") == "OK")
+        return self.is_sse
+
+    @property
+    def params(self) -> Any:
+        """The operation's request message: JSON-RPC's `params`; the body (or, for a GET, what its path and
+        query carried, noted by the client) on HTTP+JSON; the request as ProtoJSON on gRPC."""
+        if self.binding == "jsonrpc":
+            return self.request_body.get("params") if isinstance(self.request_body, dict) else None
+        return self.notes.get("params", self.request_body)
+
     JSON_KEPT = 16 * 1024 * 1024  # a body up to this size keeps its parse; a larger one is parsed when read
 
     def json(self) -> tuple[Any, str | None]:
@@ -500,11 +519,14 @@ class Exchange:
         return self.derived("_frame_numbers", number).get(id(event), 0)
 
     def results(self) -> Iterator[tuple[Event, Any]]:
-        """(event, JSON-RPC result) for every data event whose payload has an object `result`."""
+        """(event, result) for every data event that carries an object result: a JSON-RPC response's `result`,
+        or on the other bindings the frame itself (protocols/bindings.py)."""
+        from .protocols.bindings import frame_answer
+
         for ev in self.data_events():
-            value = ev.payload
-            if isinstance(value, dict) and isinstance(value.get("result"), dict):
-                yield ev, value["result"]
+            result = frame_answer(self.binding, ev.payload)[0]
+            if isinstance(result, dict):
+                yield ev, result
 
     def first_bytes(self, n: int = 120) -> str:
         return self.head(n).decode("utf-8", "replace")
@@ -533,6 +555,8 @@ class Exchange:
             "discarded": self.discarded,
             "notes": self.notes,
         })
+        if self.binding != "jsonrpc":
+            out["binding"] = self.binding
         # The chunks are scrubbed as one body, so a secret cut across two chunks is found too; each chunk's
         # bytes are read when its turn comes (a large response's are on disk, see Spool).
         scrubbed = scrubber.iter_pieces(_ChunkBytes(self.chunks))
@@ -559,6 +583,7 @@ class Exchange:
             events=budgeted([Event.from_json(e) for e in d.get("events", [])]),
             discarded=d.get("discarded"),
             notes=dict(d.get("notes") or {}),
+            binding=d.get("binding", "jsonrpc"),
         )
 
 

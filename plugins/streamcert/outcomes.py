@@ -56,6 +56,7 @@ class Finding:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     measured: dict[str, Any] = field(default_factory=dict)
     reading: str | None = None  # the accepted reading taken, where the text allows several
+    binding: str | None = None  # the A2A binding the judged log went over (None: no A2A binding)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.req_id, "outcome": self.outcome.value, "message": self.message}
@@ -65,6 +66,8 @@ class Finding:
             out["measured"] = self.measured
         if self.reading:
             out["reading"] = self.reading
+        if self.binding:
+            out["binding"] = self.binding
         return out
 
     @classmethod
@@ -76,4 +79,5 @@ class Finding:
             evidence=list(data.get("evidence", [])),
             measured=dict(data.get("measured", {})),
             reading=data.get("reading"),
+            binding=data.get("binding"),
         )

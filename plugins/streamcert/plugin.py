@@ -8,6 +8,7 @@ controller, which alone aggregates them and writes `compatibility.json` (DESIGN 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import logging
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from . import limits, live, run_options, selection
+from .binding_choice import BOUND_PROFILES
 from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
@@ -150,6 +152,19 @@ class StreamcertRun:
         self.embedded.start()
         self.embedded_targets = self.embedded.targets()
 
+    def bindings(self) -> Any:
+        """The A2A bindings this run certifies (binding_choice.py), chosen once per process; None when no A2A
+        profile is selected or there is no A2A target."""
+        if not hasattr(self, "_bindings"):
+            from .binding_choice import BOUND_PROFILES, choose, read_card
+
+            self._bindings = None
+            target = self.target
+            if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
+                card = read_card(target.a2a_url, target.headers, target.timeout) if not self.unreachable() else None
+                self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
+        return self._bindings
+
     def selected_profiles(self) -> set[str]:
         chosen = set(self.options["profiles"])
         if chosen:
@@ -265,7 +280,9 @@ class StreamcertRun:
 
         self._never_reported()
         baseline = self.options["baseline"]
+        choice = self.bindings() if self.ran_suite or self._target is not None else None
         report = build_report(self.aggregator or Aggregator(), selected_profiles=self.selected_profiles(),
+                              bindings=choice.to_json() if choice is not None else None,
                               level=self.options["level"], target=self.target_json(),
                               started=self.started, finished=now(),
                               baseline=load_baseline(baseline) if baseline else None,
@@ -399,29 +416,48 @@ class Streamcert:
         return self.run.target
 
     def check(self, scenario_id: str) -> list[Finding]:
+        """Play the scenario and judge it: once per A2A binding the run certifies for the A2A profiles (each
+        finding says its binding), once for the others."""
         scenario = load_scenario(scenario_id)
         if scenario.profile not in self.run.selected_profiles():
             pytest.skip(f"profile {scenario.profile} not selected")
         target = self.target
         if not target.has(scenario.profile):
             pytest.skip(f"no target for profile {scenario.profile}")
+        choice = self.run.bindings() if scenario.profile in BOUND_PROFILES else None
+        if choice is None:
+            return self._finish(self._play(scenario, target))
+        if not choice.certified:
+            pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
+        findings: list[Finding] = []
+        catalogue = load_catalogue()
+        for binding in choice.certified:
+            for finding in self._play(scenario, dataclasses.replace(target, binding=binding)):
+                if finding.req_id not in catalogue or catalogue[finding.req_id].applies_to(binding):
+                    finding.binding = binding
+                    findings.append(finding)
+        return self._finish(findings)
+
+    def _play(self, scenario: Any, target: Target) -> list[Finding]:
+        scenario_id = scenario.id
         past = self._past_run_limit() or self.run.unreachable() or self.run.silent.get(scenario.profile)
         if past:
-            return self._finish([Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}")
-                                 for r in scenario.requirements])
+            return [Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}") for r in scenario.requirements]
         try:
             log = run_scenario(scenario_id, target)
         except Exception as exc:  # a harness fault is reported as ERROR, never as a pass
             why = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-            findings = [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
-                        for r in scenario.requirements]
-            return self._finish(findings)
+            return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
+                    for r in scenario.requirements]
         self._note_silence(scenario.profile, log)
         self._record(log, target)
         self._compare(log)
-        return self.judge(log, scenario_id)
+        return self._judged(log, scenario_id)
 
     def judge(self, log: FrameLog, scenario_id: str | None = None) -> list[Finding]:
+        return self._finish(self._judged(log, scenario_id))
+
+    def _judged(self, log: FrameLog, scenario_id: str | None = None) -> list[Finding]:
         scenario = load_scenario(scenario_id or log.scenario)
         try:
             findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
@@ -429,7 +465,7 @@ class Streamcert:
             why = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             findings = [Finding(r, Outcome.ERROR, f"harness fault while judging {scenario.id}: {why}")
                         for r in scenario.requirements]
-        return self._finish(findings)
+        return findings
 
     def _note_silence(self, profile: str, log: FrameLog) -> None:
         """A subprocess target that wrote nothing before its start-up limit cut it will not answer the next
@@ -455,7 +491,7 @@ class Streamcert:
 
         folder = self.run.options["record"]
         if folder:
-            log.save(path_for(folder, log.scenario), scrubber=self.run.scrubber)
+            log.save(path_for(folder, log.scenario, log.notes.get("binding")), scrubber=self.run.scrubber)
 
     def _compare(self, log: FrameLog) -> None:
         """--against DIR: how this capture differs from the scenario's earlier one there (capture_diff.py),
@@ -466,7 +502,7 @@ class Streamcert:
         from .capture_diff import diff_logs
         from .cassette import find
 
-        earlier = find(folder, log.scenario)
+        earlier = find(folder, log.scenario, log.notes.get("binding"))
         item: dict[str, Any] = {"scenario": log.scenario, "cassette": str(earlier) if earlier else None,
                                 "test": self.request.node.nodeid}
         if earlier is not None:
@@ -485,7 +521,8 @@ class Streamcert:
         payload = [scrubber.value(f.to_json()) for f in findings]
         self.request.node.user_properties.append((FINDINGS_KEY, json.dumps(payload)))
         failures = [f for f in findings if f.outcome.is_failure]
-        lines = [f"{f.req_id} {f.outcome.value}: {f.message}" for f in failures]
+        lines = [f"{f.req_id} {f.outcome.value}{f' [{f.binding}]' if f.binding else ''}: {f.message}"
+                 for f in failures]
         if self.regressed:
             shown = self.regressed["lines"][:40]
             lines += [f"regression against {self.regressed['cassette']} ({self.regressed['differences']} "

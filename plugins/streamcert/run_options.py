@@ -231,6 +231,10 @@ RUN_OPTIONS = (
     RunOption("profiles", "--profile", "--streamcert-profile",
               "profile to certify (repeatable); default: every profile that has a target",
               choices=PROFILES, repeat=True),
+    RunOption("bindings", "--binding", "--streamcert-binding",
+              "A2A binding to certify: jsonrpc, http-json, grpc or all (repeatable); default: every binding for the "
+              "embedded reference, else the first of JSON-RPC, HTTP+JSON, gRPC the card declares",
+              choices=("jsonrpc", "http-json", "grpc", "all"), repeat=True),
     RunOption("level", "--level", "--streamcert-level", "lowest requirement level judged (default: may, i.e. all)",
               default="may", choices=("must", "should", "may")),
     RunOption("report", "--report", "--streamcert-report",

@@ -99,6 +99,9 @@ class Target:
     start_limit: float = limits.START.default  # seconds a subprocess target has to answer its first request
     scrub: tuple[str, ...] = ()  # more names (glob, any case) of headers, cookies, query parameters, JSON fields
     allow_origins: tuple[str, ...] = ()  # other origins the credentials may be sent to (scheme://host:port)
+    # The A2A binding the A2A scenarios go over in this run of them (protocols/bindings.py); the run loop plays
+    # each A2A scenario once per binding certified, on a copy of the target naming it.
+    binding: str = "jsonrpc"
 
     def has(self, profile: str) -> bool:
         """Whether this target can be judged on a profile."""

@@ -13,6 +13,7 @@ import importlib
 import pkgutil
 from typing import Iterable
 
+from ..catalogue import load_catalogue
 from ..framelog import FrameLog
 from ..outcomes import Finding, Outcome
 from .engine import (
@@ -55,7 +56,19 @@ def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None)
     """Run every rule that decides one of `req_ids` on `log`; keep the findings for those IDs."""
     _load()
     ctx = ctx or RuleContext()
-    wanted = list(dict.fromkeys(req_ids))
+    # A log that went over one A2A binding judges only the requirements of that binding (a JSON-RPC envelope
+    # requirement has nothing to read in a gRPC log); each finding says which binding it was judged on.
+    binding = log.notes.get("binding")
+    catalogue = load_catalogue()
+    wanted = [r for r in dict.fromkeys(req_ids) if r not in catalogue or catalogue[r].applies_to(binding)]
+    findings = _judge(log, wanted, ctx)
+    if binding:
+        for finding in findings:
+            finding.binding = binding
+    return findings
+
+
+def _judge(log: FrameLog, wanted: list[str], ctx: RuleContext) -> list[Finding]:
     # A target whose card could not be fetched at all gave no answer: every requirement is ERROR
     # (not UNSUPPORTED: nothing about its features is known).
     unreachable = log.notes.get("unreachable")

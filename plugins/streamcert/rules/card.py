@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import Exchange, FrameLog
-from ..protocols import a2a
-from . import RuleContext, Verdict, answered, ex_evidence, rule
+from ..protocols import a2a, bindings
+from . import RuleContext, Unjudgeable, Verdict, answered, ex_evidence, rule
+from .unary import Answer
 
 # AgentCard required fields and the JSON type each must have (A2A §8).
 REQUIRED_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -113,16 +114,17 @@ def card_jsonrpc_interface(v: AgentCard, out: Verdict) -> None:
         missing = [f for f in INTERFACE_FIELDS if not isinstance(iface.get(f), str) or not iface.get(f)]
         if missing:
             problems.append(f"supportedInterfaces[{i}] lacks {', '.join(missing)}")
-        elif iface["protocolBinding"] not in a2a.PROTOCOL_BINDINGS:
+        elif iface["protocolBinding"] not in a2a.PROTOCOL_BINDINGS and ":" not in iface["protocolBinding"]:
+            # a custom binding is named by a URI (§5.8)
             problems.append(f"supportedInterfaces[{i}].protocolBinding {iface['protocolBinding']!r} is not one of "
-                            f"{', '.join(a2a.PROTOCOL_BINDINGS)}")
-        elif iface["protocolBinding"] == "JSONRPC" and iface["protocolVersion"].split(".")[:2] == ["1", "0"]:
+                            f"{', '.join(a2a.PROTOCOL_BINDINGS)} nor a custom binding's URI")
+        elif iface["protocolVersion"].split(".")[:2] == ["1", "0"]:
             found = found or iface
     if found and not problems:
-        out.passed(f"JSONRPC interface {found['url']} for protocol {found['protocolVersion']}")
+        out.passed(f"{found['protocolBinding']} interface {found['url']} for protocol {found['protocolVersion']}")
         return
     if not found:
-        problems.append("no interface has protocolBinding JSONRPC and protocolVersion 1.0")
+        problems.append("no interface has protocolVersion 1.0")
     out.failed("; ".join(problems), [v.evidence])
 
 
@@ -218,3 +220,47 @@ def card_protojson(v: AgentCard, out: Verdict) -> None:
     else:
         oneofs = f", each of its {found.oneofs} oneof object(s) with exactly one member" if found.oneofs else ""
         out.passed(f"every member of the card under its ProtoJSON name{oneofs}")
+
+
+# -- A2A-CARD-006: what the card declares answers ------------------------------------------------------
+PROBE = "probe_"  # the labels of the card scenario's probes: probe_<binding> (streamcert.scenarios.a2a)
+
+
+@dataclass
+class Probes:
+    """One GetTask of an unknown id sent to every interface the card declares in a binding the suite speaks."""
+
+    probes: list[tuple[str, str, Exchange]]  # (binding, url, exchange)
+    unprobed: dict[str, str]  # binding → why the suite could not ask it (its extra not installed)
+
+    @classmethod
+    def of(cls, log: FrameLog, ctx: RuleContext) -> Probes:
+        card = AgentCard.of(log, ctx).card
+        probes, unprobed = [], dict(log.notes.get("unprobed") or {})
+        for binding, url in bindings.declared(card):
+            ex = log.get(PROBE + binding)
+            if ex is not None:
+                probes.append((binding, url, ex))
+        if not probes:
+            raise Unjudgeable()
+        return cls(probes, unprobed)
+
+
+@rule("A2A-CARD-006", view=Probes)
+def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
+    bad, good = [], []
+    for binding, url, ex in v.probes:
+        name = bindings.CARD_NAME[binding]
+        if ex.status is None:
+            bad.append((f"the card declares a {name} interface at {url}, and GetTask there got no answer: "
+                        f"{ex.error or 'nothing came'}", ex_evidence(ex)))
+            continue
+        ans = Answer.of(ex)
+        if ans.code == a2a.TASK_NOT_FOUND:
+            good.append(f"{name} at {url}: TaskNotFoundError ({ans.error.get('as', 'JSON-RPC -32001')})")
+        else:
+            bad.append((f"the card declares a {name} interface at {url}, and GetTask of an unknown id there got "
+                        f"{ans.describe()} (HTTP {ex.status}), not TaskNotFoundError", ex_evidence(ex)))
+    unprobed = "".join(f"; {bindings.CARD_NAME[b]} not asked: {why}" for b, why in v.unprobed.items())
+    if not out.fail_each("declared interface(s) that do not answer over their binding", bad):
+        out.passed("; ".join(good) + unprobed)

@@ -321,6 +321,9 @@ def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
                            "status": exchange.status, "content_type": exchange.content_type}
     if exchange.error:
         out["error"] = exchange.error
+    elif exchange.binding == "grpc":
+        if status := exchange.notes.get("grpc_status"):
+            out["grpc_status"] = status
     elif not exchange.is_sse:
         size = exchange.size
         text = exchange.head(QUOTE_LIMIT * 4).decode("utf-8", "replace")
@@ -360,7 +363,7 @@ def unread_frame(exchange: Exchange) -> tuple[Any, str] | None:
             value, error = event.json()
             if error:
                 return event, f"data is not JSON ({error})"
-            if exchange.rpc_method and not (isinstance(value, dict) and (
+            if exchange.rpc_method and exchange.binding == "jsonrpc" and not (isinstance(value, dict) and (
                     isinstance(value.get("result"), dict) or isinstance(value.get("error"), dict))):
                 return event, NOT_A_RESPONSE
         return None

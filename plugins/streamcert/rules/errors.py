@@ -100,7 +100,7 @@ def streaming_refused(run: Run, out: Verdict) -> None:
     weak = None
     sub = run.get("subscribe_refused")
     if sub is not None:
-        asked = sub.request_body.get("params", {}).get("id") if isinstance(sub.request_body, dict) else None
+        asked = sub.params.get("id") if isinstance(sub.params, dict) else None
         setup = run.get("setup_nostream")
         known = task_of(Answer.of(setup).result) if setup is not None and not got_nothing(setup) else None
         known_id = known.get("id") if isinstance(known, dict) else None
@@ -251,7 +251,7 @@ REQUIRED_MESSAGE_FIELDS = ("messageId", "role", "parts")
 
 def _flaw(ex: Exchange) -> str:
     """What the message of a SendMessage request lacks, read from the request the suite sent."""
-    params = ex.request_body.get("params") if isinstance(ex.request_body, dict) else None
+    params = ex.params
     msg = params.get("message") if isinstance(params, dict) else None
     if not isinstance(msg, dict):
         return "is missing"

@@ -52,7 +52,10 @@ class EveryStream:
         streaming = labels + [message.split(" ", 1)[0] for message, _ in frames.unjudged]
         if not streaming:
             raise Unjudgeable()
-        found = run_rules(log, list(STREAM_RULES), RuleContext(scenario=ctx.scenario, options=ctx.options))
+        # the envelope requirements of a binding other than the log's (WIRE-002 on a gRPC log) do not apply
+        catalogue, binding = load_catalogue(), log.notes.get("binding")
+        wanted = [r for r in STREAM_RULES if catalogue[r].applies_to(binding)]
+        found = run_rules(log, wanted, RuleContext(scenario=ctx.scenario, options=ctx.options))
         return cls(labels, [f for f in found if _about_streams(f, set(streaming))])
 
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols import interactions_v1 as ix
 from ..protocols.interactions_v1 import (
     APP_MAX,
@@ -75,10 +75,10 @@ def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
         # pause if it stayed open, else the SubscribeToTask opened at the pause or a streamed answer.
         carriers = [pause.exchange] if not closed else []
         carriers += [ex for ex in [v.log.get(f"subscribe_{pause.n}"), v.log.get(f"answer_{pause.n}")]
-                     if ex is not None and ex.is_sse]
-        later = [ev for ex in carriers for ev in ex.data_events() if ev.t > pause.t and ev.payload is not None
-                 and isinstance((ev.payload or {}).get("result"), dict)
-                 and "statusUpdate" in ev.payload["result"]]
+                     if ex is not None and ex.is_stream]
+        later = [ev for ex in carriers for ev in ex.data_events() if ev.t > pause.t
+                 and isinstance(result := bindings.frame_answer(ex.binding, ev.payload)[0], dict)
+                 and "statusUpdate" in result]
         if not later:
             bad.append((pause, "closed at the pause" if closed else "stayed open"))
     if bad:
@@ -265,7 +265,7 @@ def arguments_never_shown(v: Interruptions, out: Verdict) -> None:
                     hits.append(ev_evidence(ex, ev, "the call's arguments appear here"))
         elif ex.label.startswith(("get_", "list_")):
             searched += 1
-            value, _ = ex.json()
+            value = bindings.read_answer(ex).payload
             if ex.t_sent >= granted_at:
                 value = _paused_status(value)
             if sentinel in json.dumps(without_user_messages(value), ensure_ascii=False):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_RESET, Event, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import interaction_of, status_key
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, quote, rule
 from .ixview import Interruptions, reply, text_of
@@ -31,8 +31,7 @@ MESSAGE_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
 
 
 def _params(ex: Exchange) -> dict[str, Any]:
-    body = ex.request_body
-    params = body.get("params") if isinstance(body, dict) else None
+    params = ex.params
     return params if isinstance(params, dict) else {}
 
 
@@ -112,10 +111,9 @@ class TaskStreams:
             carriers.append(carrier)
         unary = []
         for ex in log.exchanges:
-            if ex.is_sse or ex.status is None or ex.t_end is None:
+            if ex.is_stream or ex.status is None or ex.t_end is None:
                 continue
-            value, _ = ex.json()
-            result = value.get("result") if isinstance(value, dict) else None
+            result = bindings.read_answer(ex).result
             tasks = result.get("tasks") if isinstance(result, dict) and isinstance(result.get("tasks"), list) else \
                 [result.get("task") if isinstance(result, dict) and "task" in result else result]
             for task in tasks:

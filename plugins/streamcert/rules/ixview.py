@@ -18,16 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import Event, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import APPROVED, VALUE, interaction_of, status_key
 from ..protocols.script import PAUSING
-from ..wire.jsonrpc import rpc_error
 from .engine import RuleContext, ev_evidence, ex_evidence
 
 
-def _result(ev: Event) -> dict[str, Any] | None:
-    value = ev.payload
-    result = value.get("result") if isinstance(value, dict) else None
+def _result(ev: Event, binding: str = bindings.JSONRPC) -> dict[str, Any] | None:
+    result = bindings.frame_answer(binding, ev.payload)[0]
     return result if isinstance(result, dict) else None
 
 
@@ -128,7 +126,7 @@ class Interruptions:
         seen_said: set = set()
         for ex in self.streams():
             for ev in ex.data_events():
-                result = _result(ev)
+                result = _result(ev, ex.binding)
                 if result is None:
                     continue
                 if isinstance(result.get("task"), dict) and self.task_id is None:
@@ -194,16 +192,14 @@ class Interruptions:
         ex = self.log.get(label)
         if ex is None:
             return None
-        value, _ = ex.json()
-        result = value.get("result") if isinstance(value, dict) else None
+        result = bindings.read_answer(ex).result
         if isinstance(result, dict) and isinstance(result.get("task"), dict):
             return result["task"]
         return result if isinstance(result, dict) else None
 
     def sent_message(self, label: str) -> dict[str, Any] | None:
         ex = self.log.get(label)
-        body = ex.request_body if ex is not None else None
-        params = body.get("params") if isinstance(body, dict) else None
+        params = ex.params if ex is not None else None
         message = params.get("message") if isinstance(params, dict) else None
         return message if isinstance(message, dict) else None
 
@@ -235,7 +231,7 @@ class Interruptions:
     def continued(self, pause: Pause) -> bool:
         """Whether any stream, or the final GetTask, shows the task after this pause."""
         later = [ev for ex in self.streams() for ev in ex.data_events() if ev.t > pause.t
-                 and isinstance(_result(ev), dict) and "statusUpdate" in _result(ev)]
+                 and isinstance(_result(ev, ex.binding), dict) and "statusUpdate" in _result(ev, ex.binding)]
         final = self.unary_result("get_final")
         return bool(later) or (isinstance(final, dict) and a2a.is_terminal((final.get("status") or {}).get("state")))
 
@@ -247,7 +243,7 @@ class Interruptions:
             if ex.label.endswith("_twin"):
                 continue  # a duplicate answer's stream may show the task later on, as the first answer left it
             for ev in ex.data_events():
-                result = _result(ev)
+                result = _result(ev, ex.binding)
                 update = _as_update(result) if result and ev.t > pause.t else None
                 if update is None or status_key(update["status"]) == pause.key:
                     continue  # the same pause, as another stream carried it
@@ -272,17 +268,14 @@ def reply(ex: Exchange | None) -> tuple[bool | None, Any]:
         return None, "not sent"
     if ex.status is None:
         return None, ex.error or "no answer"
-    error = rpc_error(ex)
-    if error is not None:
-        return False, error
-    if ex.is_sse:  # an answer sent as a streaming message: its first event is the result
-        events = ex.data_events()
-        value, problem = (events[0].json() if events else (None, "the stream carried no event"))
-    else:
-        value, problem = ex.json()
-    if isinstance(value, dict) and "result" in value:
-        return True, value["result"]
-    return None, problem or f"HTTP {ex.status}: no JSON-RPC result or error"
+    read = bindings.read_answer(ex)  # a streamed answer: its first event is the result
+    if read.error is not None:
+        return False, read.error
+    if read.result is not None:
+        return True, read.result
+    if ex.is_stream and not read.frames:
+        return None, "the stream carried no event"
+    return None, read.complaint or f"HTTP {ex.status}: no result or error"
 
 
 def named_code(error: Any) -> str:

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from ..framelog import Event, Exchange, FrameLog
+from ..protocols import bindings
 from ..protocols.progress_v1 import STATES, URI
 from . import RuleContext, Unjudgeable, answered, ev_evidence, ex_evidence
 from .streamview import TaskStream
@@ -97,8 +98,7 @@ def read_back(log: FrameLog) -> list[tuple[str, Exchange, Any]]:
 
 
 def _unary_result(ex: Exchange) -> Any:
-    value, _ = ex.json()
-    return value.get("result") if isinstance(value, dict) else None
+    return bindings.read_answer(ex).result
 
 
 # -- reading the script and what the model saw ------------------------------------------------------

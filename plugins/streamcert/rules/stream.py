@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
 from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
 
@@ -44,7 +44,7 @@ class FirstTask:
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> FirstTask:
         ex = answered(log, STREAM)
-        first = read_frames(ex)[:1] if ex.is_sse else []
+        first = read_frames(ex)[:1] if ex.is_stream else []
         if not first or first[0][1] != a2a.TASK:
             raise Unjudgeable()
         ev, _, task = first[0]
@@ -52,8 +52,8 @@ class FirstTask:
 
     @property
     def sent(self) -> dict[str, Any]:
-        body = self.exchange.request_body
-        return body.get("params", {}).get("message", {}) if isinstance(body, dict) else {}
+        params = self.exchange.params
+        return params.get("message", {}) if isinstance(params, dict) else {}
 
     @property
     def evidence(self) -> dict[str, Any]:
@@ -80,8 +80,7 @@ class PlayedScript:
 
 def continued_task(ex: Exchange) -> str | None:
     """The taskId a SendStreamingMessage names (a message continuing a task: an answer, a follow-up)."""
-    body = ex.request_body
-    params = body.get("params") if isinstance(body, dict) else None
+    params = ex.params
     message = params.get("message") if isinstance(params, dict) else None
     task_id = message.get("taskId") if isinstance(message, dict) else None
     return task_id if ex.rpc_method == a2a.SEND_STREAMING_MESSAGE and isinstance(task_id, str) else None
@@ -194,7 +193,7 @@ def one_kind(v: StreamFrames, out: Verdict) -> None:
                 continue
             results += 1
             if members != 1:
-                kinds = a2a.stream_members(ev.payload["result"])
+                kinds = a2a.stream_members(bindings.frame_answer(s.exchange.binding, ev.payload)[0])
                 bad.append((f"frame {s.exchange.frame_number(ev)} holds {kinds or 'none'} of task, message, "
                             "statusUpdate, artifactUpdate", s.evidence(ev)))
         if not out.fail_each(f"{s.label} result(s) without exactly one StreamResponse member", bad) and results:
@@ -335,14 +334,16 @@ def closes_after_terminal(v: StreamFrames, out: Verdict) -> None:
 @rule("A2A-STREAM-015", view=SentStream)
 def stream_answered(v: SentStream, out: Verdict) -> None:
     ex = v.exchange
-    if not ex.is_sse:
+    if not ex.is_stream:
+        error = bindings.read_answer(ex).error if ex.binding == bindings.GRPC else None
+        seen = f"error {bindings.describe_error(error)}" if error else f"first bytes {ex.first_bytes()!r}"
         out.failed(f"SendStreamingMessage answered HTTP {ex.status} {ex.content_type or ''} instead of a stream; "
-                   f"first bytes {ex.first_bytes()!r}", [ex_evidence(ex)])
+                   f"{seen}", [ex_evidence(ex)])
         return
     first = next(iter(ex.data_events()), None)
-    value = first.payload if first else None
-    if isinstance(value, dict) and "error" in value:
-        out.failed(f"the card declares streaming, yet the stream's first event is an error: {value['error']!r}",
+    error = bindings.frame_answer(ex.binding, first.payload)[1] if first else None
+    if error is not None:
+        out.failed(f"the card declares streaming, yet the stream's first event is an error: {error!r}",
                    [ev_evidence(ex, first)])
     elif first is None:
         out.failed("the stream carried no event", [ex_evidence(ex)])

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from ..framelog import FrameLog
 from ..outcomes import Outcome
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge, unjudged_entry
 from .streamview import StreamFrames, read_frames, state_in
@@ -44,13 +44,12 @@ def _statuses(log: FrameLog, unjudged: list[tuple[str, list[dict[str, Any]]]]) -
             unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
         elif ex.method == "POST" and ex.status is not None and (why := cannot_judge(ex)):
             unjudged.append(unjudged_entry(ex, why))
-        elif ex.is_sse:
+        elif ex.is_stream:
             for ev, _, body in read_frames(ex).of_kind(a2a.TASK, a2a.STATUS_UPDATE):
                 if isinstance(body.get("status"), dict):
                     yield ev_evidence(ex, ev), body["status"]
         elif ex.status is not None:
-            value, _ = ex.json()
-            result = value.get("result") if isinstance(value, dict) else None
+            result = bindings.read_answer(ex).result
             for task in _tasks_in(result):
                 if isinstance(task.get("status"), dict):
                     yield ex_evidence(ex), task["status"]
@@ -229,10 +228,9 @@ class StatusOrder:
                     terminals.append(seen)
         read_after = []
         for ex in log.exchanges:
-            if ex.rpc_method != a2a.GET_TASK or ex.is_sse or ex.status is None or cannot_judge(ex):
+            if ex.rpc_method != a2a.GET_TASK or ex.is_stream or ex.status is None or cannot_judge(ex):
                 continue
-            value, _ = ex.json()
-            task = value.get("result") if isinstance(value, dict) else None
+            task = bindings.read_answer(ex).result
             status = task.get("status") if isinstance(task, dict) and isinstance(task.get("status"), dict) else {}
             task_id = task.get("id") if isinstance(task, dict) else None
             if task_id in ended and ex.t_sent >= ended[task_id] and (when := instant(status.get("timestamp"))):

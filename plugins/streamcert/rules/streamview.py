@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
 
 STREAM = "stream"  # the label of the scenario's SendStreamingMessage (streamcert.scenarios.a2a)
@@ -53,26 +53,25 @@ class StreamItem:
 
     event: Event
     kind: str | None  # "task" | "message" | "statusUpdate" | "artifactUpdate" | "error" | None
+    binding: str = bindings.JSONRPC  # the binding its exchange went over: how its frame is read
 
     @property
     def payload(self) -> Any:
-        """The whole parsed JSON-RPC envelope (None when the data is not JSON)."""
+        """The whole parsed frame as it came: a JSON-RPC envelope, or a bare StreamResponse on the other
+        bindings (None when the data is not JSON)."""
         return self.event.payload
 
     @property
     def body(self) -> Any:
         """result[kind], the error object, or the raw payload when kind is None."""
-        payload = self.payload
         if self.kind is None:
-            return payload
-        if self.kind == "error":
-            return payload["error"]
-        return payload["result"][self.kind]
+            return self.payload
+        result, error = bindings.frame_answer(self.binding, self.payload)
+        return error if self.kind == "error" else result[self.kind]
 
     @property
     def result(self) -> Any:
-        payload = self.payload
-        return payload.get("result") if isinstance(payload, dict) else None
+        return bindings.frame_answer(self.binding, self.payload)[0]
 
 
 @dataclass
@@ -141,7 +140,7 @@ class TaskStream:
         """The stream the scenario opened with SendStreamingMessage. An answer that is no event stream
         leaves nothing to read here (A2A-STREAM-015 and WIRE-001 say what it was)."""
         ex = answered(log, STREAM)
-        if not ex.is_sse:
+        if not ex.is_stream:
             raise Unjudgeable()
         return cls.from_exchange(ex)
 
@@ -160,14 +159,14 @@ class TaskStream:
         return ex.derived("_task_stream", read)
 
     def _add(self, ev: Event) -> None:
-        payload = ev.payload
-        item = StreamItem(ev, None)
+        binding = self.exchange.binding if self.exchange is not None else bindings.JSONRPC
+        result, error = bindings.frame_answer(binding, ev.payload)
+        item = StreamItem(ev, None, binding)
         body: Any = None
-        if isinstance(payload, dict) and isinstance(payload.get("error"), dict):
+        if error is not None:
             item.kind = "error"
-            self.errors.append((ev, payload["error"]))
-        elif isinstance(payload, dict) and isinstance(payload.get("result"), dict):
-            result = payload["result"]
+            self.errors.append((ev, error))
+        elif isinstance(result, dict):
             kind = a2a.sole_stream_kind(result)
             if kind:
                 item.kind, body = kind, result[kind]
@@ -320,15 +319,15 @@ class FrameList(Sequence):
     """(event, kind, body) for every data event of an exchange, as a list reads them; it keeps only each
     event and its kind, and takes the body from the event's payload when asked (see StreamItem)."""
 
-    def __init__(self, kinds: list[tuple[Event, str | None]], members: list[int] | None = None) -> None:
+    def __init__(self, kinds: list[tuple[Event, str | None]], members: list[int] | None = None,
+                 binding: str = bindings.JSONRPC) -> None:
         self._kinds = kinds
+        self.binding = binding
         # for each frame, how many StreamResponse members its result names (-1: no result at all)
         self.members = members if members is not None else [-1] * len(kinds)
 
-    @staticmethod
-    def _frame(ev: Event, kind: str | None) -> tuple[Event, str | None, Any]:
-        value = ev.payload
-        result = value.get("result") if isinstance(value, dict) else None
+    def _frame(self, ev: Event, kind: str | None) -> tuple[Event, str | None, Any]:
+        result = bindings.frame_answer(self.binding, ev.payload)[0]
         return ev, kind, result[kind] if kind else result
 
     def __len__(self) -> int:
@@ -369,11 +368,11 @@ def read_frames(ex: Exchange) -> FrameList:
         kinds, members = [], []
         for ev in ex.data_events():
             value = ev.payload
-            has = isinstance(value, dict) and "result" in value
-            result = value["result"] if has else None
+            result = bindings.frame_answer(ex.binding, value)[0]
+            has = result is not None if ex.binding != bindings.JSONRPC else isinstance(value, dict) and "result" in value
             kinds.append((ev, a2a.stream_kind(result)))
             members.append(len(a2a.stream_members(result)) if has else -1)
-        return FrameList(kinds, members)
+        return FrameList(kinds, members, ex.binding)
 
     return ex.derived("_frames", classify)
 

@@ -162,8 +162,7 @@ def compare_artifact(built: StreamedArtifact, got: dict) -> tuple[list[str], str
 
 
 def _asks_for(ex: Exchange, task_id: Any) -> bool:
-    body = ex.request_body
-    params = body.get("params") if isinstance(body, dict) else None
+    params = ex.params
     return not isinstance(params, dict) or params.get("id") in (task_id, None)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..wire.jsonrpc import rpc_error
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
@@ -64,7 +64,7 @@ class Subscriptions:
         for ex in log.exchanges:
             if ex.rpc_method != a2a.SUBSCRIBE_TO_TASK:
                 continue
-            params = (ex.request_body or {}).get("params") if isinstance(ex.request_body, dict) else None
+            params = ex.params
             task_id = params.get("id") if isinstance(params, dict) else None
             if a2a.is_terminal(_state_before(log, task_id, ex.t_sent)):
                 continue
@@ -83,13 +83,12 @@ def _state_before(log: FrameLog, task_id: Any, t: float) -> str | None:
     returned); a terminal state once seen stays (a task does not leave it)."""
     latest: tuple[float, str | None] = (-1.0, None)
     for ex in log.exchanges:
-        if ex.is_sse:
+        if ex.is_stream:
             for at, state in _streamed_states(ex, task_id):
                 if at < t and at > latest[0]:
                     latest = (at, state) if not a2a.is_terminal(latest[1]) else latest
         elif ex.t_end is not None and ex.t_end < t and ex.status is not None:
-            value, _ = ex.json()
-            task = task_of(value.get("result")) if isinstance(value, dict) else None
+            task = task_of(bindings.read_answer(ex).result)
             if isinstance(task, dict) and task.get("id") == task_id and ex.t_end > latest[0] \
                     and not a2a.is_terminal(latest[1]):
                 latest = (ex.t_end, state_of(task))
@@ -100,7 +99,7 @@ def _streamed_states(ex: Exchange, task_id: Any) -> list[tuple[float, str]]:
     """(arrival, state) of every Task or status update of task `task_id` that the stream `ex` carried."""
     out = []
     for ev in ex.data_events():
-        result = ev.payload.get("result") if isinstance(ev.payload, dict) else None
+        result = bindings.frame_answer(ex.binding, ev.payload)[0]
         kind = a2a.stream_kind(result)
         body = result[kind] if kind else None
         named = body.get("id") if kind == a2a.TASK else (body or {}).get("taskId")
@@ -119,12 +118,11 @@ def _alive_after(log: FrameLog, task_id: Any, t: float) -> bool:
     """Whether the run shows task `task_id` not ended after time `t`: a state that is not terminal arriving
     later, or a CancelTask sent later that returned a task (one that has ended cannot be canceled)."""
     for ex in log.exchanges:
-        if ex.is_sse:
+        if ex.is_stream:
             if any(at > t and not a2a.is_terminal(state) for at, state in _streamed_states(ex, task_id)):
                 return True
         elif ex.t_sent > t and ex.status is not None:
-            value, _ = ex.json()
-            task = task_of(value.get("result")) if isinstance(value, dict) else None
+            task = task_of(bindings.read_answer(ex).result)
             if isinstance(task, dict) and task.get("id") == task_id and (
                     ex.rpc_method == a2a.CANCEL_TASK or not a2a.is_terminal(state_of(task))):
                 return True
@@ -133,7 +131,7 @@ def _alive_after(log: FrameLog, task_id: Any, t: float) -> bool:
 
 def _refusal(ex: Exchange, stream: TaskStream) -> str | None:
     """What a SubscribeToTask got instead of an event stream, said as what was received (None: a stream)."""
-    if not ex.is_sse:
+    if not ex.is_stream:
         ans = Answer.of(ex)
         return (f"answered HTTP {ex.status} {ex.content_type or '(no Content-Type)'} instead of an event stream: "
                 f"{ans.describe()}")

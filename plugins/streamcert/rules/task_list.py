@@ -314,7 +314,7 @@ def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
         return  # the driver found no status timestamp to filter by
     if (whole := v.lists.get("list_context")) is None or whole.explain(out) or v.after.explain(out):
         return
-    params = v.after.ex.request_body.get("params") if isinstance(v.after.ex.request_body, dict) else None
+    params = v.after.ex.params
     pivot = params.get("statusTimestampAfter") if isinstance(params, dict) else None
     at = instant(pivot)
     if at is None:

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import CONTENT_ENCODING, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
+from ..protocols import bindings
 from .engine import Unjudgeable, Verdict, cannot_judge, ex_evidence, quote
 
 VIA_JSON = "application/json"
 VIA_SSE = "a single SSE event"
+VIA_GRPC = "a gRPC status"
 
 
 def got_nothing(ex: Exchange) -> str | None:
@@ -31,7 +33,9 @@ def got_nothing(ex: Exchange) -> str | None:
         return ex.error or "no response"
     if why := cannot_judge(ex):
         return why
-    if ex.is_sse:
+    if ex.binding == bindings.GRPC and not ex.is_stream and (ex.events or bindings.grpc_error(ex.notes)):
+        return None  # a unary message, or the error status the call ended with
+    if ex.is_stream:
         if not ex.data_events():
             ended = ex.error if ex.end in (END_RESET, END_IDLE) and ex.error else f"ended: {ex.end}"
             return f"the stream carried no data event ({ended})"
@@ -58,7 +62,7 @@ def no_answer(ex: Exchange, what: str) -> str | None:
 @dataclass
 class Answer:
     ex: Exchange
-    payload: Any = None  # the parsed JSON-RPC envelope (a unary body, or the stream's first data event)
+    payload: Any = None  # the parsed answer as it came (a unary body, or the stream's first data event)
     result: Any = None
     error: dict[str, Any] | None = None
     problem: str | None = None  # why the answer is no JSON-RPC response at all
@@ -67,29 +71,25 @@ class Answer:
 
     @classmethod
     def of(cls, ex: Exchange) -> Answer:
+        """The answer of any binding, read as the operation's result or its A2A error (bindings.read_answer)."""
         ans = cls(ex)
-        if ex.is_sse:
-            ans.via = VIA_SSE
-            events = ex.data_events()
-            if not events:
-                ans.problem = "no data event"
-                return ans
-            ans.extra_events = len(events) - 1
-            ans.payload, complaint = events[0].json()
-        else:
-            ans.payload, complaint = ex.json()
-        if complaint:
-            ans.problem = f"not JSON ({complaint}): {quote(ex.first_bytes())!r}"
+        if ex.is_stream or (ex.binding == bindings.GRPC and ex.events):
+            ans.via = VIA_SSE if ex.is_sse else VIA_GRPC
+        elif ex.binding == bindings.GRPC:
+            ans.via = VIA_GRPC
+        read = bindings.read_answer(ex)
+        ans.payload, ans.result, ans.error = read.payload, read.result, read.error
+        ans.extra_events = max(0, read.frames - 1)
+        if ans.via != VIA_JSON and not read.frames and ex.binding != bindings.GRPC:
+            ans.problem = "no data event"
+        elif ex.binding == bindings.GRPC and not read.frames and ans.error is None:
+            ans.problem = "no message and no error status"
+        elif read.complaint:
+            ans.problem = f"not JSON ({read.complaint}): {quote(ex.first_bytes())!r}"
             if coding := ex.notes.get(CONTENT_ENCODING):
                 ans.problem += f" (decoded from Content-Encoding: {coding}, which the suite did not ask for)"
-        elif not isinstance(ans.payload, dict) or not ("result" in ans.payload or "error" in ans.payload):
-            ans.problem = f"not a JSON-RPC response: {quote(_short(ans.payload))}"
-        elif isinstance(ans.payload.get("error"), dict):
-            ans.error = ans.payload["error"]
-        elif "error" in ans.payload:
-            ans.problem = f"error member is not an object: {quote(_short(ans.payload))}"
-        else:
-            ans.result = ans.payload.get("result")
+        elif read.shape:
+            ans.problem = f"{read.shape}: {quote(_short(ans.payload))}"
         return ans
 
     @property
@@ -101,6 +101,8 @@ class Answer:
         if self.problem:
             return self.problem
         if self.error is not None:
+            if "binding" in self.error:
+                return f"error {bindings.describe_error(self.error)}"
             return f"error {self.code} {self.error.get('message', '')!r}".rstrip()
         return f"a result: {quote(_short(self.result), 200)}"
 

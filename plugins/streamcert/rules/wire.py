@@ -22,7 +22,7 @@ from ..framelog import (
     Exchange,
     FrameLog,
 )
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from . import RuleContext, Run, Verdict, ev_evidence, ex_evidence, quote, rule
 from .engine import cannot_judge, unjudged_entry
 from .errors import refusal
@@ -139,9 +139,12 @@ class Answers:
         card_ex = log.get("card")
         card = card_ex.json()[0] if card_ex else None
         judged, unjudged = [], []
+        binding = log.notes.get("binding")
         for ex in log.exchanges:
-            if ex.method != "POST":
+            if ex.method != "POST" and not (ex.binding != "jsonrpc" and ex.rpc_method):  # an HTTP+JSON GET too
                 continue
+            if binding and ex.binding != binding:
+                continue  # a probe of another interface the card declares (A2A-CARD-006)
             if ex.end == END_ERROR or ex.status is None:
                 if ex.notes.get("not_sent"):
                     unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
@@ -248,11 +251,11 @@ def stream_content_type(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
         if ex.label not in EXPECTED_STREAMS or not ex.notes.get("streaming"):
             continue
-        value, _ = ex.json() if not ex.is_sse else (None, None)
+        refused = not ex.is_sse and bindings.read_answer(ex).error is not None
         if ex.status == 200 and ex.is_sse:
             out.passed(f"{ex.label}: HTTP 200, {ex.content_type}")
-        elif ex.media_type == a2a.JSON_MEDIA_TYPE and isinstance(value, dict) and "error" in value:
-            continue  # a refusal before the stream starts may come as application/json (A2A §9)
+        elif ex.media_type in (a2a.JSON_MEDIA_TYPE, bindings.A2A_JSON_MEDIA_TYPE) and refused:
+            continue  # a refusal before the stream starts may come as JSON (A2A §9; §11.6 on HTTP+JSON)
         else:
             out.failed(f"{ex.label} ({ex.rpc_method}) answered HTTP {ex.status} with Content-Type "
                        f"{ex.content_type or '(none)'}; expected HTTP 200 text/event-stream. "

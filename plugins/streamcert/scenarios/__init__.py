@@ -12,6 +12,7 @@ import importlib
 import pkgutil
 from typing import Awaitable, Callable
 
+from ..binding_choice import BOUND_PROFILES
 from ..catalogue import Scenario, load_scenario
 from ..framelog import FrameLog
 from ..targets import Target  # where drivers and tests have always imported it from
@@ -43,5 +44,7 @@ def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     fn = _DRIVERS[name]
     log = FrameLog(scenario=scenario.id, target=target.a2a_url or "", script=scenario.script, started=now())
     log.notes["stream_limit_s"] = target.stream_limit
+    if scenario.profile in BOUND_PROFILES:
+        log.notes["binding"] = target.binding  # the A2A binding this play of the scenario went over
     asyncio.run(fn(target, scenario, log))
     return log

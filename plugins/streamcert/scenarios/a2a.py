@@ -28,14 +28,16 @@ Labels written (read by streamcert.rules):
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import uuid
 from typing import Any, Iterator
 
+from ..binding_choice import grpc_missing
 from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
 from ..wire.jsonrpc import A2AClient, Bounds
 from . import Target, driver
@@ -60,12 +62,13 @@ def make_script(name: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
     return {"version": SCRIPT_VERSION, "name": name, "steps": steps}
 
 
-def task_ids(log_or_events: Any) -> tuple[str | None, str | None]:
-    """(task id, context id) from the first result that names them."""
+def task_ids(log_or_events: Any, binding: str | None = None) -> tuple[str | None, str | None]:
+    """(task id, context id) from the first result that names them (an exchange's frames, read for its
+    binding, or events of `binding`)."""
     events = log_or_events.data_events() if hasattr(log_or_events, "data_events") else log_or_events
+    binding = getattr(log_or_events, "binding", None) or binding or bindings.JSONRPC
     for ev in events:
-        value = ev.payload
-        result = value.get("result") if isinstance(value, dict) else None
+        result = bindings.frame_answer(binding, ev.payload)[0]
         if not isinstance(result, dict):
             continue
         if isinstance(result.get("task"), dict):
@@ -78,8 +81,7 @@ def task_ids(log_or_events: Any) -> tuple[str | None, str | None]:
 
 
 def unary_task(ex) -> dict[str, Any] | None:
-    value, _ = ex.json()
-    result = value.get("result") if isinstance(value, dict) else None
+    result = bindings.read_answer(ex).result
     if isinstance(result, dict):
         return result.get("task", result) if "task" in result else result
     return None
@@ -100,7 +102,7 @@ def client_for(target: Target, log: FrameLog, url: str | None = None, stream_lim
     return A2AClient(url or target.a2a_url or "", log,
                      stream_limit=target.stream_limit if stream_limit is None else stream_limit,
                      timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
-                     allow_origins=target.allow_origins)
+                     allow_origins=target.allow_origins, binding=target.binding)
 
 
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
@@ -126,8 +128,18 @@ def streaming_declared(card: Any) -> bool:
 
 @driver("card")
 async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    client, _ = await _open(target, log)
+    """The card, then one GetTask of an unknown id at every interface it declares (A2A-CARD-006)."""
+    client, card = await _open(target, log)
     await client.__aexit__()
+    for binding, url in bindings.declared(card):
+        if binding == bindings.GRPC and (why := grpc_missing()):
+            log.notes.setdefault("unprobed", {})[binding] = why
+            continue
+        probe = client_for(dataclasses.replace(target, binding=binding), log, url,
+                           stream_limit=min(target.stream_limit, 5.0))
+        async with probe:
+            probe.rpc_url = url
+            await probe.call(a2a.GET_TASK, {"id": str(uuid.uuid4())}, label=f"probe_{binding}")
 
 
 @driver("stream-task")
@@ -171,8 +183,8 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
         await client.call(a2a.LIST_TASKS, {"contextId": context_id, "includeArtifacts": True},
                           label="list_artifacts")
         page1 = await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2}, label="list_page1")
-        value, _ = page1.json()
-        token = value.get("result", {}).get("nextPageToken") if isinstance(value, dict) else None
+        listed = bindings.read_answer(page1).result
+        token = listed.get("nextPageToken") if isinstance(listed, dict) else None
         if isinstance(token, str) and token:
             await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2, "pageToken": token},
                               label="list_page2")
@@ -189,8 +201,7 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
 def _middle_timestamp(listed: Exchange) -> str | None:
     """The status timestamp of the middle task a ListTasks answer holds (newest first, that leaves an older
     task out and a newer one in), as the server wrote it: the filter must keep the task stamped exactly then."""
-    value, _ = listed.json()
-    result = value.get("result") if isinstance(value, dict) else None
+    result = bindings.read_answer(listed).result
     tasks = result.get("tasks") if isinstance(result, dict) else None
     stamps = [t["status"]["timestamp"] for t in tasks or [] if isinstance(t, dict) and isinstance(t.get("status"), dict)
               and isinstance(t["status"].get("timestamp"), str)]
@@ -208,8 +219,7 @@ async def cancel_subscribe(target: Target, scenario: Scenario, log: FrameLog) ->
         working = asyncio.Event()
 
         def on_main(ev: Event) -> None:
-            value = ev.payload
-            result = value.get("result") if isinstance(value, dict) else None
+            result = bindings.frame_answer(client.binding, ev.payload)[0]
             if isinstance(result, dict) and isinstance(result.get("statusUpdate"), dict):
                 if result["statusUpdate"].get("status", {}).get("state") == a2a.WORKING:
                     working.set()
@@ -252,6 +262,10 @@ FLAWED_MESSAGES = {
 }
 
 
+# What a binding cannot carry at all: a Role the enum does not name has no protobuf encoding (gRPC).
+UNSAYABLE = {bindings.GRPC: ("msg_unknown_role",)}
+
+
 def _raw(value: Any) -> bytes:
     return json.dumps(value).encode("utf-8")
 
@@ -286,12 +300,15 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 unsupported(log, ["A2A-ERR-005"], "the card does not declare capabilities.streaming: true")
             await client.call(a2a.GET_TASK, {"id": done_id}, label="patch_version", version="1.0.1",
                               rpc_id=next(forms))
-        await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
-        await client.call(a2a.GET_TASK, None, label="parse_error", raw_body=b'{"jsonrpc": "2.0", "id": 7, "method": ')
+        if client.binding == bindings.JSONRPC:  # JSON-RPC's own errors (A2A-ERR-006) and envelopes (WIRE-008/009)
+            await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
+            await client.call(a2a.GET_TASK, None, label="parse_error",
+                              raw_body=b'{"jsonrpc": "2.0", "id": 7, "method": ')
         await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params", rpc_id=next(forms))
         await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0",
                           rpc_id=next(forms))
-        await _envelopes(client, {"id": done_id or unknown}, forms)
+        if client.binding == bindings.JSONRPC:
+            await _envelopes(client, {"id": done_id or unknown}, forms)
         if streaming_declared(card):
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
                 "finish at once", script=scenario.data["done_script"])}, label="id_stream", rpc_id="")
@@ -317,6 +334,8 @@ async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: An
     a server that takes one anyway ends it quickly."""
     context = context_id if isinstance(context_id, str) and context_id else None
     for label, (dropped, setting) in FLAWED_MESSAGES.items():
+        if label in UNSAYABLE.get(client.binding, ()):
+            continue
         message = user_message("refuse me", script=scenario.data["done_script"], context_id=context)
         if dropped:
             del message[dropped]

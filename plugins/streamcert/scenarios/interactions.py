@@ -43,7 +43,7 @@ from typing import Any
 
 from ..catalogue import Scenario
 from ..framelog import Event, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import URI, interaction_of, status_key
 from . import Target, driver
 from .a2a import _open, declared_extensions, streaming_declared, unsupported, user_message
@@ -52,16 +52,16 @@ EXTENSION_PREFIXES = ("IX-", "IDEM-")
 STREAMED = "stream"  # a pause's "via": its answer goes by SendStreamingMessage (else by SendMessage)
 
 
-def _result(ev: Event) -> dict[str, Any] | None:
-    value = ev.payload
-    result = value.get("result") if isinstance(value, dict) else None
+def _result(ev: Event, binding: str) -> dict[str, Any] | None:
+    result = bindings.frame_answer(binding, ev.payload)[0]
     return result if isinstance(result, dict) else None
 
 
 class Feed:
     """Events of every stream the driver has open, in arrival order, tagged with the stream's label."""
 
-    def __init__(self) -> None:
+    def __init__(self, binding: str = bindings.JSONRPC) -> None:
+        self.binding = binding  # how the frames are read
         self.queue: asyncio.Queue = asyncio.Queue()
         self.tasks: dict[str, asyncio.Task] = {}
         self.first: dict[str, asyncio.Event] = {}
@@ -85,7 +85,7 @@ class Feed:
             if self.queue.empty() and all(t.done() for t in self.tasks.values()):
                 return None
             label, ev = await self.queue.get()
-            result = _result(ev) if ev is not None else None
+            result = _result(ev, self.binding) if ev is not None else None
             if result and isinstance(result.get("task"), dict) and self.task is None:
                 self.task = result["task"]
             update = result.get("statusUpdate") if result else None
@@ -143,7 +143,7 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
     data = scenario.data
     notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": []}
     log.notes["interactions"] = notes
-    feed = Feed()
+    feed = Feed(client.binding)
     first = user_message(data.get("prompt", "Run the scenario"), script=scenario.script)
     feed.start("stream", lambda cb: client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": first}, label="stream",
                                                   extensions=exts, on_event=cb))

@@ -1,4 +1,9 @@
-"""The A2A JSON-RPC client the drivers use. Every exchange lands in the frame log, stamped.
+"""The A2A client the drivers use, over any binding. Every exchange lands in the frame log, stamped.
+
+The drivers ask for operations (`call`, `stream`: SendMessage, GetTask…, with the request message as its JSON
+`params`); the client sends each over its binding (protocols/bindings.py): a JSON-RPC envelope POSTed to the
+interface URL, the HTTP+JSON route of the operation (§11.3), or the gRPC method (wire/grpc.py), and records
+the binding on every exchange.
 
 It always sends `A2A-Version: 1.0` (unless a test asks for another value on purpose) and activates
 extensions with one `A2A-Extensions` header. Streams are read with the suite's own SSE parser and
@@ -22,6 +27,7 @@ import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable
+from urllib.parse import urlencode
 
 import httpx
 
@@ -45,7 +51,7 @@ from ..framelog import (
     ParseBudget,
 )
 from ..limits import show
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from .capture import CAPTURE, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock
 from .sse import SSEParser
 from .urls import Origins, join
@@ -109,8 +115,10 @@ class A2AClient:
     def __init__(self, base_url: str, log: FrameLog, *, clock: Clock | None = None,
                  stream_limit: float = 15.0, timeout: float = 10.0,
                  headers: dict[str, str] | None = None, bounds: Bounds | None = None,
-                 allow_origins: tuple[str, ...] | list[str] = ()) -> None:
+                 allow_origins: tuple[str, ...] | list[str] = (), binding: str = bindings.JSONRPC) -> None:
         self.base_url = base_url
+        self.binding = binding
+        self._grpc: Any = None  # wire/grpc.GrpcTransport, made on the first gRPC call
         self.log = log
         self.clock = clock or Clock()
         self.stream_limit = stream_limit
@@ -138,6 +146,8 @@ class A2AClient:
     async def __aexit__(self, *exc: Any) -> None:
         if self._http is not None:
             await self._http.aclose()
+        if self._grpc is not None:
+            await self._grpc.aclose()
 
     # -- discovery -------------------------------------------------------------------------------
     async def get_card(self, label: str = "card", base_url: str | None = None) -> Exchange:
@@ -146,8 +156,8 @@ class A2AClient:
         return ex
 
     def use_card(self, card: Any) -> str | None:
-        """Take the JSON-RPC URL from the card's supportedInterfaces (None if there is none)."""
-        self.rpc_url = jsonrpc_url(card)
+        """Take the URL of the client's binding from the card's supportedInterfaces (None if there is none)."""
+        self.rpc_url = jsonrpc_url(card) if self.binding == bindings.JSONRPC else interface_url(card, self.binding)
         return self.rpc_url
 
     # -- JSON-RPC ----------------------------------------------------------------------------------
@@ -173,6 +183,9 @@ class A2AClient:
                    version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = _UNSET,
                    raw_body: bytes | None = None, url: str | None = None) -> Exchange:
         """A unary call. `raw_body` sends those bytes instead of a JSON envelope (for error tests)."""
+        if self.binding != bindings.JSONRPC and raw_body is None:
+            return await self._operation(method, params, label=label, extensions=extensions, version=version,
+                                         url=url, streaming=False)
         body = None if raw_body is not None else self.envelope(method, params, rpc_id)
         return await self._send("POST", url or self._rpc(), label=label, json_body=body, raw_body=raw_body,
                                 headers=self.rpc_headers(extensions, version), rpc_method=method)
@@ -182,6 +195,10 @@ class A2AClient:
                      until: Until | None = None, on_event: OnEvent | None = None,
                      limit: float | None = None, url: str | None = None) -> Exchange:
         """A streaming call, read until the server closes it, `until(event)` holds, or the limit."""
+        if self.binding != bindings.JSONRPC:
+            return await self._operation(method, params, label=label, extensions=extensions, version=version,
+                                         url=url, streaming=True, until=until, on_event=on_event,
+                                         limit=self.stream_limit if limit is None else limit)
         body = self.envelope(method, params, rpc_id)
         headers = self.rpc_headers(extensions, version, accept=a2a.SSE_MEDIA_TYPE)
         return await self._send("POST", url or self._rpc(), label=label, json_body=body, headers=headers,
@@ -199,6 +216,58 @@ class A2AClient:
     def _rpc(self) -> str:
         return self.rpc_url or join(self.base_url, "/a2a/jsonrpc")
 
+    # -- HTTP+JSON and gRPC --------------------------------------------------------------------------
+    async def _operation(self, op: str, params: Any, *, label: str, extensions: tuple[str, ...] | list[str],
+                         version: str | None, url: str | None, streaming: bool, until: Until | None = None,
+                         on_event: OnEvent | None = None, limit: float | None = None) -> Exchange:
+        base = url or self.rpc_url or self.base_url
+        service = {}  # the service parameters (§3.2.6): headers on HTTP+JSON, metadata on gRPC
+        if version is not None:
+            service[a2a.VERSION_HEADER] = version
+        if extensions:
+            service[a2a.EXTENSIONS_HEADER] = ",".join(extensions)
+        if self.binding == bindings.GRPC:
+            return await self._grpc_call(op, params, base, service, label=label, streaming=streaming, until=until,
+                                         on_event=on_event, limit=limit)
+        method, path, query, body = bindings.rest_route(op, params if isinstance(params, dict) else {})
+        media = a2a.SSE_MEDIA_TYPE if streaming else f"{bindings.A2A_JSON_MEDIA_TYPE}, {a2a.JSON_MEDIA_TYPE}"
+        headers = {"Accept": media, **service}
+        if body is not None:
+            headers["Content-Type"] = bindings.A2A_JSON_MEDIA_TYPE
+        target = base.rstrip("/") + path + (("?" + urlencode(query)) if query else "")
+        ex = await self._send(method, target, label=label, json_body=body, headers=headers, rpc_method=op,
+                              streaming=streaming, until=until, on_event=on_event, limit=limit)
+        if body is None or params != body:
+            ex.notes["params"] = params  # what the path and query carried, as the operation's request message
+        if op == a2a.SUBSCRIBE_TO_TASK and ex.status == 405:
+            # §11.3.2 says POST, the proto's google.api.http annotation GET: the other reading, asked again
+            first = {"method": method, "status": ex.status}
+            self.log.exchanges.remove(ex)
+            again = await self._send("GET", target, label=label, json_body=None, headers=headers, rpc_method=op,
+                                     streaming=streaming, until=until, on_event=on_event, limit=limit)
+            again.notes.update(params=params, route_retry={"first": first, "then": "GET"})
+            return again
+        return ex
+
+    async def _grpc_call(self, op: str, params: Any, base: str, service: dict[str, str], *, label: str,
+                         streaming: bool, until: Until | None, on_event: OnEvent | None,
+                         limit: float | None) -> Exchange:
+        from .grpc import GrpcTransport, grpc_available
+
+        if (why := grpc_available()) is not None:
+            ex = self.log.add(Exchange(label=label, method="POST", url=base + bindings.grpc_path(op), rpc_method=op,
+                                       request_body=params, t_sent=self.clock(), end=END_ERROR, error=why,
+                                       binding=bindings.GRPC))
+            ex.t_end = ex.t_sent
+            return ex
+        if self._grpc is None:
+            self._grpc = GrpcTransport(self.clock, self.log, timeout=self.timeout, stream_limit=self.stream_limit,
+                                       bounds=self.bounds)
+        metadata = {k.lower(): v for k, v in {**self.extra_headers, **service}.items()}
+        return await self._grpc.call(op, params if isinstance(params, dict) else {}, label=label, target_url=base,
+                                     metadata=metadata, streaming=streaming, until=until, on_event=on_event,
+                                     limit=limit)
+
     # -- the one place a request goes out ----------------------------------------------------------
     async def _send(self, http_method: str, url: str, *, label: str, headers: dict[str, str],
                     json_body: Any = None, raw_body: bytes | None = None, rpc_method: str | None = None,
@@ -213,7 +282,7 @@ class A2AClient:
             label=label, method=http_method, url=passage.url, rpc_method=rpc_method,
             request_headers=sent,  # credentials are scrubbed on save
             request_body=json_body if raw_body is None else raw_body.decode("utf-8", "replace"),
-            t_sent=self.clock(), notes={"streaming": streaming} if streaming else {},
+            t_sent=self.clock(), notes={"streaming": streaming} if streaming else {}, binding=self.binding,
         ))
         if limit is not None:
             ex.notes["limit_s"] = limit
@@ -455,15 +524,12 @@ def jsonrpc_url(card: Any) -> str | None:
     return candidates[0]["url"] if candidates else None
 
 
+def interface_url(card: Any, binding: str) -> str | None:
+    """The URL of the card's first interface of `binding` for protocol 1.x (bindings.declared)."""
+    return next((url for b, url in bindings.declared(card) if b == binding), None)
+
+
 def rpc_error(ex: Exchange) -> dict[str, Any] | None:
-    """The JSON-RPC error object of a unary exchange (or of a stream's only event), if any."""
-    value = None
-    if ex.is_sse:
-        events = ex.data_events()
-        if events:
-            value = events[0].payload
-    else:
-        value, _ = ex.json()
-    if isinstance(value, dict) and isinstance(value.get("error"), dict):
-        return value["error"]
-    return None
+    """The error of a unary exchange (or of a stream's only event), if any, on any binding: the JSON-RPC error
+    object, or the binding-neutral error of an HTTP+JSON or gRPC answer (protocols/bindings.py)."""
+    return bindings.read_answer(ex).error

@@ -1,0 +1,77 @@
+"""Which A2A bindings a run certifies (`--binding jsonrpc|http-json|grpc|all`, repeatable).
+
+Asked for nothing: the embedded reference is certified over every binding; a target given with `--url` over the
+first of JSON-RPC, HTTP+JSON and gRPC its card declares. `all`: every binding the card declares. A binding asked
+for that the card does not declare, or that this install cannot speak (gRPC without the `grpc` extra), is not
+certified: its requirements are SKIPPED with the reason (DESIGN §3), never blamed on the implementation.
+The card is read once per process, at run time (collection never touches the network).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .protocols import a2a, bindings
+
+ALL = "all"
+CHOICES = (*bindings.BINDINGS, ALL)
+BOUND_PROFILES = ("a2a", "interactions", "plans")  # the profiles whose scenarios run over an A2A binding
+
+
+@dataclass
+class BindingChoice:
+    certified: list[str]
+    skipped: dict[str, str] = field(default_factory=dict)  # binding → why it is not certified
+    declared: list[str] | None = None  # the bindings the card declares (None: not read)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"certified": list(self.certified), "skipped": dict(self.skipped), "declared": self.declared}
+
+
+def grpc_missing() -> str | None:
+    """Why this install cannot speak gRPC (None when it can)."""
+    from .wire.grpc import grpc_available
+
+    return grpc_available()
+
+
+def read_card(url: str, headers: dict[str, str], timeout: float) -> Any:
+    """The card's JSON value, or None when it cannot be read (the card requirements say why)."""
+    try:
+        answer = httpx.get(url.rstrip("/") + a2a.CARD_PATH, headers={"Accept": a2a.JSON_MEDIA_TYPE, **headers},
+                           timeout=timeout)
+        return answer.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoice:
+    """The bindings to certify, given what was asked for and the card (None: not readable)."""
+    asked = list(dict.fromkeys(asked or []))
+    declared = list(dict.fromkeys(b for b, _ in bindings.declared(card))) if card is not None else None
+    known = declared or []
+    if ALL in asked or (not asked and embedded):
+        wanted = list(bindings.BINDINGS) if embedded and not known else [b for b in bindings.BINDINGS if b in known]
+        how = "--binding all" if ALL in asked else "the embedded reference"
+    elif asked:
+        wanted, how = [b for b in bindings.BINDINGS if b in asked], "--binding " + ",".join(asked)
+    else:
+        first = next((b for b in bindings.BINDINGS if b in known), bindings.JSONRPC)
+        wanted, how = [first], f"the first binding the card declares ({bindings.TITLE[first]})"
+        if declared is None:
+            how = "the card could not be read: JSON-RPC is tried"
+    choice = BindingChoice([], declared=declared)
+    for b in bindings.BINDINGS:
+        if b not in wanted:
+            choice.skipped[b] = f"not selected ({how})"
+        elif declared is not None and b not in declared:
+            choice.skipped[b] = (f"asked for ({how}), but the card declares no {bindings.CARD_NAME[b]} interface "
+                                 "for protocol 1.x")
+        elif b == bindings.GRPC and (why := grpc_missing()):
+            choice.skipped[b] = why
+        else:
+            choice.certified.append(b)
+    return choice
