@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import lru_cache
 from importlib import resources
@@ -38,13 +39,14 @@ CATALOGUE = {r.id: r for r in [
 ]}
 
 
-def report_of(findings: list[Finding], *, baseline=None, could_not_run=None, regressions=None) -> dict:
+def report_of(findings: list[Finding], *, baseline=None, could_not_run=None, regressions=None,
+              bindings=None) -> dict:
     agg = Aggregator()
     agg.add("suite/test_x.py::test_one", findings)
     return build_report(agg, selected_profiles=SELECTED, level="may", target=TARGET,
                         started="2026-11-29T15:00:00.000Z", finished="2026-11-29T15:00:09.120Z",
                         baseline=baseline, catalogue=CATALOGUE, could_not_run=could_not_run,
-                        regressions=regressions)
+                        regressions=regressions, bindings=bindings)
 
 
 def _passing_findings() -> list[Finding]:
@@ -116,10 +118,22 @@ def regressed() -> dict:
     return report_of(_passing_findings(), regressions=regressions_section("old", 1.0, compared))
 
 
+def over_bindings() -> dict:
+    """FAIL over HTTP+JSON only, in a run that certified JSON-RPC and HTTP+JSON but not gRPC (issue 15): each
+    requirement with its status over each binding, the worst its own."""
+    over = [dataclasses.replace(f, binding=b) for b in ("jsonrpc", "http-json") for f in _passing_findings()]
+    over.append(Finding("WIRE-001", F, "HTTP+JSON: 405 for POST /message:stream", binding="http-json"))
+    return report_of(over, bindings={"certified": ["jsonrpc", "http-json"],
+                                     "skipped": {"grpc": "the agent card does not declare it"},
+                                     "declared": ["jsonrpc", "http-json"]})
+
+
 KINDS = {"passing": passing, "failing": failing, "expected_only": expected_only, "stale": stale,
-         "partial": partial, "narrowed": narrowed, "could_not_run": could_not_run, "regressed": regressed}
+         "partial": partial, "narrowed": narrowed, "could_not_run": could_not_run, "regressed": regressed,
+         "bindings": over_bindings}
 VERDICTS = {"passing": "PASS", "failing": "FAIL", "expected_only": "PASS", "stale": "FAIL",
-            "partial": "INCOMPLETE", "narrowed": "INCOMPLETE", "could_not_run": "INCOMPLETE", "regressed": "PASS"}
+            "partial": "INCOMPLETE", "narrowed": "INCOMPLETE", "could_not_run": "INCOMPLETE", "regressed": "PASS",
+            "bindings": "FAIL"}
 
 
 @lru_cache(maxsize=1)

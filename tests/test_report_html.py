@@ -291,6 +291,94 @@ def test_other_kinds_of_report_render_without_errors(browser, tmp_path):
     view.assert_quiet()
 
 
+# -- the A2A bindings side by side (issue 15) ------------------------------------------------------------------
+
+BINDINGS = ("jsonrpc", "http-json", "grpc")
+BINDING_PROFILES = {"a2a", "interactions", "plans"}
+
+
+def bindings_report() -> dict:
+    """Every requirement of the binding profiles PASS over every binding it applies to (the card's judged once,
+    without a binding), but A2A-STREAM-001 FAIL over gRPC, REST-002 FAIL over HTTP+JSON (its own binding),
+    A2A-TASK-003 WARNING over HTTP+JSON, A2A-TASK-004 not tested over gRPC; the progress profile unselected."""
+    odd = {("A2A-STREAM-001", "grpc"): Finding("A2A-STREAM-001", F, f"the first event is a statusUpdate {HOSTILE}",
+                                               [frame("stream", 1, 0.012, CUT, "not a Task")]),
+           ("REST-002", "http-json"): Finding("REST-002", F, "the answer carries a JSON-RPC envelope (jsonrpc, id)"),
+           ("A2A-TASK-003", "http-json"): Finding("A2A-TASK-003", W, "the artifact's name came only in GetTask")}
+    agg = Aggregator()
+    agg.add("suite/test_a2a_card.py::test_card", [Finding(r.id, P) for r in CATALOGUE.values()
+                                                  if r.family == "a2a-card"])
+    for binding in BINDINGS:
+        findings = []
+        for r in CATALOGUE.values():
+            if r.profile not in BINDING_PROFILES or r.family == "a2a-card" or not r.applies_to(binding):
+                continue
+            if (r.id, binding) == ("A2A-TASK-004", "grpc"):
+                continue
+            findings.append(odd.get((r.id, binding)) or Finding(r.id, P, "as the catalogue says"))
+        for f in findings:
+            f.binding = binding
+        agg.add(f"suite/test_all.py::test_all[{binding}]", findings)
+    return build_report(agg, selected_profiles=BINDING_PROFILES, level="may", target=TARGET, started=STARTED,
+                        finished=FINISHED, bindings={"certified": list(BINDINGS), "skipped": {},
+                                                     "declared": list(BINDINGS)})
+
+
+def test_bindings_side_by_side_in_the_browser(browser, record_property):
+    report = bindings_report()
+    assert report["verdict"] == "FAIL"
+    view = Page(browser, report, OUTPUT / "bindings.html")
+    page = view.page
+    assert page.locator("header.banner").inner_text().endswith("1 MUST not tested over a certified binding")
+    over = {b: {e["id"] for e in report["requirements"] if b in (e.get("bindings") or {})} for b in BINDINGS}
+
+    # One status column per certified binding, between the requirement's own status and its sentence.
+    heads = page.locator("table.all thead th").all_inner_texts()
+    assert heads == ["id", "level", "status", "JSON-RPC", "HTTP+JSON", "gRPC", "requirement · source", "message"]
+    row = page.locator('table.all tr[data-id="A2A-STREAM-001"]')
+    assert row.locator("td .badge").all_inner_texts() == ["FAIL", "PASS", "PASS", "FAIL"]
+    assert row.locator('td[data-binding="grpc"]').get_attribute("title").startswith("the first event is a statusUpdate")
+    assert page.locator('table.all tr[data-id="WIRE-002"] td.b').all_inner_texts() == ["PASS", "—", "—"]
+    assert page.locator('table.all tr[data-id="A2A-TASK-004"] td.b .badge').all_inner_texts() == [
+        "PASS", "PASS", "NOT_TESTED"]
+    assert page.locator('table.all tr[data-id="PROG-001"] td.b').all_inner_texts() == ["—", "—", "—"]
+
+    # The failure says which binding it came from, and lists the status over each.
+    stream = page.locator("#req-A2A-STREAM-001")
+    assert stream.locator("> summary .over").inner_text() == "over gRPC"
+    stream.locator("> summary").click()
+    assert stream.locator("ul.by-binding li").all_inner_texts()[2].startswith("FAIL gRPC the first event")
+    assert "binding grpc" in stream.locator(".frame-head").inner_text()  # the frame came over gRPC
+    assert page.locator("#req-REST-002 > summary .over").inner_text() == "over HTTP+JSON"
+    assert page.locator("#by-binding table.bindings").is_visible()
+
+    # The binding filter: only what runs over it, read by its status over it.
+    filters = page.locator("#filters")
+    filters.locator('button[data-set-binding="grpc"]').click()
+    assert set(view.visible("table.all tr[data-status]", "data-id")) == over["grpc"]
+    assert "REST-002" not in over["grpc"] and not page.locator("#req-REST-002").is_visible()
+    filters.locator('button[data-set-outcome="FAIL"]').click()
+    assert view.visible("table.all tr[data-status]", "data-id") == ["A2A-STREAM-001"]
+    assert page.locator("#filter-state").inner_text() == (
+        f"showing 1 of {len(CATALOGUE)} requirements (FAIL · over grpc)")
+    assert filters.locator('button[data-set-binding="grpc"]').get_attribute("aria-pressed") == "true"
+    filters.locator('button[data-set-binding="http-json"]').click()  # FAIL over HTTP+JSON: its own requirement only
+    assert view.visible("table.all tr[data-status]", "data-id") == ["REST-002"]
+    assert page.locator("#req-REST-002").is_visible() and not page.locator("#req-A2A-STREAM-001").is_visible()
+    filters.locator('button[data-set-binding=""]').click()  # every binding: the requirement's own status
+    assert view.visible("table.all tr[data-status]", "data-id") == ["A2A-STREAM-001", "REST-002"]
+    filters.locator('button[data-set-outcome=""]').click()
+    # A count of the bindings' table filters to its outcome over its binding; the same again clears both.
+    cell = page.locator('#by-binding button[data-set-outcome="NOT_TESTED"][data-set-binding="grpc"]')
+    assert cell.inner_text() == "1"
+    cell.click()
+    assert view.visible("table.all tr[data-status]", "data-id") == ["A2A-TASK-004"]
+    cell.click()
+    assert len(view.visible("table.all tr[data-status]")) == len(CATALOGUE)
+    view.assert_quiet()
+    announce(record_property, "screenshot_bindings", view.screenshot("bindings.png"))
+
+
 # -- without the browser: the marked member, and the size of a big failing report -------------------------------
 
 def test_the_member_a_note_names_is_marked_and_only_that():

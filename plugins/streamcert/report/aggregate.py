@@ -11,7 +11,19 @@ The pytest plugin feeds an `Aggregator` on the controller (one `add` per test re
 
 Verdict (§3): only selected MUST requirements decide it. FAIL when one is FAIL or ERROR (unless the
 baseline expects it) or when the baseline has a stale entry; otherwise INCOMPLETE when one is
-NOT_TESTED (or when nothing at all was selected: an empty run certifies nothing); otherwise PASS.
+NOT_TESTED, or NOT_TESTED over a binding the run certified (or when nothing at all was selected: an
+empty run certifies nothing); otherwise PASS.
+
+A2A bindings (`build_report(bindings=...)`, issue 15; None: a run without an A2A target): a requirement of
+a profile that runs over the bindings (BINDING_PROFILES) gets `"bindings": {binding: status}` for every
+binding it applies to (`Requirement.bindings`, empty: all). A binding the run did not certify is SKIPPED
+(its reason is in the report's `bindings.skipped`); a certified one takes the worst outcome of the findings
+over it — a finding without a binding (a scenario run once, such as the card's) counts for every one — and
+is NOT_TESTED when none was produced. The requirement's own status stays the worst of all its findings,
+except that a requirement none of whose bindings was certified is SKIPPED with the reason (DESIGN §3:
+SKIPPED for a binding the run did not select): a GRPC- requirement in a run without gRPC never makes the
+verdict INCOMPLETE. Judged over one certified binding but NOT_TESTED over another, a MUST requirement keeps
+its judged status and still makes the verdict INCOMPLETE: a binding it was certified for was not tested.
 
 A SHOULD (or MAY) requirement that FAILs keeps the status FAIL in the report — that is what the
 rule decided, and the report must not hide it — but it does not change the verdict: §3 makes only
@@ -34,6 +46,7 @@ from typing import Any
 from .. import __version__
 from ..catalogue import LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
 from ..outcomes import Finding, Outcome, worst
+from ..protocols.bindings import BINDINGS, TITLE
 from .baseline import JUDGED_NON_FAILURES, apply_baseline, expected_failures_of, load_baseline  # noqa: F401
 
 # Bounds on what one requirement carries into the report, however many tests judged it.
@@ -54,6 +67,18 @@ class RequirementResult:
     evidence_omitted: int = 0
     measured: dict[str, Any] = field(default_factory=dict)  # of the first worst finding
     reading: str | None = None  # of the first worst finding
+    # Per binding the findings went over (None: a scenario run once, over no binding in particular): their
+    # worst outcome and the distinct messages of the findings that have it.
+    by_binding: dict[str | None, tuple[Outcome, tuple[str, ...]]] = field(default_factory=dict)
+
+    def over(self, binding: str) -> tuple[Outcome, str]:
+        """The outcome over one binding and its message: the worst of the findings over it and of those over
+        no binding (which count for every one); NOT_TESTED when there is none."""
+        found = [self.by_binding[key] for key in (binding, None) if key in self.by_binding]
+        if not found:
+            return Outcome.NOT_TESTED, f"no test produced a finding over {TITLE.get(binding, binding)}"
+        outcome = worst(o for o, _ in found)
+        return outcome, _bounded_messages([m for o, messages in found if o == outcome for m in messages])
 
 
 class Aggregator:
@@ -83,8 +108,13 @@ def _reduce(req_id: str, pairs: list[tuple[str, Finding]]) -> RequirementResult:
     ordered = sorted(pairs, key=lambda pair: pair[0])
     worst_outcome = worst(finding.outcome for _, finding in ordered)
     decisive = [(nodeid, f) for nodeid, f in ordered if f.outcome == worst_outcome]
-    evidence = [{**item, "test": item.get("test", nodeid)} for nodeid, f in decisive for item in f.evidence]
+    evidence = [_evidence_item(item, nodeid, f) for nodeid, f in decisive for item in f.evidence]
     first = decisive[0][1]
+    by_binding = {}
+    for binding in dict.fromkeys(f.binding for _, f in ordered):
+        over = [f for _, f in ordered if f.binding == binding]
+        outcome = worst(f.outcome for f in over)
+        by_binding[binding] = (outcome, tuple(dict.fromkeys(f.message for f in over if f.outcome == outcome)))
     return RequirementResult(
         req_id=req_id,
         outcome=worst_outcome,
@@ -95,7 +125,17 @@ def _reduce(req_id: str, pairs: list[tuple[str, Finding]]) -> RequirementResult:
         evidence_omitted=max(0, len(evidence) - MAX_EVIDENCE),
         measured=dict(first.measured),
         reading=first.reading,
+        by_binding=by_binding,
     )
+
+
+def _evidence_item(item: dict[str, Any], nodeid: str, finding: Finding) -> dict[str, Any]:
+    """An evidence item as the report holds it: with the test that produced it and, when its finding went over
+    one, the binding (the same scenario's frames over two bindings are different frames)."""
+    out = {**item, "test": item.get("test", nodeid)}
+    if finding.binding and "binding" not in out:
+        out["binding"] = finding.binding
+    return out
 
 
 def _bounded_messages(messages: list[str]) -> str:
@@ -144,17 +184,91 @@ def _level_rank(level: str) -> int:
     return LEVELS.index(level.upper())
 
 
+# -- A2A bindings (issue 15) ------------------------------------------------------------------------------
+
+# The profiles whose scenarios run over an A2A binding; the others speak ACP, a progress stream or a client.
+BINDING_PROFILES = ("a2a", "interactions", "plans")
+
+
+@dataclass(frozen=True)
+class BindingSelection:
+    """`build_report(bindings=...)`: the bindings the run certified, those it did not with why, and those the
+    agent card declares (None: no card read, e.g. a binding chosen on the command line)."""
+
+    certified: tuple[str, ...]
+    skipped: dict[str, str] = field(default_factory=dict)
+    declared: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, given: Mapping[str, Any]) -> BindingSelection:
+        certified = tuple(given.get("certified") or ())
+        skipped = {str(k): str(v) for k, v in (given.get("skipped") or {}).items()}
+        declared = given.get("declared")  # as read from the card: recorded, not checked
+        unknown = sorted((set(certified) | set(skipped)) - set(BINDINGS))
+        if unknown:
+            raise ValueError(f"unknown binding(s): {', '.join(unknown)} (known: {', '.join(BINDINGS)})")
+        both = sorted(set(certified) & set(skipped))
+        if both:
+            raise ValueError(f"binding(s) both certified and skipped: {', '.join(both)}")
+        return cls(certified, skipped, None if declared is None else tuple(declared))
+
+    def applicable(self, req: Requirement) -> tuple[str, ...] | None:
+        """The bindings `req` is judged over, in BINDINGS order; None when its profile runs over none."""
+        if req.profile not in BINDING_PROFILES:
+            return None
+        return tuple(b for b in BINDINGS if req.applies_to(b))
+
+    def why_not(self, binding: str) -> str:
+        return self.skipped.get(binding) or "not selected"
+
+    def not_certified(self, bindings: tuple[str, ...]) -> str:
+        """The reason a requirement of these bindings only is SKIPPED."""
+        names = [TITLE.get(b, b) for b in bindings]
+        which = (f"the {names[0]} binding" if len(names) == 1 else
+                 f"the {', '.join(names[:-1])} and {names[-1]} bindings")
+        why = (self.why_not(bindings[0]) if len(bindings) == 1 else
+               "; ".join(f"{TITLE.get(b, b)}: {self.why_not(b)}" for b in bindings))
+        return f"a requirement of {which}, which this run did not certify: {why}"
+
+
+def _binding_statuses(entry: dict[str, Any], result: RequirementResult | None, applicable: tuple[str, ...],
+                      chosen: BindingSelection, judged: bool) -> None:
+    """Add `bindings` (and, where a certified binding's outcome is not PASS, `binding_messages`) to an entry
+    whose status is decided. `judged`: the status came from the findings (not SKIPPED, not narrowed away)."""
+    statuses: dict[str, str] = {}
+    messages: dict[str, str] = {}
+    for binding in applicable:
+        if binding not in chosen.certified:
+            statuses[binding] = Outcome.SKIPPED.value  # its reason: the report's bindings.skipped
+        elif not judged:
+            statuses[binding] = entry["status"]  # SKIPPED (profile, level) or NOT_TESTED: as the entry says
+        else:
+            outcome, message = result.over(binding) if result else (Outcome.NOT_TESTED, "")
+            statuses[binding] = outcome.value
+            if outcome is not Outcome.PASS and message:
+                messages[binding] = message
+    entry["bindings"] = statuses
+    if messages:
+        entry["binding_messages"] = messages
+
+
 def _entry(req: Requirement, result: RequirementResult | None, *, profile_selected: bool,
-           level_selected: bool, selected_level: str, not_selected: str | None = None) -> dict[str, Any]:
+           level_selected: bool, selected_level: str, not_selected: str | None = None,
+           bindings: BindingSelection | None = None) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": req.id, "profile": req.family, "level": req.level, "status": "",
                              "title": req.title, "source": req.source, "message": "", "tests": [],
                              "evidence": []}
+    applicable = bindings.applicable(req) if bindings is not None else None
+    certified = [b for b in applicable or () if b in bindings.certified] if bindings is not None else []
     if not profile_selected:
         entry["status"] = Outcome.SKIPPED.value
         entry["message"] = f"profile {req.profile!r} not selected"
     elif not level_selected:
         entry["status"] = Outcome.SKIPPED.value
         entry["message"] = f"{req.level} is below the selected level {selected_level.upper()}"
+    elif applicable is not None and not certified:  # a GRPC- requirement in a run without gRPC, …
+        entry["status"] = Outcome.SKIPPED.value
+        entry["message"] = bindings.not_certified(applicable)
     elif not_selected:  # narrowed away (--requirement, --scenario, -k …): even a finding of a test that ran
         entry["status"] = Outcome.NOT_TESTED.value
         entry["message"] = not_selected
@@ -175,6 +289,9 @@ def _entry(req: Requirement, result: RequirementResult | None, *, profile_select
             entry["reading"] = result.reading
         if result.outcome is Outcome.UNSUPPORTED:
             entry["unsupported_reason"] = result.message
+    if applicable is not None:
+        judged = entry["status"] not in (Outcome.SKIPPED.value, Outcome.NOT_TESTED.value)
+        _binding_statuses(entry, result, applicable, bindings, judged)
     if req.readings:
         entry["readings"] = list(req.readings)
     if req.note:
@@ -190,13 +307,21 @@ def count_by_level(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return summary
 
 
+def untested_over(entry: dict[str, Any]) -> list[str]:
+    """The certified bindings a judged requirement was not tested over (its `bindings` NOT_TESTED)."""
+    if entry["status"] in (Outcome.SKIPPED.value, Outcome.NOT_TESTED.value):
+        return []
+    return [b for b, status in (entry.get("bindings") or {}).items() if status == Outcome.NOT_TESTED.value]
+
+
 def decide_verdict(entries: list[dict[str, Any]], stale_baseline: list[str]) -> str:
     selected_musts = [e for e in entries if e["level"] == "MUST" and e["status"] != Outcome.SKIPPED.value]
     unexpected_failure = any(Outcome(e["status"]).is_failure and e.get("baseline") != "expected"
                              for e in selected_musts)
     if unexpected_failure or stale_baseline:
         return "FAIL"
-    if not selected_musts or any(e["status"] == Outcome.NOT_TESTED.value for e in selected_musts):
+    if not selected_musts or any(e["status"] == Outcome.NOT_TESTED.value or untested_over(e)
+                                 for e in selected_musts):
         return "INCOMPLETE"
     return "PASS"
 
@@ -205,7 +330,8 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
                  started: str, finished: str, baseline: Mapping[str, Any] | None = None,
                  catalogue: Mapping[str, Requirement] | None = None,
                  could_not_run: str | None = None, regressions: Mapping[str, Any] | None = None,
-                 selection: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 selection: Mapping[str, Any] | None = None,
+                 bindings: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs).
 
     `selection` (`selection.narrowing`, from --requirement, --scenario, -k …): `not_selected` maps each
@@ -218,13 +344,19 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
     failed), and the report says so under "could_not_run".
 
     `regressions` (`regressions_section`, from --against): an additive section; it changes no requirement
-    and not the verdict (a run with regressions still fails: the CLI exits 1, the tests that differ fail)."""
+    and not the verdict (a run with regressions still fails: the CLI exits 1, the tests that differ fail).
+
+    `bindings` (a run with an A2A target): `{"certified": [...], "skipped": {binding: why}, "declared": [...] or
+    None}`, binding names as in protocols/bindings.py. It goes into the report as given, and each requirement
+    of BINDING_PROFILES gets its per-binding statuses (see the module's docstring). None: no A2A target, and
+    the report is as it was before bindings."""
     unknown_profiles = set(selected_profiles) - set(PROFILES)
     if unknown_profiles:
         raise ValueError(f"unknown profile(s): {', '.join(sorted(unknown_profiles))}")
     if level.upper() not in LEVELS:
         raise ValueError(f"unknown level {level!r} (must, should or may)")
     requirements = load_catalogue() if catalogue is None else catalogue
+    chosen = BindingSelection.of(bindings) if bindings is not None else None
     not_selected = dict((selection or {}).get("not_selected") or {})
     if could_not_run is not None:
         agg = Aggregator()
@@ -238,7 +370,7 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
     entries = [
         _entry(req, results.get(req.id), profile_selected=req.profile in selected_profiles,
                level_selected=_level_rank(req.level) <= _level_rank(level), selected_level=level,
-               not_selected=not_selected.get(req.id))
+               not_selected=not_selected.get(req.id), bindings=chosen)
         for req in requirements.values()
     ]
     stale_baseline: list[str] = []
@@ -257,6 +389,9 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
         "requirements": entries,
         "selection": {"profiles": [p for p in PROFILES if p in selected_profiles], "level": level.lower()},
     }
+    if chosen is not None:
+        report["bindings"] = {"certified": list(chosen.certified), "skipped": dict(chosen.skipped),
+                              "declared": None if chosen.declared is None else list(chosen.declared)}
     if selection:
         report["selection"].update({k: v for k, v in selection.items() if k != "not_selected"})
         if selection.get("narrowed") and report["verdict"] == "PASS":

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from ..outcomes import Outcome
+from ..protocols.bindings import BINDINGS, TITLE
 
 OUTCOME_ORDER = [o.value for o in Outcome]
 FAILURES = (Outcome.FAIL.value, Outcome.ERROR.value)
@@ -44,6 +45,56 @@ def target_line(report: dict[str, Any]) -> str:
 
 def first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
+
+
+# -- A2A bindings (issue 15): the report's `bindings` and each entry's per-binding statuses ----------------
+
+def binding_title(binding: str) -> str:
+    return TITLE.get(binding, binding)
+
+
+def certified_bindings(report: dict[str, Any]) -> list[str]:
+    """The bindings the run certified, in the bindings' order (none: a run without an A2A target)."""
+    certified = (report.get("bindings") or {}).get("certified") or []
+    return [b for b in BINDINGS if b in certified] + [b for b in certified if b not in BINDINGS]
+
+
+def binding_counts(report: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """{binding: {outcome: count}} for each certified binding, over the selected requirements that apply to it
+    (those SKIPPED by profile or level are counted by the profile and level tables, not here)."""
+    counts = {b: dict.fromkeys(OUTCOME_ORDER, 0) for b in certified_bindings(report)}
+    for entry in report["requirements"]:
+        if entry["status"] == Outcome.SKIPPED.value:
+            continue
+        for binding, status in (entry.get("bindings") or {}).items():
+            if binding in counts:
+                counts[binding][status] = counts[binding].get(status, 0) + 1
+    return counts
+
+
+def differs_between_bindings(entry: dict[str, Any], certified: list[str]) -> bool:
+    statuses = {status for b, status in (entry.get("bindings") or {}).items() if b in certified}
+    return len(statuses) > 1
+
+
+def bindings_with(entry: dict[str, Any], statuses: tuple[str, ...]) -> list[str]:
+    """The bindings over which the entry's status is one of `statuses` (for a failure: where it failed)."""
+    return [b for b, status in (entry.get("bindings") or {}).items() if status in statuses]
+
+
+def decisive_bindings(entry: dict[str, Any]) -> list[str]:
+    """Where the entry's status came from: for a failure, every binding it failed (FAIL or ERROR) over;
+    otherwise the bindings whose status is the entry's own (the worst)."""
+    return bindings_with(entry, FAILURES if entry["status"] in FAILURES else (entry["status"],))
+
+
+def over_text(entry: dict[str, Any]) -> str:
+    """The decisive bindings by title ("HTTP+JSON, gRPC"), each with its status when they differ ("HTTP+JSON
+    (FAIL), gRPC (ERROR)"); "" for a requirement without per-binding statuses."""
+    found = decisive_bindings(entry)
+    if len({entry["bindings"][b] for b in found}) > 1:
+        return ", ".join(f"{binding_title(b)} ({entry['bindings'][b]})" for b in found)
+    return ", ".join(binding_title(b) for b in found)
 
 
 # -- HTML ---------------------------------------------------------------------------------------------

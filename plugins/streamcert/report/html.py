@@ -1,5 +1,9 @@
 """report.html: one self-contained page a person reads in a browser (DESIGN §4): the verdict, profiles ×
 outcomes, the failures grouped by root cause with the frames that decided them, filters, every requirement.
+In a run over A2A bindings (issue 15): outcomes × bindings beside the profiles, one status column per
+certified binding in the table of requirements, a binding filter (with one chosen, the outcome filter reads
+each requirement's status over that binding, and what does not run over it is hidden), and each failure
+saying which bindings it came from.
 
 Everything taken from the report is text the implementation under test chose (messages and evidence quote its
 frames), so all of it goes through `esc` (`esc_text` inside an element). The page's script only shows and hides
@@ -27,7 +31,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..outcomes import Outcome
-from .common import FAILURES, OUTCOME_ORDER, SOFT_FINDINGS, entries_with, first_line, quoted_key, target_line
+from .aggregate import untested_over
+from .common import (
+    FAILURES,
+    OUTCOME_ORDER,
+    SOFT_FINDINGS,
+    binding_counts,
+    binding_title,
+    certified_bindings,
+    entries_with,
+    first_line,
+    over_text,
+    quoted_key,
+    target_line,
+)
 from .roots import Root, group
 
 
@@ -541,12 +558,14 @@ def html_requirement(entry: dict[str, Any], *, root_frame: dict[str, Any] | None
     if entry.get("evidence_omitted"):
         frames.append(f'<p class="meta">{esc(entry["evidence_omitted"])} more evidence item(s) omitted</p>')
     tests = "".join(f"<li><code>{esc(t)}</code></li>" for t in entry.get("tests") or ())
+    over = over_text(entry)
+    over_tag = f'<span class="over">over {esc(over)}</span>' if over and status != Outcome.PASS.value else ""
     return (f'<details class="req {role}" id="req-{esc(entry["id"])}" data-status="{esc(status)}" '
-            f'data-profile="{esc(entry["profile"])}"><summary>{badge(status)} <code class="id">{esc(entry["id"])}'
-            f'</code> <span class="title">{esc(entry["title"])}</span>{flags}'
-            f'<span class="first">{esc(first_line(message))}</span></summary><div class="body">'
+            f'data-profile="{esc(entry["profile"])}"{binding_attrs(entry)}><summary>{badge(status)} '
+            f'<code class="id">{esc(entry["id"])}</code> <span class="title">{esc(entry["title"])}</span>{over_tag}'
+            f'{flags}<span class="first">{esc(first_line(message))}</span></summary><div class="body">'
             f'<p class="meta">{esc(entry["level"])} · {esc(entry["profile"])} · source: {esc(entry["source"])}</p>'
-            f"{baseline}"
+            f"{baseline}{html_by_binding(entry)}"
             f'<h4>Message</h4><pre class="message{"" if status in FAILURES else " soft"}">'
             f'{esc(message) or "(no message)"}</pre>'
             f"{timing_figure(entry)}{html_measured(entry.get('measured') or {})}{how}"
@@ -554,20 +573,40 @@ def html_requirement(entry: dict[str, Any], *, root_frame: dict[str, Any] | None
             + (f'<h4>Tests</h4><ul class="tests">{tests}</ul>' if tests else "") + "</div></details>")
 
 
+def binding_attrs(entry: dict[str, Any]) -> str:
+    """`data-b-<binding>="<status>"` for each binding the requirement runs over (the binding filter reads them)."""
+    return "".join(f' data-b-{esc(b)}="{esc(s)}"' for b, s in (entry.get("bindings") or {}).items())
+
+
+def html_by_binding(entry: dict[str, Any]) -> str:
+    """The status over each binding, with that binding's message where it is not PASS."""
+    if not entry.get("bindings"):
+        return ""
+    messages = entry.get("binding_messages") or {}
+    untested = untested_over(entry)
+    items = "".join(f"<li>{badge(s)} {esc(binding_title(b))}"
+                    + (f' <span class="first">{esc(first_line(messages[b]))}</span>' if messages.get(b) else "")
+                    + (' <span class="flag">a certified binding it was not tested over</span>' if b in untested else "")
+                    + "</li>" for b, s in entry["bindings"].items())
+    return f'<ul class="by-binding">{items}</ul>'
+
+
 def same_frame(entry: dict[str, Any], frame: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The entry's evidence item on the same frame (test, exchange, number) as `frame`, if it has one."""
+    """The entry's evidence item on the same frame (test, binding, exchange, number) as `frame`, if it has one."""
     if not frame:
         return None
-    where = (frame.get("test"), frame.get("exchange"), frame.get("frame"))
+    where = (frame.get("test"), frame.get("binding"), frame.get("exchange"), frame.get("frame"))
     return next((item for item in entry.get("evidence") or ()
-                 if (item.get("test"), item.get("exchange"), item.get("frame")) == where), None)
+                 if (item.get("test"), item.get("binding"), item.get("exchange"), item.get("frame")) == where), None)
 
 
 def root_where(frame: dict[str, Any] | None) -> str:
     if not frame:
         return ""
     test = short_test(str(frame.get("test") or ""))
-    return f"frame {frame.get('frame')} of {frame.get('exchange') or 'the exchange'}" + (f" in {test}" if test else "")
+    over = f" over {binding_title(str(frame['binding']))}" if frame.get("binding") else ""
+    return (f"frame {frame.get('frame')} of {frame.get('exchange') or 'the exchange'}{over}"
+            + (f" in {test}" if test else ""))
 
 
 def html_root(root: Root) -> str:
@@ -614,6 +653,32 @@ def html_matrix(report: dict[str, Any]) -> str:
     return f'<table class="matrix">{head}{"".join(body)}</table>'
 
 
+def html_binding_table(report: dict[str, Any]) -> str:
+    """Outcomes × certified bindings (the outcomes that occur), a count filtering to its outcome over that
+    binding; which bindings were not certified and why; which the card declares."""
+    given = report.get("bindings") or {}
+    certified = certified_bindings(report)
+    counts = binding_counts(report)
+    parts = []
+    if certified:
+        shown = [o for o in OUTCOME_ORDER if any(counts[b][o] for b in certified)]
+        head = "<tr><th>outcome</th>" + "".join(
+            f'<th><button type="button" class="col" data-set-binding="{esc(b)}">{esc(binding_title(b))}</button></th>'
+            for b in certified) + "</tr>"
+        body = "".join(
+            f"<tr><th>{badge(o)}</th>" + "".join(
+                f'<td class="n"><button type="button" class="cell s-{esc(o)}" data-set-outcome="{esc(o)}" '
+                f'data-set-binding="{esc(b)}">{counts[b][o]}</button></td>' if counts[b][o]
+                else '<td class="n zero">·</td>' for b in certified) + "</tr>" for o in shown)
+        parts.append(f'<table class="matrix bindings">{head}{body}</table>')
+    for binding, why in (given.get("skipped") or {}).items():
+        parts.append(f'<p class="meta">not certified: <strong>{esc(binding_title(binding))}</strong> — {esc(why)}</p>')
+    if given.get("declared") is not None:
+        declared = ", ".join(binding_title(b) for b in given["declared"]) or "none"
+        parts.append(f'<p class="meta">declared by the agent card: {esc(declared)}</p>')
+    return "".join(parts)
+
+
 def html_level_table(report: dict[str, Any]) -> str:
     """Levels × outcomes, only the outcomes that occur (the profile matrix shows every column)."""
     rows = []
@@ -631,25 +696,46 @@ def html_filters(report: dict[str, Any]) -> str:
                        for o in OUTCOME_ORDER if statuses.get(o))
     profiles = "".join(f'<button type="button" data-set-profile="{esc(p)}">{esc(p)}</button>'
                        for p in counts_by_profile(report))
+    bindings = "".join(f'<button type="button" data-set-binding="{esc(b)}">{esc(binding_title(b))}</button>'
+                       for b in certified_bindings(report))
     return ('<div class="filters" id="filters"><div><span class="what">outcome</span>'
             f'<button type="button" data-set-outcome="">all</button>{outcomes}</div>'
             '<div><span class="what">profile</span>'
             f'<button type="button" data-set-profile="">all</button>{profiles}</div>'
-            '<div class="showing" id="filter-state" aria-live="polite"></div></div>')
+            + ('<div><span class="what">binding</span>'
+               f'<button type="button" data-set-binding="">all</button>{bindings}</div>' if bindings else "")
+            + '<div class="showing" id="filter-state" aria-live="polite"></div></div>')
+
+
+def binding_cell(entry: dict[str, Any], binding: str) -> str:
+    """A requirement's status over one certified binding, its message as the tooltip; "—": it does not run over
+    that binding."""
+    status = (entry.get("bindings") or {}).get(binding)
+    if status is None:
+        return '<td class="b"><span class="zero" title="does not apply">—</span></td>'
+    said = (entry.get("binding_messages") or {}).get(binding)
+    tip = f' title="{esc(first_line(said))}"' if said else ""
+    return f'<td class="b" data-binding="{esc(binding)}"{tip}>{badge(status)}</td>'
 
 
 def html_requirement_rows(report: dict[str, Any], opened: set[str]) -> str:
+    """Every requirement: its own status (the worst over the bindings), then its status over each certified
+    binding side by side."""
+    certified = certified_bindings(report)
     rows = []
     for e in report["requirements"]:
         ident = (f'<button type="button" class="link" data-open="req-{esc(e["id"])}">{esc(e["id"])}</button>'
                  if e["id"] in opened else esc(e["id"]))
-        rows.append(f'<tr data-id="{esc(e["id"])}" data-status="{esc(e["status"])}" data-profile="{esc(e["profile"])}">'
-                    f'<td class="id">{ident}</td><td>{esc(e["level"])}</td><td>{badge(e["status"])}</td>'
+        rows.append(f'<tr data-id="{esc(e["id"])}" data-status="{esc(e["status"])}" data-profile="{esc(e["profile"])}"'
+                    f'{binding_attrs(e)}><td class="id">{ident}</td><td>{esc(e["level"])}</td><td>{badge(e["status"])}'
+                    f'</td>{"".join(binding_cell(e, b) for b in certified)}'
                     f'<td>{esc(e["title"])}<div class="source">{esc(e["source"])}</div></td>'
                     f'<td class="msg">{esc(first_line(e["message"]))}</td></tr>')
-    return ('<table class="all"><thead><tr><th>id</th><th>level</th><th>status</th><th>requirement · source</th>'
-            '<th>message</th></tr></thead><tbody>' + "".join(rows)
-            + '<tr id="no-match" hidden><td colspan="5">No requirement matches the filter.</td></tr></tbody></table>')
+    columns = "".join(f'<th class="b">{esc(binding_title(b))}</th>' for b in certified)
+    return ('<table class="all"><thead><tr><th>id</th><th>level</th><th>status</th>' + columns
+            + '<th>requirement · source</th><th>message</th></tr></thead><tbody>' + "".join(rows)
+            + f'<tr id="no-match" hidden><td colspan="{5 + len(certified)}">No requirement matches the filter.</td>'
+            "</tr></tbody></table>")
 
 
 def banner_line(report: dict[str, Any], roots: list[Root]) -> str:
@@ -666,6 +752,9 @@ def banner_line(report: dict[str, Any], roots: list[Root]) -> str:
     named = [("PASS", "passed"), ("WARNING", ""), ("NON_STRICT", "non-strict"), ("NOT_TESTED", "not tested"),
              ("UNSUPPORTED", "unsupported"), ("SKIPPED", "skipped")]
     parts += [f"{statuses[o]} {word}" if word else plural(statuses[o], "warning") for o, word in named if statuses.get(o)]
+    untested = sum(1 for e in report["requirements"] if e["level"] == "MUST" and untested_over(e))
+    if untested:
+        parts.append(f"{untested} MUST not tested over a certified binding")
     return " · ".join(parts)
 
 
@@ -732,8 +821,10 @@ def render_html(report: dict[str, Any]) -> str:
     sections += html_notices(report)
     sections += html_regressions(report)
     sections += ['<section class="overview"><div><h2>By profile</h2>', html_matrix(report),
-                 '</div><div><h2>By level</h2>', html_level_table(report), "</div></section>",
-                 html_filters(report)]
+                 '</div><div><h2>By level</h2>', html_level_table(report), "</div>",
+                 *(['<div id="by-binding"><h2>By binding</h2>', html_binding_table(report), "</div>"]
+                   if report.get("bindings") is not None else []),
+                 "</section>", html_filters(report)]
     if roots:
         sections += [f'<section data-group="section"><h2>Failures by root cause <span class="count">'
                      f'{plural(len(failures), "requirement")}, {plural(len(roots), "root cause")}</span></h2>'
@@ -843,17 +934,28 @@ button.link{all:unset;cursor:pointer;color:var(--info);text-decoration:underline
 .notice{border:1px solid var(--line);border-radius:8px;padding:4px 16px;margin:16px 0}
 .notice.bad{border-color:var(--fail);background:#fff8f8}.notice h2{margin-top:10px;font-size:17px}
 .regression{border-left:4px solid var(--warn);padding-left:12px;margin:12px 0}
+.over{margin-left:8px;font-size:12px;border:1px solid var(--info);color:var(--info);border-radius:10px;padding:0 6px}
+ul.by-binding{list-style:none;padding:0;margin:6px 0}ul.by-binding li{margin:2px 0}
+ul.by-binding .first{display:inline;color:var(--muted);font-size:13px;margin-left:6px}
+table.all th.b,table.all td.b{width:1%;white-space:nowrap;text-align:center}
 """
 
 # Shows and hides what the page already holds; reads only data attributes; writes text, never markup.
 _JS = """
 (function () {
   "use strict";
-  var state = {outcome: "", profile: ""};
+  var state = {outcome: "", profile: "", binding: ""};
+  var KEYS = [["outcome", "data-set-outcome"], ["profile", "data-set-profile"], ["binding", "data-set-binding"]];
+  var CONTROLS = "[data-set-outcome],[data-set-profile],[data-set-binding]";
   var items = Array.prototype.slice.call(document.querySelectorAll("[data-status][data-profile]"));
   var rows = items.filter(function (el) { return el.tagName === "TR"; });
+  // With a binding chosen, a requirement is read by its status over it; one that does not run over it is hidden.
+  function statusOf(el) {
+    return state.binding ? el.getAttribute("data-b-" + state.binding) : el.getAttribute("data-status");
+  }
   function matches(el) {
-    return (!state.outcome || el.getAttribute("data-status") === state.outcome) &&
+    var status = statusOf(el);
+    return status !== null && (!state.outcome || status === state.outcome) &&
       (!state.profile || el.getAttribute("data-profile") === state.profile);
   }
   function apply() {
@@ -867,16 +969,15 @@ _JS = """
         g.hidden = !g.querySelector("[data-status][data-profile]:not([hidden])");
       });
     });
-    document.querySelectorAll("[data-set-outcome],[data-set-profile]").forEach(function (b) {
-      var o = b.getAttribute("data-set-outcome"), p = b.getAttribute("data-set-profile");
-      var on = (o === null || o === state.outcome) && (p === null || p === state.profile);
+    document.querySelectorAll(CONTROLS).forEach(function (b) {
+      var on = KEYS.every(function (k) { var v = b.getAttribute(k[1]); return v === null || v === state[k[0]]; });
       b.setAttribute("aria-pressed", on ? "true" : "false");
     });
     var none = document.getElementById("no-match");
     if (none) { none.hidden = shown > 0; }
     var note = document.getElementById("filter-state");
     if (note) {
-      var what = [state.outcome, state.profile].filter(Boolean).join(" · ");
+      var what = [state.outcome, state.profile, state.binding && "over " + state.binding].filter(Boolean).join(" · ");
       note.textContent = "showing " + shown + " of " + rows.length + " requirements" + (what ? " (" + what + ")" : "");
     }
   }
@@ -889,19 +990,13 @@ _JS = """
       if (details) { details.open = true; details.scrollIntoView({block: "start"}); }
       return;
     }
-    var control = target.closest("[data-set-outcome],[data-set-profile]");
+    var control = target.closest(CONTROLS);
     var rowHead = target.closest("tr[data-row-profile] > th");
     if (control) {
-      var o = control.getAttribute("data-set-outcome"), p = control.getAttribute("data-set-profile");
-      if (o !== null && p !== null) {
-        var same = state.outcome === o && state.profile === p;
-        state.outcome = same ? "" : o;
-        state.profile = same ? "" : p;
-      } else if (o !== null) {
-        state.outcome = state.outcome === o ? "" : o;
-      } else {
-        state.profile = state.profile === p ? "" : p;
-      }
+      // A control sets what it names (a matrix cell: an outcome and a profile or binding); the same again clears it.
+      var named = KEYS.filter(function (k) { return control.getAttribute(k[1]) !== null; });
+      var same = named.every(function (k) { return state[k[0]] === control.getAttribute(k[1]); });
+      named.forEach(function (k) { state[k[0]] = same ? "" : control.getAttribute(k[1]); });
     } else if (rowHead) {
       var row = rowHead.parentElement.getAttribute("data-row-profile");
       state.profile = state.profile === row ? "" : row;

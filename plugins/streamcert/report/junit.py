@@ -6,6 +6,10 @@ against tests/schemas/junit.xsd).
   `streamcert.<family>` (the report's "profile" field), so a dashboard lists requirements, not pytest
   functions. FAIL is a `<failure>`, ERROR an `<error>`; NOT_TESTED, SKIPPED and UNSUPPORTED are
   `<skipped>` with their reason; NON_STRICT and WARNING pass, their message in `<system-out>`.
+- In a run over A2A bindings a requirement stays one case (its status the worst over the bindings): a
+  failure's message names the bindings it failed over ("over gRPC: …"), and its text lists the status
+  over each binding with that binding's message; a passing case not tested over a certified binding says
+  so in `<system-out>` (it keeps the verdict from PASS).
 - An expected failure (baseline) stays a `<failure>` of its requirement, its message saying so: the
   requirement is still not met. Whether the run passed is the verdict case's to say.
 - One more case, `streamcert.verdict`, first in the file: a `<failure>` on FAIL (and on a PASS whose run
@@ -27,7 +31,8 @@ from xml.etree import ElementTree
 
 from ..catalogue import PROFILES, family_of
 from ..outcomes import Outcome
-from .common import evidence_label, evidence_text, first_line
+from .aggregate import untested_over
+from .common import binding_title, evidence_label, evidence_text, first_line, over_text
 
 SUITE = "streamcert"
 VERDICT_CASE = "verdict"
@@ -82,6 +87,9 @@ def _case_text(entry: dict[str, Any], verdict_note: str) -> str:
         lines.append(f"reading taken: {entry['reading']}")
     if entry.get("measured"):
         lines.append("measured: " + ", ".join(f"{k}={v}" for k, v in entry["measured"].items()))
+    if entry.get("bindings"):
+        lines.append("bindings: " + ", ".join(f"{binding_title(b)} {s}" for b, s in entry["bindings"].items()))
+        lines += [f"over {binding_title(b)}: {first_line(m)}" for b, m in (entry.get("binding_messages") or {}).items()]
     if entry.get("message"):
         lines += ["", entry["message"]]
     evidence = entry.get("evidence") or []
@@ -102,7 +110,16 @@ def _verdict_note(entry: dict[str, Any]) -> str:
         return " (stale baseline entry: listed as an expected failure, now judged; the run fails)"
     if entry["level"] != "MUST" and entry["status"] in (Outcome.FAIL.value, Outcome.ERROR.value):
         return " (does not change the verdict: only MUST requirements do)"
+    if entry["level"] == "MUST" and untested_over(entry):
+        return (" (not tested over " + ", ".join(binding_title(b) for b in untested_over(entry))
+                + ", a certified binding: the verdict cannot be PASS)")
     return ""
+
+
+def over_bindings(entry: dict[str, Any]) -> str:
+    """"over HTTP+JSON, gRPC: " for a status found over some bindings ("" in a run without bindings)."""
+    said = over_text(entry)
+    return f"over {said}: " if said else ""
 
 
 def requirement_case(entry: dict[str, Any]) -> ElementTree.Element:
@@ -113,7 +130,7 @@ def requirement_case(entry: dict[str, Any]) -> ElementTree.Element:
     if status in (Outcome.FAIL.value, Outcome.ERROR.value):
         tag = "failure" if status == Outcome.FAIL.value else "error"
         prefix = "expected by baseline: " if entry.get("baseline") == "expected" else ""
-        message = _one_line(prefix + (first_line(entry["message"].strip()) or status))
+        message = _one_line(prefix + over_bindings(entry) + (first_line(entry["message"].strip()) or status))
         ElementTree.SubElement(case, tag, message=message, type=status).text = _case_text(entry, note)
     elif status in NOT_JUDGED:
         reason = entry.get("unsupported_reason") or entry["message"] or "no reason given"
@@ -139,6 +156,7 @@ def verdict_lines(report: dict[str, Any]) -> tuple[str, list[str]]:
     failing = [e for e in musts if Outcome(e["status"]).is_failure and e.get("baseline") != "expected"]
     expected = [e for e in musts if e.get("baseline") == "expected"]
     untested = [e for e in musts if e["status"] == Outcome.NOT_TESTED.value]
+    untested_binding = [e for e in musts if untested_over(e)]
     unsupported = [e for e in musts if e["status"] == Outcome.UNSUPPORTED.value]
     stale = report.get("stale_baseline") or []
     found = (report.get("regressions") or {}).get("found") or []
@@ -154,6 +172,9 @@ def verdict_lines(report: dict[str, Any]) -> tuple[str, list[str]]:
         message = "INCOMPLETE: no MUST requirement was selected, so nothing is certified"
     elif verdict == "INCOMPLETE" and untested:
         message = f"INCOMPLETE: {len(untested)} selected MUST requirement(s) not tested ({counted})"
+    elif verdict == "INCOMPLETE" and untested_binding:
+        message = (f"INCOMPLETE: {len(untested_binding)} selected MUST requirement(s) not tested over a certified "
+                   f"binding ({counted})")
     elif verdict == "INCOMPLETE":  # a narrowed run (--requirement, --scenario, -k) never certifies
         message = f"INCOMPLETE: the run was narrowed, so it certifies nothing ({counted})"
     elif found:
@@ -170,6 +191,10 @@ def verdict_lines(report: dict[str, Any]) -> tuple[str, list[str]]:
         lines.append(f"stale baseline entries (listed as expected failures, now passing): {', '.join(stale)}")
     if untested:
         lines.append(f"not tested: {_ids(untested)}")
+    if untested_binding:
+        named = [f"{e['id']} ({', '.join(untested_over(e))})" for e in untested_binding]
+        more = f" and {len(named) - LISTED_IDS} more" if len(named) > LISTED_IDS else ""
+        lines.append(f"not tested over a certified binding: {', '.join(named[:LISTED_IDS])}{more}")
     if unsupported:
         lines.append(f"unsupported by the target: {_ids(unsupported)}")
     for item in found:
@@ -227,6 +252,12 @@ def _properties(report: dict[str, Any]) -> ElementTree.Element:
         facts["selection.level"] = selection.get("level")
     if report.get("could_not_run"):
         facts["could_not_run"] = report["could_not_run"]
+    bindings = report.get("bindings")
+    if bindings is not None:
+        facts["bindings.certified"] = ",".join(bindings.get("certified") or [])
+        facts.update({f"bindings.skipped.{b}": why for b, why in (bindings.get("skipped") or {}).items()})
+        if bindings.get("declared") is not None:
+            facts["bindings.declared"] = ",".join(bindings["declared"])
     props = ElementTree.Element("properties")
     for name, value in facts.items():
         if value is not None:

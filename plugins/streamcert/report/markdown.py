@@ -1,18 +1,20 @@
 """report.md: the CI step summary (GitHub renders it, `<details>` included, on the run's page).
 
-In this order: the verdict and the run; profiles × outcomes and levels × outcomes; stale baseline entries and
-regressions (--against); the failures grouped by root cause (roots.py: the head with its sentence, message
-and the frames that decided it, folded; the others it caused listed under it, each with its own status), MUST
-before SHOULD, expected failures last; warnings and non-strict readings, and what was not tested, as counts
-with a short folded list.
+In this order: the verdict and the run; profiles × outcomes and levels × outcomes; stale baseline entries; the
+A2A bindings (which were certified, which not and why, outcomes × bindings, the requirements whose status
+differs between bindings); regressions (--against); the failures grouped by root cause (roots.py: the head
+with its sentence, message, the bindings it failed over, and the frames that decided it, folded; the others
+it caused listed under it, each with its own status), MUST before SHOULD, expected failures last; warnings
+and non-strict readings, and what was not tested, as counts with a short folded list.
 
 At most MD_BUDGET bytes whatever the run: a step summary is read in a screen or two, and compatibility.json
 and report.html beside it hold everything. The page is a list of parts, each in the forms it can take
 (smallest first, often "": left out); every part starts in its smallest form and the parts are enlarged in
 priority order while the budget allows: the heads of the failures (most severe first, none after one that
-did not fit), the short lists, each failure's first frame and exchange, the regressions' first diff lines,
-each failure's other frames and its members' messages, the long lists, the long diffs. The fixed parts (the
-tables, the counts, the could-not-run reason, stale baseline entries) are bounded by construction. What did
+did not fit), the first rows of the bindings' differences, the short lists, each failure's first frame and
+exchange, the regressions' first diff lines, each failure's other frames and its members' messages, the long
+lists, the longer table of differences, the long diffs. The fixed parts (the tables, the counts, the
+could-not-run reason, stale baseline entries, the bindings' reasons) are bounded by construction. What did
 not fit is named in a last line.
 
 Text from the run is made inert: outside code fences its HTML is escaped and its Markdown punctuation
@@ -31,7 +33,19 @@ from typing import Any
 
 from ..catalogue import LEVELS
 from ..outcomes import Outcome
-from .common import FAILURES, OUTCOME_ORDER, SOFT_FINDINGS, entries_with, target_line
+from .aggregate import untested_over
+from .common import (
+    FAILURES,
+    OUTCOME_ORDER,
+    SOFT_FINDINGS,
+    binding_counts,
+    binding_title,
+    certified_bindings,
+    differs_between_bindings,
+    entries_with,
+    over_text,
+    target_line,
+)
 from .roots import Root, frames_first, group, names_frame
 
 MD_BUDGET = 10_000  # bytes of UTF-8: "at most 10 KB" in either reading of KB
@@ -51,6 +65,7 @@ LIST_CAPS = (700, 1800)  # the short folded lists (warnings, not tested): their 
 DIFF_LINES = (8, 30)  # of a regression's diff: its two sizes
 REGRESSIONS_LISTED = 10  # scenarios named with their counts, and with their diffs
 COULD_NOT_RUN_CHARS = 1000  # escaped, up to 4 bytes a character (`<` is `&lt;`)
+DIFFER_ROWS = (12, 40)  # rows of the table of requirements whose status differs between bindings: its two sizes
 
 # -- Markdown ------------------------------------------------------------------------------------------
 
@@ -217,6 +232,61 @@ def md_stale(report: dict[str, Any]) -> str:
     return block(lines)
 
 
+# -- A2A bindings (issue 15) -------------------------------------------------------------------------------
+
+def titles(bindings: Iterable[str]) -> str:
+    return ", ".join(binding_title(b) for b in bindings)
+
+
+def md_bindings(report: dict[str, Any], page: Page) -> tuple[Part, int] | None:
+    """Which bindings were certified and which not (why), outcomes × certified bindings, the MUST requirements
+    not tested over a certified binding (fixed: bounded by the three bindings and IDS_SHOWN), then the table of
+    the requirements whose status differs between bindings (a part: its rows as the budget allows). Returns
+    (that part, how many requirements differ)."""
+    given = report.get("bindings")
+    if given is None:
+        return None
+    certified = certified_bindings(report)
+    lines = ["## Bindings", "", "Certified: " + (md_text(titles(certified)) if certified else "none") + "."]
+    if given.get("declared") is not None:
+        lines[-1] += " Declared by the agent card: " + (md_text(titles(given["declared"])) or "none") + "."
+    for binding, why in (given.get("skipped") or {}).items():
+        lines += ["", f"Not certified: {md_text(binding_title(binding))} — {md_text(cut(why, LINE_CHARS))}"]
+    counts = binding_counts(report)
+    if certified:
+        shown = [o for o in OUTCOME_ORDER if any(counts[b][o] for b in certified)]
+        lines += ["", "| outcome | " + " | ".join(md_text(binding_title(b)) for b in certified) + " |",
+                  "| --- |" + " ---: |" * len(certified)]
+        lines += [f"| {o} | " + " | ".join(str(counts[b][o]) for b in certified) + " |" for o in shown]
+    musts = [e for e in report["requirements"] if e["level"] == "MUST" and untested_over(e)]
+    if musts:
+        listed = [f"{md_text(e['id'])} ({md_text(titles(untested_over(e)))})" for e in musts[:IDS_SHOWN]]
+        more = f" and {len(musts) - IDS_SHOWN} more" if len(musts) > IDS_SHOWN else ""
+        lines += ["", f"MUST requirements not tested over a certified binding ({len(musts)}; each keeps the verdict "
+                  "from PASS): " + ", ".join(listed) + more]
+    differ = [e for e in report["requirements"] if differs_between_bindings(e, certified)]
+    if len(certified) > 1:
+        lines += ["", f"{counted(len(differ), 'requirement') or 'No requirement'} "
+                  f"differ{'s' if len(differ) == 1 else ''} between the bindings."]
+    page.add(block(lines))
+    if not differ:
+        return None
+    forms = [md_differ_table(differ, certified, rows) for rows in DIFFER_ROWS]
+    return page.add("", *forms), len(differ)
+
+
+def md_differ_table(differ: list[dict[str, Any]], certified: list[str], rows: int) -> str:
+    """The requirements whose status differs between the certified bindings, one column each ("—": the
+    requirement does not apply to that binding); the first `rows` of them."""
+    head = ["| requirement | level | " + " | ".join(md_text(binding_title(b)) for b in certified) + " |",
+            "| --- | --- |" + " --- |" * len(certified)]
+    body = [f"| {md_text(e['id'])} | {e['level']} | "
+            + " | ".join(e["bindings"].get(b, "—") for b in certified) + " |" for e in differ[:rows]]
+    more = ([f"_and {len(differ) - rows} more: each requirement's `bindings` in compatibility.json_"]
+            if len(differ) > rows else [])
+    return block(head + body + ([""] + more if more else []))
+
+
 # -- regressions (--against) -----------------------------------------------------------------------------
 
 def md_regressions(report: dict[str, Any], page: Page) -> list[tuple[Part, str]]:
@@ -327,7 +397,7 @@ def shown_evidence(root: Root, frames: int, exchanges: int) -> tuple[list[dict[s
     many items are not shown)."""
     items = list(root.head.get("evidence") or [])
     ordered = frames_first(([root.frame] if root.frame in items else []) + items)
-    first_of: dict[tuple[Any, Any], dict[str, Any]] = {}
+    first_of: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
     also: dict[int, list[str]] = {}
     picked: list[dict[str, Any]] = []
     seen: set[int] = set()
@@ -336,7 +406,7 @@ def shown_evidence(root: Root, frames: int, exchanges: int) -> tuple[list[dict[s
             continue
         seen.add(id(item))
         if names_frame(item):
-            key = (item.get("exchange"), item["frame"])
+            key = (item.get("binding"), item.get("exchange"), item["frame"])  # over another binding: another frame
             if key in first_of:
                 if any(first_of[key] is p for p in picked):
                     also.setdefault(id(first_of[key]), []).append(str(item.get("test") or ""))
@@ -398,15 +468,22 @@ def baseline_note(entry: dict[str, Any]) -> str:
     return ""
 
 
+def over(entry: dict[str, Any]) -> str:
+    """Over which bindings the entry's status was found ("" in a run without bindings)."""
+    said = over_text(entry)
+    return f" · over {md_text(said)}" if said else ""
+
+
 def member_line(entry: dict[str, Any], why: str) -> str:
     return (f"- also failed {why}: **{md_text(entry['id'])}** — {md_text(cut(entry['title'], TITLE_CHARS))} "
-            f"({entry['status']} · {entry['level']}{baseline_note(entry)})")
+            f"({entry['status']} · {entry['level']}{over(entry)}{baseline_note(entry)})")
 
 
 def md_section_head(section: Section) -> list[str]:
     head = section.root.head
     lines = [f"### {head['status']} {md_text(head['id'])} — {md_text(head['title'])}", "",
-             f"{head['level']} · {md_text(head['profile'])} · {md_text(head['source'])}{baseline_note(head)}", ""]
+             f"{head['level']} · {md_text(head['profile'])} · {md_text(head['source'])}{over(head)}"
+             f"{baseline_note(head)}", ""]
     said = message_lines(head)
     lines += [md_text(cut(said[0], LINE_CHARS)) if said else "_(no message)_", ""]
     listed = [(e, "by this frame") for e in section.root.members] + [(e, "with the same message")
@@ -531,6 +608,7 @@ def render_markdown(report: dict[str, Any], budget: int = MD_BUDGET) -> str:
         return page.text.rstrip("\n") + "\n"
     page.add(md_baseline_notes(report))
     page.add(md_stale(report))
+    bindings = md_bindings(report, page)
     regressions = md_regressions(report, page)
     failures = md_failures(report, page)
     soft = md_soft(report, page)
@@ -541,6 +619,8 @@ def render_markdown(report: dict[str, Any], budget: int = MD_BUDGET) -> str:
     for part, _ in failures:
         if not page.enlarge(part, 1):
             break  # the heads go most severe first: none after one that did not fit
+    if bindings:
+        page.enlarge(bindings[0], 1)
     for part, _ in lists:
         page.enlarge(part, 1)
     for part, _ in failures:
@@ -551,9 +631,11 @@ def render_markdown(report: dict[str, Any], budget: int = MD_BUDGET) -> str:
         page.enlarge(part, 3)
     for part, _ in lists:
         page.enlarge(part, 2)
+    if bindings:
+        page.enlarge(bindings[0], 2)
     for part, _ in regressions:
         page.enlarge(part, 2)
-    note = left_out_note(regressions, failures, lists, budget)
+    note = left_out_note(regressions, failures, lists, budget, bindings)
     text = (page.text + note).rstrip("\n") + "\n"
     if size(text) > budget:  # the fixed parts alone are over it (a catalogue of hundreds of profiles): no fold yet
         text = cut_lines(text, budget - NOTE_RESERVE) + block([
@@ -574,7 +656,7 @@ def cut_lines(text: str, limit: int) -> str:
 
 
 def left_out_note(regressions: list[tuple[Part, str]], failures: list[tuple[Part, Section]],
-                  lists: list[tuple[Part, int]], budget: int) -> str:
+                  lists: list[tuple[Part, int]], budget: int, bindings: tuple[Part, int] | None = None) -> str:
     """The last line when the budget left something out: what, and where all of it is. Under NOTE_RESERVE
     bytes whatever was left out (IDs listed up to IDS_SHOWN)."""
     said = []
@@ -591,6 +673,12 @@ def left_out_note(regressions: list[tuple[Part, str]], failures: list[tuple[Part
         said.append(f"all or part of the diffs of {len(diffs)} regression(s)")
     if any(part.chosen < len(part.forms) - 1 for part, _ in lists):
         said.append("part of the lists of warnings and untested requirements")
+    if bindings:
+        part, differ = bindings
+        rows = DIFFER_ROWS[part.chosen - 1] if part.chosen else 0
+        if rows < differ:
+            said.append(f"{'part' if rows else 'all'} of the table of the {differ} requirement(s) whose status "
+                        "differs between bindings")
     if not said:
         return ""
     return block([f"_Left out to keep this summary under {budget / 1000:g} KB: " + "; ".join(said)

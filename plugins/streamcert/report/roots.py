@@ -3,7 +3,8 @@
 One broken frame often fails several requirements at once (a frame whose data is not JSON fails WIRE-002 and
 leaves the content requirements without what they needed). Findings share a root when their evidence names the
 same first frame: for each test, the first evidence item that names a frame gives the key (test, exchange,
-frame); two failures with a key in common are in one group, and so is anything either shares a key with. The
+frame, and the binding it went over: the same scenario's frame 2 over JSON-RPC and over gRPC are two frames);
+two failures with a key in common are in one group, and so is anything either shares a key with. The
 group's head is its member first in catalogue order (the report lists requirements in that order); the others
 are shown under it. A failure whose evidence names no frame is a root of its own.
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-FrameKey = tuple[str, str, int]
+FrameKey = tuple[str, str, int, str]  # test, exchange, frame, binding ("" for none)
 
 
 @dataclass
@@ -49,14 +50,15 @@ def frames_first(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def first_frames(entry: dict[str, Any]) -> dict[FrameKey, dict[str, Any]]:
-    """Each test's first evidence item that names a frame, by its key (test, exchange, frame)."""
-    firsts: dict[str, tuple[FrameKey, dict[str, Any]]] = {}
+    """Each test's first evidence item that names a frame (over each binding), by its key (test, exchange,
+    frame, binding)."""
+    firsts: dict[tuple[str, str], tuple[FrameKey, dict[str, Any]]] = {}
     for item in entry.get("evidence") or ():
         if not names_frame(item):
             continue
-        test = str(item.get("test") or "")
-        if test not in firsts:
-            firsts[test] = ((test, str(item.get("exchange") or ""), item["frame"]), item)
+        test, binding = str(item.get("test") or ""), str(item.get("binding") or "")
+        if (test, binding) not in firsts:
+            firsts[(test, binding)] = ((test, str(item.get("exchange") or ""), item["frame"], binding), item)
     return dict(firsts.values())
 
 

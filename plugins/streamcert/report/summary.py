@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..outcomes import Outcome
+from .aggregate import untested_over
+from .common import binding_counts, binding_title, certified_bindings, over_text
 
 WHY_LIMIT = 160
+UNTESTED_IDS = 10  # requirements named in the line of those not tested over a certified binding
 
 
 def one_line_why(message: str) -> str:
@@ -14,9 +17,13 @@ def one_line_why(message: str) -> str:
     return line if len(line) <= WHY_LIMIT else line[: WHY_LIMIT - 1] + "…"
 
 
-def level_counts_line(level: str, counts: dict[str, int]) -> str:
+def counts_text(counts: dict[str, int]) -> str:
     nonzero = [f"{count} {outcome}" for outcome, count in counts.items() if count]
-    return f"  {level:<7}" + (", ".join(nonzero) if nonzero else "none")
+    return ", ".join(nonzero) if nonzero else "none"
+
+
+def level_counts_line(level: str, counts: dict[str, int]) -> str:
+    return f"  {level:<7}" + counts_text(counts)
 
 
 def requirement_line(entry: dict[str, Any]) -> str:
@@ -28,13 +35,35 @@ def requirement_line(entry: dict[str, Any]) -> str:
         why += " [expected by baseline" + (f": {reason}" if reason else "") + "]"
     elif entry.get("baseline_scenarios"):  # scoped to other scenarios than the ones that failed it
         why += f" [the baseline expects it only in {', '.join(entry['baseline_scenarios'])}]"
+    over = over_text(entry)
+    if over:
+        why += f" [over {over}]"
     return f"  {entry['id']}  {entry['title']} — {why}"
+
+
+def binding_lines(report: dict[str, Any]) -> list[str]:
+    """One line per binding: a certified one's counts, or why it was not certified; then the MUST requirements
+    not tested over a certified binding (they keep the verdict from PASS)."""
+    given = report.get("bindings")
+    if given is None:
+        return []
+    counts = binding_counts(report)
+    lines = [f"  binding {binding_title(b):<10}" + counts_text(counts[b]) for b in certified_bindings(report)]
+    lines += [f"  binding {binding_title(b):<10}not certified: {one_line_why(why)}"
+              for b, why in (given.get("skipped") or {}).items()]
+    untested = [e for e in report["requirements"] if e["level"] == "MUST" and untested_over(e)]
+    if untested:
+        named = ", ".join(f"{e['id']} ({', '.join(untested_over(e))})" for e in untested[:UNTESTED_IDS])
+        more = f" and {len(untested) - UNTESTED_IDS} more" if len(untested) > UNTESTED_IDS else ""
+        lines.append(f"MUST requirements not tested over a certified binding ({len(untested)}): {named}{more}")
+    return lines
 
 
 def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
     lines = [f"streamcert verdict: {report['verdict']}"]
     lines += [level_counts_line(level, counts) for level, counts in report["summary"].items()]
+    lines += binding_lines(report)
     if report.get("could_not_run"):  # one reason for every requirement: said once
         errors = sum(e["status"] == Outcome.ERROR.value for e in entries)
         lines.append(f"could not run: {one_line_why(report['could_not_run'])}")
