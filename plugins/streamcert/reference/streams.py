@@ -86,9 +86,19 @@ def _is_pause(result: dict[str, Any] | None) -> bool:
     return result is not None and "statusUpdate" in result and a2a.is_interrupted(event_state(result))
 
 
+# The rpc_id a stream of the HTTP+JSON binding is written with (rest.py): each event's data is the
+# StreamResponse itself, with no JSON-RPC envelope (A2A §11.7).
+NO_ENVELOPE: Any = object()
+
+
+def _framed(result: dict[str, Any], rpc_id: Any, options: Options) -> dict[str, Any]:
+    """What one event carries: the result in its JSON-RPC response, or (NO_ENVELOPE) the result itself."""
+    return dict(result) if rpc_id is NO_ENVELOPE else rpc.response(rpc_id, options, result=result)
+
+
 def encode(result: dict[str, Any], rpc_id: Any, options: Options) -> bytes:
-    """One SSE event: the result in its JSON-RPC response."""
-    return b"data: " + rpc.dumps(rpc.response(rpc_id, options, result=result)) + b"\n\n"
+    """One SSE event: the result in its JSON-RPC response (bare when `rpc_id` is NO_ENVELOPE)."""
+    return b"data: " + rpc.dumps(_framed(result, rpc_id, options)) + b"\n\n"
 
 
 def sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
@@ -225,7 +235,7 @@ def _shape(result: dict[str, Any], stream: Stream, options: Options) -> dict[str
 
 def _broken_event(result: dict[str, Any], rpc_id: Any, options: Options, last: bool, damage: bool) -> bytes:
     """One SSE event as the framing faults write it. `damage`: frame 2 of a task stream, not terminal."""
-    envelope = result if BARE_RESULT.on(options) else rpc.response(rpc_id, options, result=result)
+    envelope = dict(result) if BARE_RESULT.on(options) else _framed(result, rpc_id, options)
     if damage and RESULT_AND_ERROR.on(options):
         envelope["error"] = {"code": a2a.INTERNAL_ERROR, "message": "result-and-error fault"}
     data = rpc.dumps(envelope)

@@ -1,0 +1,226 @@
+"""The HTTP+JSON binding of the reference agent (A2A 1.0.1 §11).
+
+Every hosted agent serves the routes of §11.3 below `agent.spec.prefix + REST_PATH`. Each route builds the
+operation's request message (camelCase JSON, the same message a JSON-RPC `params` is: the body of a POST,
+the path's id and the query of a GET) and calls the same `Agent.handlers[op]` the JSON-RPC endpoint calls,
+after the same checks (app.py: A2A-Version, activated extensions echoed). What comes back is written in the
+binding's own form: the response message itself as application/a2a+json, a stream as SSE events whose data
+is the bare StreamResponse (§11.7), an RpcError as google.rpc.Status JSON with the HTTP status §5.4 maps it
+to and, for an A2A error, an ErrorInfo in `details` (§11.6).
+
+The routes are matched here, on the raw path (an id is percent-encoded in it), not by Starlette's router,
+so that a path no route serves (404) and a method a route does not take (405) are answered in that form
+too, without an ErrorInfo: they are no A2A error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from ..protocols import a2a, bindings
+from . import rpc
+from .faults import switch
+from .methods import Agent, Stream
+from .options import Options
+from .streams import NO_ENVELOPE, drain, sse_body
+
+REST_PATH = "/a2a/rest"  # below the agent's prefix; the card's HTTP+JSON interface URL
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")  # taken by the mount: a wrong one is answered 405 here
+
+
+@dataclass(frozen=True)
+class RestRoute:
+    methods: tuple[str, ...]
+    path: re.Pattern[str]  # matched in full against the raw path below REST_PATH
+    operation: str
+
+
+_ID = r"(?P<id>[^/:]+)"  # a path segment without ':' (a ':' in an id is sent percent-encoded)
+ROUTES = (
+    RestRoute(("POST",), re.compile(r"/message:send"), a2a.SEND_MESSAGE),
+    RestRoute(("POST",), re.compile(r"/message:stream"), a2a.SEND_STREAMING_MESSAGE),
+    RestRoute(("GET",), re.compile(r"/tasks"), a2a.LIST_TASKS),
+    RestRoute(("GET",), re.compile(rf"/tasks/{_ID}"), a2a.GET_TASK),
+    RestRoute(("POST",), re.compile(rf"/tasks/{_ID}:cancel"), a2a.CANCEL_TASK),
+    # §11.3.2 and §5.3 say POST, the google.api.http annotation of a2a.proto GET: both are served.
+    RestRoute(bindings.SUBSCRIBE_METHODS, re.compile(rf"/tasks/{_ID}:subscribe"), a2a.SUBSCRIBE_TO_TASK),
+)
+
+# Request fields a GET carries in its query that are no strings (a2a.proto: int32 and bool; §11.5 writes
+# numbers in decimal and booleans lower-case). The others (contextId, status, pageToken, the timestamp
+# statusTimestampAfter) are strings already, as their JSON forms are.
+QUERY_INTEGERS = ("historyLength", "pageSize")
+QUERY_BOOLEANS = ("includeArtifacts",)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What the JSON-RPC endpoint does with a request besides its method (app.py, which makes these for each
+    agent it hosts), done the same way here."""
+
+    echo_headers: Callable[[Request], dict[str, str]]  # the response headers echoing the activated extensions
+    check_version: Callable[[Request], None]  # VersionNotSupportedError for an A2A-Version not served
+    streams_as_json: bool  # (fault: no-stream) a stream is drained and answered as its final Task
+
+
+class _NotAllowed(Exception):
+    """The path is a route's, the method is not one it takes."""
+
+    def __init__(self, methods: tuple[str, ...]) -> None:
+        super().__init__(f"this route takes {', '.join(methods)}")
+        self.methods = methods
+
+
+def routes(agent: Agent, checks: Checks) -> list[Route]:
+    """The Starlette route of `agent`'s HTTP+JSON interface: every path below it, every method."""
+    options = agent.options
+    base = agent.spec.prefix + REST_PATH
+
+    async def endpoint(request: Request) -> Response:
+        headers = checks.echo_headers(request)
+        try:
+            route, task_id = match(request.method, _below(request, base), options)
+            params = await _request_message(request, task_id)
+            checks.check_version(request)
+            outcome = await agent.handlers[route.operation](params)
+        except rpc.RpcError as error:
+            return error_response(error, options, headers)
+        except _NotAllowed as refusal:
+            allow = ", ".join(refusal.methods)
+            return _status_response(405, "UNIMPLEMENTED", f"{request.method} is not served here; {refusal}",
+                                    [], options, {**headers, "allow": allow})
+        if isinstance(outcome, Stream):
+            return await _stream_response(outcome, agent, headers, drained=checks.streams_as_json)
+        if route.operation == a2a.CANCEL_TASK and REST_JSONRPC_ENVELOPE.on(options):
+            outcome = {"jsonrpc": a2a.JSONRPC_VERSION, "id": None, "result": outcome}
+        return _json(outcome, 200, options, headers)
+
+    return [Route(base + "/{path:path}", endpoint, methods=list(HTTP_METHODS))]
+
+
+def _below(request: Request, base: str) -> str:
+    """The raw path below the interface URL (still percent-encoded, so an encoded '/' or ':' stays in its id)."""
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    return raw.decode("latin-1")[len(base):]
+
+
+def match(method: str, path: str, options: Options | None = None) -> tuple[RestRoute, str | None]:
+    """The route serving `method path` and the task id its path names; METHOD_NOT_FOUND (404) for a path no
+    route serves, _NotAllowed (405) for a method the route does not take."""
+    allowed: tuple[str, ...] = ()
+    for route in ROUTES:
+        found = route.path.fullmatch(path)
+        if found is None or (route.operation == a2a.SUBSCRIBE_TO_TASK and REST_SUBSCRIBE_MISSING.on(options)):
+            continue
+        if method in route.methods or (method == "HEAD" and "GET" in route.methods):
+            task_id = found.groupdict().get("id")
+            return route, unquote(task_id) if task_id is not None else None
+        allowed += route.methods
+    if allowed:
+        raise _NotAllowed(allowed)
+    raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"No HTTP+JSON route serves {method} {path or '/'}")
+
+
+async def _request_message(request: Request, task_id: str | None) -> dict[str, Any]:
+    """The operation's request message: a POST's body (empty: no fields), a GET's query; the id its path
+    names replaces any the body gives."""
+    if request.method in ("GET", "HEAD"):
+        params = query_message(request.query_params)
+    else:
+        params = body_message(await request.body())
+    if task_id is not None:
+        params["id"] = task_id
+    return params
+
+
+def body_message(body: bytes) -> dict[str, Any]:
+    if not body.strip():
+        return {}
+    doc = rpc.decode(body)  # PARSE_ERROR for a body that is not JSON
+    if not isinstance(doc, dict):
+        raise rpc.invalid_params("The request body must be a JSON object (the operation's request message)")
+    return doc
+
+
+def query_message(query: QueryParams) -> dict[str, Any]:
+    """A request message from query parameters (§11.5): integers and booleans read back to their JSON types,
+    every other field a string; a field given twice is refused (none of these is a repeated field)."""
+    out: dict[str, Any] = {}
+    for key in dict.fromkeys(query.keys()):
+        values = query.getlist(key)
+        if len(values) > 1:
+            raise rpc.invalid_params(f"{key} is given {len(values)} times; it takes one value")
+        out[key] = _typed(key, values[0])
+    return out
+
+
+def _typed(key: str, text: str) -> Any:
+    if key in QUERY_INTEGERS:
+        if not re.fullmatch(r"-?\d+", text):
+            raise rpc.invalid_params(f"{key} must be an integer in decimal, got {text!r}")
+        return int(text)
+    if key in QUERY_BOOLEANS:
+        if text not in ("true", "false"):
+            raise rpc.invalid_params(f"{key} must be true or false, got {text!r}")
+        return text == "true"
+    return text
+
+
+# -- writing answers ----------------------------------------------------------------------------------
+
+def _json(value: Any, status: int, options: Options, headers: dict[str, str]) -> Response:
+    media_type = a2a.JSON_MEDIA_TYPE if REST_JSON_CONTENT_TYPE.on(options) else bindings.A2A_JSON_MEDIA_TYPE
+    return Response(rpc.dumps(value), status_code=status, media_type=media_type, headers=headers)
+
+
+def error_response(error: rpc.RpcError, options: Options, headers: dict[str, str]) -> Response:
+    """An RpcError as google.rpc.Status JSON (§11.6) with the HTTP status of its error (§5.4); an A2A error
+    carries its ErrorInfo."""
+    code = rpc.error_object(error, options)["code"]  # the code a wrong-code fault writes instead, if any
+    grpc_status, http_status = bindings.forms_of(code) or bindings.forms_of(a2a.INTERNAL_ERROR)
+    details = []
+    if code in bindings.ERROR_FORMS and not (code == a2a.TASK_NOT_CANCELABLE and REST_NO_ERRORINFO.on(options)):
+        details.append({"@type": a2a.ERROR_INFO_TYPE, "reason": bindings.reason_of(code), "domain": a2a.ERROR_DOMAIN})
+    if code == a2a.TASK_NOT_CANCELABLE and REST_WRONG_ERROR_STATUS.on(options):
+        http_status = 409
+    written = code if REST_STATUS_JSONRPC_CODE.on(options) else http_status
+    return _status_response(http_status, grpc_status, error.message, details, options, headers, written)
+
+
+def _status_response(http_status: int, grpc_status: str, message: str, details: list[dict[str, Any]],
+                     options: Options, headers: dict[str, str], written: int | None = None) -> Response:
+    """google.rpc.Status as JSON: `error.code` is the HTTP status (`written`: what a fault writes instead);
+    `status` names the gRPC code, as §11.6's example does; `details` only when there are any."""
+    error: dict[str, Any] = {"code": http_status if written is None else written, "status": grpc_status,
+                             "message": message}
+    if details:
+        error["details"] = details
+    return _json({"error": error}, http_status, options, headers)
+
+
+async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str], drained: bool) -> Response:
+    options = agent.options
+    if drained:  # (fault: no-stream) the final Task as JSON
+        await drain(stream, agent.store, options)
+        return _json({"task": stream.record.snapshot()}, 200, options, headers)
+    # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
+    headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
+    return StreamingResponse(sse_body(stream, NO_ENVELOPE, agent.store, options), headers=headers)
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+REST_SUBSCRIBE_MISSING = switch("rest-subscribe-missing")
+REST_JSONRPC_ENVELOPE = switch("rest-jsonrpc-envelope")
+REST_JSON_CONTENT_TYPE = switch("rest-json-content-type")
+REST_WRONG_ERROR_STATUS = switch("rest-wrong-error-status")
+REST_STATUS_JSONRPC_CODE = switch("rest-status-jsonrpc-code")
+REST_NO_ERRORINFO = switch("rest-no-errorinfo")
