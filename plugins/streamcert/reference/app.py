@@ -14,10 +14,11 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from ..protocols import a2a
-from . import progress, rpc
+from . import progress, rest, rpc
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
 from .card import build_card
 from .faults import switch, variant
+from .grpc_server import start_grpc
 from .methods import Agent, Stream
 from .options import Options
 from .streams import drain, sse_body
@@ -36,17 +37,23 @@ def create_app(fault: str | None = None, deterministic: bool = False, keepalive:
     for agent in hosted.values():
         routes.append(Route(agent.spec.prefix + a2a.CARD_PATH, _card_endpoint(agent), methods=["GET"]))
         routes.append(Route(agent.spec.prefix + JSONRPC_PATH, _rpc_endpoint(agent), methods=["POST"]))
+        routes.extend(rest.routes(agent, _checks(agent)))  # HTTP+JSON (A2A §11)
     routes.append(Route(progress.PATH, progress.endpoint(options), methods=["POST"]))  # seed 003
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette):
+        # gRPC (A2A §10): one server per agent on uvicorn's loop, started before the first request is served
+        grpc_servers = await start_grpc(app, _checks)
         yield
+        if grpc_servers is not None:
+            await grpc_servers.stop()
         for runner in list(runners):  # players still running when the server stops
             runner.cancel()
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.options = options
     app.state.agents = hosted
+    app.state.grpc_urls = {}  # agent name → its gRPC interface URL, once the lifespan started it
     return app
 
 
@@ -57,7 +64,9 @@ def _card_endpoint(agent: Agent):
         if CARD_NOT_JSON.on(agent.options):
             return HTMLResponse("<html><body><h1>streamcert reference agent</h1></body></html>")
         base = f"{request.url.scheme}://{request.url.netloc}"
-        return Response(rpc.dumps(build_card(agent.spec, base, agent.options)), media_type=a2a.JSON_MEDIA_TYPE)
+        grpc_url = request.app.state.grpc_urls.get(agent.spec.name)
+        return Response(rpc.dumps(build_card(agent.spec, base, agent.options, grpc_url=grpc_url)),
+                        media_type=a2a.JSON_MEDIA_TYPE)
     return card
 
 
@@ -102,6 +111,14 @@ def _rpc_endpoint(agent: Agent):
         return _json(rpc.response(rpc_id, options, result=outcome), headers)
 
     return endpoint
+
+
+def _checks(agent: Agent) -> rest.Checks:
+    """What this endpoint does with a request besides its method, for the HTTP+JSON binding to do the same."""
+    options = agent.options
+    return rest.Checks(echo_headers=lambda request: _echo_headers(_activated(request, agent), options),
+                       check_version=lambda request: _check_version(request, options),
+                       streams_as_json=NO_STREAM.on(options))
 
 
 def _echo_headers(activated: list[str], options: Options) -> dict[str, str]:

@@ -10,17 +10,21 @@ from ..protocols.script import SCRIPT_KEY
 from .agents import JSONRPC_PATH, AgentSpec
 from .faults import switch
 from .options import Options
+from .rest import REST_PATH
 
 
-def build_card(spec: AgentSpec, base_url: str, options: Options) -> dict[str, Any]:
+def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str | None = None) -> dict[str, Any]:
+    """The agent's card; `grpc_url`: its gRPC interface (listed last), None when no gRPC server runs."""
     interface = {"url": base_url + spec.prefix + JSONRPC_PATH, "protocolBinding": "JSONRPC",
                  "protocolVersion": a2a.PROTOCOL_VERSION}
+    rest = {"url": base_url + spec.prefix + REST_PATH, "protocolBinding": "HTTP+JSON",
+            "protocolVersion": a2a.PROTOCOL_VERSION}
     extensions = [{"uri": uri, "description": text, "required": False} for uri, text in spec.extensions]
     card: dict[str, Any] = {
         "name": spec.title,
         "description": spec.description,
         "version": __version__,
-        "supportedInterfaces": [interface],
+        "supportedInterfaces": [interface, rest],
         "capabilities": {"streaming": spec.streaming, "pushNotifications": False, "extensions": extensions},
         # Declared, never required (no securityRequirements): a oneof on the card, written as ProtoJSON does.
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {
@@ -34,6 +38,9 @@ def build_card(spec: AgentSpec, base_url: str, options: Options) -> dict[str, An
             "tags": ["testing", "conformance", "streamcert"],
         }],
     }
+    if grpc_url is not None:
+        card["supportedInterfaces"].append({"url": grpc_url, "protocolBinding": "GRPC",
+                                            "protocolVersion": a2a.PROTOCOL_VERSION})
     _break(card, options)
     return card
 
@@ -43,10 +50,12 @@ def _break(card: dict[str, Any], options: Options) -> None:
     extensions = card["capabilities"]["extensions"]
     if CARD_MISSING_FIELD.on(options):
         del card["version"]
-    if CARD_NO_JSONRPC.on(options):
+    if CARD_NO_JSONRPC.on(options):  # the JSON-RPC URL declared as GRPC, and nothing else
         interface["protocolBinding"] = "GRPC"
-    if CARD_OLD_VERSION.on(options):
-        interface["protocolVersion"] = "0.3"
+        card["supportedInterfaces"] = [interface]
+    if CARD_OLD_VERSION.on(options):  # every interface: one of 1.0 would be enough (A2A-CARD-003)
+        for each in card["supportedInterfaces"]:
+            each["protocolVersion"] = "0.3"
     if EXTENSION_NO_URI.on(options) and extensions:
         del extensions[0]["uri"]
     if EXTENSION_REQUIRED_NOT_BOOL.on(options):

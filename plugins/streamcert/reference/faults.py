@@ -24,6 +24,9 @@ class Fault:
     # and its progress route), "line" (the reference line renderer), "acp" (the reference ACP agent),
     # "client" (the reference A2A client), "acp_client" (the reference ACP client).
     target: str = "server"
+    # The A2A binding the meta-test drives the fault's scenarios over ("jsonrpc", "http-json", "grpc"): a fault
+    # in one binding's form is played over that binding; every other fault over JSON-RPC only.
+    binding: str = "jsonrpc"
 
 
 def _stream(*nums: int) -> tuple[str, ...]:
@@ -313,6 +316,55 @@ IX_FAULTS = (
           _idem(1, 2) + _int(4, 8)),  # a quick sequential retry falls inside the same window
 )
 
+def _rest(*nums: int) -> tuple[str, ...]:
+    return tuple(f"REST-{n:03d}" for n in nums)
+
+
+# REST-: the HTTP+JSON binding (reference/rest.py), played over that binding. Each breaks one route or one
+# error, so that what the other rules read over HTTP+JSON stays whole. (The interactions scenarios subscribe
+# too: played over HTTP+JSON, rest-subscribe-missing would also flag A2A-INT-002/006/007 there.)
+REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
+                    for name, description, catches, also in (
+    ("rest-subscribe-missing", "SubscribeToTask is not served: POST and GET /tasks/{id}:subscribe answer 404 "
+     "(google.rpc.Status without ErrorInfo, as for a path no route serves)", _rest(1),
+     _task(11) + _err(1, 2, 5)),  # every SubscribeToTask of the a2a scenarios is lost (read as MethodNotFound)
+    ("rest-jsonrpc-envelope", "CancelTask's answer is wrapped in a JSON-RPC envelope "
+     "({\"jsonrpc\": \"2.0\", \"id\": null, \"result\": <Task>})", _rest(2),
+     _task(10)),  # the canceled Task is not where it should be
+    ("rest-json-content-type", "answers with a JSON body (results and errors) are sent as application/json, "
+     "not application/a2a+json", _rest(3), ()),
+    ("rest-wrong-error-status", "TaskNotCancelableError is answered HTTP 409 Conflict instead of 400 (its "
+     "ErrorInfo still names it)", _rest(4), ()),
+    ("rest-status-jsonrpc-code", "error bodies carry the JSON-RPC code in error.code (-32001, …), not the HTTP "
+     "status", _rest(5), ()),
+    ("rest-no-errorinfo", "TaskNotCancelableError comes without its ErrorInfo (no error.details): only HTTP 400 "
+     "tells it, which InvalidParams shares", _rest(6), _err(3)),  # read as a generic invalid argument
+))
+
+
+def _grpc(*nums: int) -> tuple[str, ...]:
+    return tuple(f"GRPC-{n:03d}" for n in nums)
+
+
+# GRPC-: the gRPC binding (reference/grpc_server.py), played over that binding; each breaks one method, one
+# error or one message. card-phantom-grpc is played over JSON-RPC: the card declares a gRPC interface nothing
+# serves, which the card's probe of every declared interface (A2A-CARD-006) finds.
+GRPC_FAULTS = tuple(Fault(name, description, catches, also, binding=binding)
+                    for name, description, catches, also, binding in (
+    ("grpc-unimplemented-subscribe", "SubscribeToTask is not served: the call ends UNIMPLEMENTED, as for a "
+     "method the server does not have", _grpc(1),
+     _task(11, 12) + _err(1, 2, 5) + _int(2, 6, 7), "grpc"),  # every SubscribeToTask is lost
+    ("grpc-garbage-message", "the second message of the task stream is no StreamResponse: bytes that do not "
+     "decode as a protobuf message", _grpc(2),
+     _stream(4, 9, 14) + _int(1, 6, 7) + _ix(1, 14) + _plan(1, 18) + _task(10, 11, 12), "grpc"),  # as bad-json-frame
+    ("grpc-wrong-status", "TaskNotFoundError ends the call FAILED_PRECONDITION instead of NOT_FOUND (its "
+     "ErrorInfo still names it)", _grpc(3), (), "grpc"),
+    ("grpc-no-errorinfo", "TaskNotCancelableError comes without its ErrorInfo (no grpc-status-details-bin): only "
+     "FAILED_PRECONDITION tells it, which four other errors share", _grpc(4), _err(3), "grpc"),
+    ("card-phantom-grpc", "the card declares a GRPC interface at a loopback port where nothing serves (no gRPC "
+     "server runs)", ("A2A-CARD-006",), (), "jsonrpc"),
+))
+
 _TABLE = (
     # WIRE-
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
@@ -348,8 +400,9 @@ _TABLE = (
     Fault("card-404", "the agent card is not served (404)", ("A2A-CARD-001",), _NO_CARD),
     Fault("card-not-json", "the agent card is served as an HTML page", ("A2A-CARD-001",), _NO_CARD),
     Fault("card-missing-field", "the card has no version field", ("A2A-CARD-002",)),
-    Fault("card-no-jsonrpc", "the card declares only a GRPC interface",
-          ("A2A-CARD-003",), ("WIRE-007", "A2A-STREAM-015") + _NO_STREAM + _task(*range(1, 10)) + _err(*range(1, 11))),
+    Fault("card-no-jsonrpc", "the card declares its JSON-RPC endpoint as its only interface, labelled GRPC: a binding "
+          "it does not serve there", ("A2A-CARD-006",),
+          ("WIRE-007", "A2A-STREAM-015") + _NO_STREAM + _task(*range(1, 10)) + _err(*range(1, 11))),
     Fault("card-old-version", "the card's JSONRPC interface says protocolVersion 0.3", ("A2A-CARD-003",)),
     Fault("extension-no-uri", "the card's first extension has no uri", ("A2A-CARD-004",), ("WIRE-007",)),
     Fault("extension-required-not-bool", "the card's extensions give required as a string, not a boolean",
@@ -442,6 +495,8 @@ _TABLE = (
           _err(11)),
     Fault("message-role-defaulted", "a message without role, or with a role the enum does not name, is taken "
           "as ROLE_USER and run", _err(12)),
+    *REST_FAULTS,  # REST-: over HTTP+JSON
+    *GRPC_FAULTS,  # GRPC-: over gRPC
     *IX_FAULTS,  # A2A-INT-, IX-, IDEM-
     *LINE_FAULTS,
     *PLAN_FAULTS,

@@ -52,7 +52,9 @@ def _server(app, graceful_s: int = 1) -> uvicorn.Server:
     # Idle keep-alive connections are kept longer than any wait of a scenario (uvicorn's default closes them
     # after 5 s, the stream limit of the fault meta-test: a GetTask sent on a connection idle that long then
     # raced the close and got a ReadError, now and then).
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
+    # loop="asyncio": the gRPC servers (grpc.aio) run on the app's loop, and grpc.aio is built and tested on
+    # asyncio's own loop; uvicorn's "auto" would pick uvloop wherever it is installed.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", loop="asyncio",
                             timeout_graceful_shutdown=graceful_s, timeout_keep_alive=KEEP_ALIVE_S)
     return _Server(config)
 

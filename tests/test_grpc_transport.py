@@ -1,0 +1,332 @@
+"""The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/grpc_server.py), on
+127.0.0.1: what each call writes into the frame log (BINDING_DESIGN.md, "gRPC exchange"), and how every call
+stays bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("grpc", reason="the grpc extra is not installed")
+
+from streamcert.framelog import (  # noqa: E402
+    END_CLIENT_STOP,
+    END_CLOSED,
+    END_ERROR,
+    END_IDLE,
+    END_TIME_LIMIT,
+    UNJUDGED,
+    FrameLog,
+)
+from streamcert.protocols import a2a, bindings  # noqa: E402
+from streamcert.protocols import grpc_messages as g  # noqa: E402
+from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402
+from streamcert.reference.server import ReferenceServer  # noqa: E402
+from streamcert.wire.capture import Clock  # noqa: E402
+from streamcert.wire.grpc import GrpcTransport, grpc_target  # noqa: E402
+from streamcert.wire.jsonrpc import Bounds  # noqa: E402
+
+VERSION = {"a2a-version": a2a.PROTOCOL_VERSION}
+QUICK = {"version": 1, "name": "quick", "steps": [{"status": "working"}, {"finish": "done"}]}
+LONG = {"version": 1, "name": "long", "steps": [{"status": "working"}, {"sleep": 30000}, {"finish": "done"}]}
+
+
+def message(script: dict[str, Any] | None = QUICK, **extra: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = {"messageId": str(uuid.uuid4()), "role": a2a.ROLE_USER, "parts": [{"text": "go"}]}
+    if script is not None:
+        msg["metadata"] = {SCRIPT_KEY: script}
+    return {"message": {**msg, **extra}}
+
+
+def grpc_url(server: ReferenceServer, agent: str = "") -> str:
+    card = httpx.get(server.agent_url(agent) + a2a.CARD_PATH, timeout=10).json()
+    urls = [i["url"] for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
+    assert len(urls) == 1 and card["supportedInterfaces"][-1]["protocolBinding"] == "GRPC", card
+    return urls[0]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ReferenceServer() as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def url(server):
+    return grpc_url(server)
+
+
+def run(coro_fn, **transport: Any):
+    """Run `coro_fn(transport, log)` on a fresh loop with a fresh transport, bounded; the log."""
+    log = FrameLog("grpc-test")
+
+    async def main():
+        async with GrpcTransport(Clock(), log, **{"timeout": 5.0, "stream_limit": 5.0, **transport}) as t:
+            async with asyncio.timeout(30):
+                await coro_fn(t, log)
+
+    asyncio.run(main())
+    return log
+
+
+def payloads(ex) -> list[Any]:
+    return [json.loads(e.data) for e in ex.events]
+
+
+def test_targets():
+    assert grpc_target("http://127.0.0.1:5001") == ("127.0.0.1:5001", False)
+    assert grpc_target("grpc://localhost:7/ignored/path") == ("localhost:7", False)
+    assert grpc_target("https://agent.example") == ("agent.example:443", True)
+    assert grpc_target("grpcs://[::1]:9") == ("[::1]:9", True)
+    assert grpc_target("127.0.0.1:5001") == ("127.0.0.1:5001", False)
+    with pytest.raises(ValueError):
+        grpc_target("ftp://host:1")
+
+
+def test_unary_call(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_MESSAGE, message(), label="send", target_url=url, metadata=VERSION, streaming=False)
+
+    ex = run(go).get("send")
+    assert (ex.binding, ex.method, ex.rpc_method, ex.status, ex.end) == ("grpc", "POST", a2a.SEND_MESSAGE, 200, END_CLOSED)
+    assert ex.url == url + "/lf.a2a.v1.A2AService/SendMessage"
+    assert ex.request_headers == {"a2a-version": "1.0"}
+    assert ex.request_body["message"]["role"] == "ROLE_USER"
+    assert ex.response_headers["content-type"] == "application/grpc"
+    assert ex.notes["grpc_status"] == {"code": "OK", "message": "", "details": []}
+    assert "streaming" not in ex.notes
+    [answer] = payloads(ex)
+    assert answer["task"]["status"]["state"] == a2a.COMPLETED
+    # the raw message is kept beside its ProtoJSON, stamped
+    [chunk] = ex.chunks
+    assert g.decode("SendMessageResponse", chunk.data) == answer
+    assert ex.t_sent <= ex.t_headers <= ex.events[0].t == chunk.t <= ex.t_end
+
+
+def test_stream(url):
+    seen: list[int] = []
+
+    async def go(t, log):
+        async def on_event(ev):  # an awaitable callback is awaited
+            seen.append(ev.index)
+
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(), label="stream", target_url=url, metadata=VERSION,
+                     streaming=True, on_event=on_event)
+
+    ex = run(go).get("stream")
+    frames = payloads(ex)
+    assert ex.end == END_CLOSED and ex.notes["streaming"] is True and ex.notes["limit_s"] == 5.0
+    assert ex.notes["grpc_status"]["code"] == "OK"
+    assert a2a.stream_kind(frames[0]) == a2a.TASK
+    assert frames[-1]["statusUpdate"]["status"]["state"] == a2a.COMPLETED
+    assert seen == list(range(len(frames))) and len(ex.chunks) == len(frames)
+    assert [e.t for e in ex.events] == sorted(e.t for e in ex.events)
+    assert ex.is_stream
+
+
+def test_error_with_details(url):
+    async def go(t, log):
+        await t.call(a2a.GET_TASK, {"id": "no-such-task"}, label="get", target_url=url, metadata=VERSION,
+                     streaming=False)
+        sent = await t.call(a2a.SEND_MESSAGE, message(), label="done", target_url=url, metadata=VERSION,
+                            streaming=False)
+        task_id = json.loads(sent.events[0].data)["task"]["id"]
+        await t.call(a2a.CANCEL_TASK, {"id": task_id}, label="cancel", target_url=url, metadata=VERSION,
+                     streaming=False)
+        await t.call(a2a.GET_TASK, {"id": task_id}, label="old", target_url=url, metadata={}, streaming=False)
+
+    log = run(go)
+    ex = log.get("get")
+    assert (ex.status, ex.end, ex.events) == (200, END_CLOSED, [])
+    assert ex.notes["grpc_status"] == {"code": "NOT_FOUND", "message": "No task with id 'no-such-task'", "details": [
+        {"@type": a2a.ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": a2a.ERROR_DOMAIN}]}
+    raw = base64.b64decode(ex.notes["trailers"][g.STATUS_DETAILS_KEY])
+    assert g.status_details(raw)[0] == 5
+    assert bindings.grpc_error(ex.notes)["code"] == a2a.TASK_NOT_FOUND
+    cancel = log.get("cancel").notes["grpc_status"]
+    assert (cancel["code"], cancel["details"][0]["reason"]) == ("FAILED_PRECONDITION", "TASK_NOT_CANCELABLE")
+    old = log.get("old").notes["grpc_status"]  # no a2a-version: read as 0.3, which the reference does not speak
+    assert (old["code"], old["details"][0]["reason"]) == ("FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
+
+
+def test_extensions_are_echoed_in_the_initial_metadata(server, url):
+    card = httpx.get(server.url + a2a.CARD_PATH, timeout=10).json()
+    uri = card["capabilities"]["extensions"][0]["uri"]
+
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(), label="ext", target_url=url, streaming=True,
+                     metadata={**VERSION, "A2A-Extensions": f"{uri},https://example.com/unknown"})
+
+    ex = run(go).get("ext")
+    assert ex.request_headers["a2a-extensions"].startswith(uri)
+    assert ex.response_headers["a2a-extensions"] == uri
+
+
+def test_until_stops_the_stream(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(LONG), label="until", target_url=url, metadata=VERSION,
+                     streaming=True, until=lambda ev: "statusUpdate" in ev.data)
+
+    started = time.monotonic()
+    ex = run(go).get("until")
+    assert time.monotonic() - started < 5
+    assert ex.end == END_CLIENT_STOP and "grpc_status" not in ex.notes
+    assert [a2a.stream_kind(f) for f in payloads(ex)] == [a2a.TASK, a2a.STATUS_UPDATE]
+
+
+def test_a_stream_is_cut_at_its_limit(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(LONG), label="cut", target_url=url, metadata=VERSION,
+                     streaming=True, limit=0.5)
+
+    started = time.monotonic()
+    ex = run(go).get("cut")
+    assert time.monotonic() - started < 3
+    assert ex.end == END_TIME_LIMIT and ex.notes["limit_s"] == 0.5 and "grpc_status" not in ex.notes
+    assert len(ex.events) == 2 and ex.t_end - ex.t_sent >= 0.5
+
+
+def test_a_silent_stream_ends_at_the_idle_limit(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(LONG), label="idle", target_url=url, metadata=VERSION,
+                     streaming=True)
+
+    ex = run(go, bounds=Bounds(idle=0.4)).get("idle")
+    assert ex.end == END_IDLE and "--idle-limit" in ex.error and ex.notes["idle_s"] >= 0.4
+
+
+def test_an_unreachable_port_fails_at_once():
+    async def go(t, log):
+        await t.call(a2a.GET_TASK, {"id": "t"}, label="nowhere", target_url="http://127.0.0.1:1", metadata=VERSION,
+                     streaming=False)
+        await t.call(a2a.SUBSCRIBE_TO_TASK, {"id": "t"}, label="nowhere-stream", target_url="127.0.0.1:1",
+                     metadata=VERSION, streaming=True)
+
+    started = time.monotonic()
+    log = run(go)
+    assert time.monotonic() - started < 3
+    for ex in log.exchanges:
+        assert (ex.status, ex.end, ex.events) == (None, END_ERROR, [])
+        assert "no gRPC connection to 127.0.0.1:1" in ex.error and "UNAVAILABLE" in ex.error
+
+
+def test_a_request_protobuf_cannot_express_is_not_sent(url):
+    async def go(t, log):
+        await t.call(a2a.LIST_TASKS, {"status": "working"}, label="bad", target_url=url, metadata=VERSION,
+                     streaming=False)
+        await t.call("GetExtendedAgentCard", {}, label="other", target_url=url, metadata=VERSION, streaming=False)
+        await t.call(a2a.GET_TASK, {"id": "t"}, label="scheme", target_url="ws://127.0.0.1:1", metadata=VERSION,
+                     streaming=False)
+
+    log = run(go)
+    bad = log.get("bad")
+    assert (bad.end, bad.status, bad.notes["not_sent"]) == (END_ERROR, None, True)
+    assert "working" in bad.error and bad.request_body == {"status": "working"}
+    assert "not an A2AService method" in log.get("other").error
+    assert "scheme 'ws'" in log.get("scheme").error
+
+
+def test_message_size_is_bounded(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_MESSAGE, message(), label="big", target_url=url, metadata=VERSION, streaming=False)
+
+    ex = run(go, bounds=Bounds(max_event=64)).get("big")
+    assert ex.end == END_CLIENT_STOP and ex.events == []
+    assert ex.notes[UNJUDGED]["cap"] == "max_event_bytes" and ex.notes[UNJUDGED]["limit"] == 64
+    assert "--max-event-bytes" in ex.unjudged
+
+
+def test_the_exchange_survives_a_cassette(url):
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(), label="stream", target_url=url, metadata=VERSION,
+                     streaming=True)
+
+    log = run(go)
+    again = FrameLog.from_json(json.loads(json.dumps(log.to_json())))
+    ex, back = log.get("stream"), again.get("stream")
+    assert back.binding == "grpc" and [e.data for e in back.events] == [e.data for e in ex.events]
+    assert [c.data for c in back.chunks] == [c.data for c in ex.chunks] and back.notes == ex.notes
+
+
+# -- the gRPC faults of the reference ----------------------------------------------------------------
+
+def faulty(fault: str, go) -> FrameLog:
+    with ReferenceServer(fault=fault) as srv:
+        target = grpc_url(srv)
+        return run(lambda t, log: go(t, log, target))
+
+
+def test_fault_unimplemented_subscribe():
+    async def go(t, log, target):
+        await t.call(a2a.SUBSCRIBE_TO_TASK, {"id": "t"}, label="sub", target_url=target, metadata=VERSION,
+                     streaming=True)
+
+    ex = faulty("grpc-unimplemented-subscribe", go).get("sub")
+    assert ex.notes["grpc_status"]["code"] == "UNIMPLEMENTED" and not ex.is_stream
+
+
+def test_fault_garbage_message():
+    async def go(t, log, target):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(), label="stream", target_url=target, metadata=VERSION,
+                     streaming=True)
+
+    ex = faulty("grpc-garbage-message", go).get("stream")
+    assert ex.end == END_CLOSED and ex.events[1].data == "" and ex.events[0].data and ex.events[2].data
+    [bad] = ex.notes["undecodable"]
+    assert bad["i"] == 1 and "StreamResponse" in bad["error"]
+
+
+def test_fault_wrong_status_and_no_errorinfo():
+    async def go(t, log, target):
+        await t.call(a2a.GET_TASK, {"id": "nope"}, label="get", target_url=target, metadata=VERSION, streaming=False)
+        sent = await t.call(a2a.SEND_MESSAGE, message(), label="done", target_url=target, metadata=VERSION,
+                            streaming=False)
+        await t.call(a2a.CANCEL_TASK, {"id": json.loads(sent.events[0].data)["task"]["id"]}, label="cancel",
+                     target_url=target, metadata=VERSION, streaming=False)
+
+    wrong = faulty("grpc-wrong-status", go)
+    status = wrong.get("get").notes["grpc_status"]
+    assert (status["code"], status["details"][0]["reason"]) == ("FAILED_PRECONDITION", "TASK_NOT_FOUND")
+    bare = faulty("grpc-no-errorinfo", go)
+    assert bare.get("cancel").notes["grpc_status"]["code"] == "FAILED_PRECONDITION"
+    assert bare.get("cancel").notes["grpc_status"]["details"] == []
+    assert bare.get("get").notes["grpc_status"]["details"][0]["reason"] == "TASK_NOT_FOUND"  # only the one error
+
+
+def test_fault_card_phantom_grpc():
+    async def go(t, log, target):
+        await t.call(a2a.GET_TASK, {"id": "nope"}, label="probe", target_url=target, metadata=VERSION,
+                     streaming=False)
+
+    ex = faulty("card-phantom-grpc", go).get("probe")
+    assert ex.end == END_ERROR and "no gRPC connection" in ex.error
+
+
+def test_every_hosted_agent_has_its_own_grpc_server(server):
+    urls = {grpc_url(server, ""), grpc_url(server, "no-streaming")}
+    assert len(urls) == 2
+
+    async def go(t, log):
+        await t.call(a2a.SEND_STREAMING_MESSAGE, message(), label="refused", target_url=grpc_url(server, "no-streaming"),
+                     metadata=VERSION, streaming=True)
+
+    status = run(go).get("refused").notes["grpc_status"]
+    assert (status["code"], status["details"][0]["reason"]) == ("FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
+
+
+def test_the_grpc_servers_stop_with_the_app():
+    with ReferenceServer() as srv:
+        target = grpc_url(srv)
+
+    async def go(t, log):
+        await t.call(a2a.GET_TASK, {"id": "t"}, label="after", target_url=target, metadata=VERSION, streaming=False)
+
+    ex = run(go).get("after")
+    assert ex.end == END_ERROR and "no gRPC connection" in ex.error
