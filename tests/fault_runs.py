@@ -65,6 +65,7 @@ class Run:
     fault: str | None
     scenarios: tuple[str, ...]
     mode: tuple[tuple[str, str], ...] = ()
+    binding: str = "jsonrpc"  # the A2A binding the server's scenarios go over
 
     @property
     def bound_s(self) -> float:
@@ -83,12 +84,13 @@ def programs() -> dict[str, tuple[str, ...]]:
 
 
 @contextmanager
-def embedded(program: str, fault: str | None, mode: dict | None = None) -> Iterator[Target]:
-    """A Target for the embedded `program`, broken by `fault` if given."""
+def embedded(program: str, fault: str | None, mode: dict | None = None, binding: str = "jsonrpc") -> Iterator[Target]:
+    """A Target for the embedded `program`, broken by `fault` if given (its A2A scenarios over `binding`)."""
     slots = [slot for slot in SLOTS if slot.program == program]
     if program == SERVER:
         with ReferenceServer(fault=fault, **(mode or {})) as server:
-            yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=STREAM_LIMIT)
+            yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=STREAM_LIMIT,
+                         binding=binding)
     else:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         yield Target(**{slot.field: reference_command(program, fault) for slot in slots},
@@ -98,7 +100,7 @@ def embedded(program: str, fault: str | None, mode: dict | None = None) -> Itera
 def play(run: Run) -> Results:
     """Play the run's scenarios on its program; every requirement they judge, with its worst outcome."""
     found: dict[str, list] = {}
-    with embedded(run.program, run.fault, dict(run.mode)) as target:
+    with embedded(run.program, run.fault, dict(run.mode), run.binding) as target:
         for sid in run.scenarios:
             scenario = load_scenario(sid)
             log = run_scenario(sid, target)

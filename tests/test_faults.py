@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from fault_runs import Pool, Results, Run, merge, programs
 
+from streamcert.binding_choice import BOUND_PROFILES
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
@@ -48,8 +49,9 @@ def scenarios_of(program: str) -> list[str]:
     return [s for s in scenario_ids() if load_scenario(s).profile in PROFILES[program]]
 
 
-def requirements_of(program: str) -> list[str]:
-    return [r.id for r in load_catalogue().values() if r.profile in PROFILES[program]]
+def requirements_of(program: str, binding: str | None = None) -> list[str]:
+    """The requirements of a program's profiles (those a log over `binding` judges, when given)."""
+    return [r.id for r in load_catalogue().values() if r.profile in PROFILES[program] and r.applies_to(binding)]
 
 
 def exercising(scenarios: list[str], req_ids: set[str]) -> list[str]:
@@ -79,15 +81,17 @@ class Check:
     untimed: tuple[Run, ...]
     timed: Run | None
     ignored: frozenset = frozenset()
+    binding: str = "jsonrpc"
 
     @classmethod
     def of(cls, name: str, program: str, fault: str | None, scenarios: list[str], mode: dict | None = None,
-           timing: bool = True) -> Check:
+           timing: bool = True, binding: str = "jsonrpc") -> Check:
         timed = tuple(s for s in scenarios if load_scenario(s).profile in TIMED_PROFILES) if timing else ()
         mode_items = tuple(sorted((mode or {}).items()))
-        return cls(tuple(Run(f"{name}.{s}", program, fault, (s,), mode_items) for s in scenarios if s not in timed),
-                   Run(name + ".timed", program, fault, timed, mode_items) if timed else None,
-                   frozenset() if timing else TIMING)
+        return cls(tuple(Run(f"{name}.{s}", program, fault, (s,), mode_items, binding)
+                         for s in scenarios if s not in timed),
+                   Run(name + ".timed", program, fault, timed, mode_items, binding) if timed else None,
+                   frozenset() if timing else TIMING, binding)
 
     @property
     def program(self) -> str:
@@ -111,7 +115,8 @@ def _timing(name: str) -> bool:
     return SWEEP or bool(TIMING & (set(FAULTS[name].catches) | set(FAULTS[name].also)))
 
 
-FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name), timing=_timing(name))
+FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name), timing=_timing(name),
+                               binding=FAULTS[name].binding)
                 for name in sorted(FAULTS)}
 UNBROKEN_CHECKS = {
     f"{program}-{'-'.join(f'{k}-{v}' for k, v in mode.items()) or 'default'}": Check.of(
@@ -119,6 +124,13 @@ UNBROKEN_CHECKS = {
     for program in PROFILES if scenarios_of(program)
     for i, mode in enumerate(SERVER_MODES if program == SERVER else [{}])
 }
+# The unbroken server over the other bindings too (in its default mode): every scenario of the A2A profiles.
+UNBROKEN_CHECKS.update({
+    f"{SERVER}-{binding}": Check.of(f"unbroken-{SERVER}-{binding}", SERVER, None,
+                                    [s for s in scenarios_of(SERVER) if load_scenario(s).profile in BOUND_PROFILES],
+                                    binding=binding)
+    for binding in ("http-json", "grpc")
+})
 # Test function → the checks it is parametrized with (by test id).
 CHECKS = {"test_unbroken_reference_passes_every_requirement": UNBROKEN_CHECKS,
           "test_fault_is_caught_on_its_requirements_only": FAULT_CHECKS}
@@ -182,7 +194,10 @@ def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
 def test_unbroken_reference_passes_every_requirement(key, fault_pool):
     check = UNBROKEN_CHECKS[key]
     results = check.results(fault_pool)
-    missing = [r for r in requirements_of(check.program) if r not in results]
+    wanted = requirements_of(check.program, check.binding)
+    if check.binding != "jsonrpc":  # only the A2A profiles' scenarios were played over the other bindings
+        wanted = [r for r in wanted if load_catalogue()[r].profile in BOUND_PROFILES]
+    missing = [r for r in wanted if r not in results]
     assert not missing, f"never judged against the reference: {missing}"
     not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
     assert not not_pass, f"the unbroken reference does not pass: {not_pass}"

@@ -134,8 +134,12 @@ def test_card_has_every_required_field(server: ReferenceServer) -> None:
     for key in ("name", "description", "version", "supportedInterfaces", "capabilities",
                 "defaultInputModes", "defaultOutputModes", "skills"):
         assert key in card, key
-    assert card["supportedInterfaces"] == [
-        {"url": server.url + RPC, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    interfaces = card["supportedInterfaces"]
+    assert [i["protocolBinding"] for i in interfaces] == ["JSONRPC", "HTTP+JSON", "GRPC"]
+    assert interfaces[:2] == [
+        {"url": server.url + RPC, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": server.url + "/a2a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+", interfaces[2]["url"]) and interfaces[2]["protocolVersion"] == "1.0"
     caps = card["capabilities"]
     assert caps["streaming"] is True and caps["pushNotifications"] is False
     assert [e["uri"] for e in caps["extensions"]] == [progress_v1.URI, interactions_v1.URI]
@@ -421,7 +425,7 @@ def test_keepalive_pings() -> None:
 def test_every_requirement_is_caught_by_a_fault() -> None:
     catalogue = load_catalogue()
     a2a_ids = {rid for rid, req in catalogue.items() if req.profile == "a2a"}
-    assert len(a2a_ids) == 57
+    assert len(a2a_ids) == 68  # 57, then REST-001..006, GRPC-001..004 and A2A-CARD-006 (issue 15)
     caught = {rid for fault in FAULTS.values() for rid in fault.catches}
     assert sorted(a2a_ids - caught) == []
     named = caught | {rid for fault in FAULTS.values() for rid in fault.also}

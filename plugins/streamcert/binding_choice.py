@@ -33,7 +33,7 @@ class BindingChoice:
 
 def grpc_missing() -> str | None:
     """Why this install cannot speak gRPC (None when it can)."""
-    from .wire.grpc import grpc_available
+    from .protocols.grpc_messages import grpc_available
 
     return grpc_available()
 

@@ -229,7 +229,8 @@ def patch_version_served(run: Run, out: Verdict) -> None:
     ex = run.get("patch_version")
     if ex is None:
         return
-    what = f"GetTask with {a2a.VERSION_HEADER}: {ex.request_headers.get(a2a.VERSION_HEADER, '(none)')}"
+    sent = {k.lower(): v for k, v in ex.request_headers.items()}  # gRPC metadata keys are lower-case
+    what = f"GetTask with {a2a.VERSION_HEADER}: {sent.get(a2a.VERSION_HEADER.lower(), '(none)')}"
     if lost := no_answer(ex, what):
         out.error(lost, [ex_evidence(ex)])
         return

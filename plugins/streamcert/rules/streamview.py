@@ -446,7 +446,7 @@ class StreamFrames:
                 continue
             if ex.notes.get("not_sent"):
                 unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
-            elif ex.is_sse and ex.status is not None:
+            elif ex.is_stream and ex.status is not None:
                 if why := cannot_judge(ex):
                     unjudged.append(unjudged_entry(ex, why))
                 elif is_task_stream(ex, frames := read_frames(ex)):

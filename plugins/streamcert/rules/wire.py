@@ -363,7 +363,8 @@ def extensions_echoed(v: Answers, out: Verdict) -> None:
         out.unsupported("the card declares no extension, so none can be activated")
         return
     for ex in v.exchanges:
-        asked = [u.strip() for u in ex.request_headers.get(a2a.EXTENSIONS_HEADER, "").split(",") if u.strip()]
+        sent = {k.lower(): v for k, v in ex.request_headers.items()}  # gRPC metadata keys are lower-case (§10.2)
+        asked = [u.strip() for u in sent.get(a2a.EXTENSIONS_HEADER.lower(), "").split(",") if u.strip()]
         asked = [u for u in asked if u in declared]
         if not asked:
             continue

@@ -252,7 +252,7 @@ class A2AClient:
     async def _grpc_call(self, op: str, params: Any, base: str, service: dict[str, str], *, label: str,
                          streaming: bool, until: Until | None, on_event: OnEvent | None,
                          limit: float | None) -> Exchange:
-        from .grpc import GrpcTransport, grpc_available
+        from ..protocols.grpc_messages import grpc_available
 
         if (why := grpc_available()) is not None:
             ex = self.log.add(Exchange(label=label, method="POST", url=base + bindings.grpc_path(op), rpc_method=op,
@@ -261,6 +261,8 @@ class A2AClient:
             ex.t_end = ex.t_sent
             return ex
         if self._grpc is None:
+            from .grpc import GrpcTransport
+
             self._grpc = GrpcTransport(self.clock, self.log, timeout=self.timeout, stream_limit=self.stream_limit,
                                        bounds=self.bounds)
         metadata = {k.lower(): v for k, v in {**self.extra_headers, **service}.items()}
