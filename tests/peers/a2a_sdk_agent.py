@@ -9,8 +9,17 @@ and see where the SDK departs from the spec.
 Run it from a venv holding ``a2a-sdk[http-server]~=1.3.0`` and ``uvicorn`` (not the suite's venv)::
 
     python tests/peers/a2a_sdk_agent.py [--port 0] [--rpc-path /a2a/jsonrpc]
+        [--bindings jsonrpc,http-json,grpc] [--rest-path /a2a/rest] [--grpc-port 0] [--grpc-url-form hostport|http]
 
 The first line on stdout is the base URL (``http://127.0.0.1:PORT``); logs go to stderr.
+
+``--bindings`` names what is served and declared in the card's ``supportedInterfaces``, in this order:
+``jsonrpc`` (the default, and alone as before) with the SDK's ``create_jsonrpc_routes``; ``http-json``
+with its ``create_rest_routes`` below ``--rest-path``; ``grpc`` with its ``GrpcHandler`` on a
+``grpc.aio`` server of its own port on 127.0.0.1 (needs ``a2a-sdk[grpc]``). All three reach the same
+``DefaultRequestHandler``. The card's gRPC url is ``127.0.0.1:PORT`` by default, the form the SDK's own
+tests write (a gRPC target, what ``grpc.aio.insecure_channel`` takes), or ``http://127.0.0.1:PORT`` with
+``--grpc-url-form http``.
 
 Script steps played: ``status``, ``artifact`` (``chunks`` or ``data``), ``sleep``, ``finish``, ``fail``,
 ``ask`` and ``say``. ``ask`` uses the SDK's input-required flow: ``TaskUpdater.requires_input`` with
@@ -37,7 +46,7 @@ from a2a.helpers import new_data_part, new_task_from_user_message, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
-from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState
 from google.protobuf.json_format import MessageToDict
@@ -46,7 +55,8 @@ from starlette.applications import Starlette
 SCRIPT_KEY = "urn:streamcert:script"
 HOST = "127.0.0.1"
 DEFAULT_RPC_PATH = "/a2a/jsonrpc"
-
+DEFAULT_REST_PATH = "/a2a/rest"
+BINDINGS = ("jsonrpc", "http-json", "grpc")  # the card lists them in this order
 
 
 class ScriptError(Exception):
@@ -178,14 +188,20 @@ class ScriptedExecutor(AgentExecutor):
         await updater.cancel(updater.new_agent_message([new_text_part("Canceled on request.")]))
 
 
-def build_card(base_url: str, rpc_path: str) -> AgentCard:
+def build_card(base_url: str, rpc_path: str | None, rest_path: str | None = None,
+               grpc_url: str | None = None) -> AgentCard:
+    """The card, declaring one interface per binding served (None: not served)."""
+    interfaces = []
+    for url, binding in ((base_url + rpc_path if rpc_path is not None else None, "JSONRPC"),
+                         (base_url + rest_path if rest_path is not None else None, "HTTP+JSON"),
+                         (grpc_url, "GRPC")):
+        if url is not None:
+            interfaces.append(AgentInterface(url=url, protocol_binding=binding, protocol_version="1.0"))
     return AgentCard(
         name="streamcert a2a-sdk peer",
         description="Plays streamcert test-agent scripts on the official a2a-sdk server stack.",
         version="0.1.0",
-        supported_interfaces=[
-            AgentInterface(url=base_url + rpc_path, protocol_binding="JSONRPC", protocol_version="1.0")
-        ],
+        supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
@@ -200,21 +216,67 @@ def build_card(base_url: str, rpc_path: str) -> AgentCard:
     )
 
 
-def build_app(base_url: str, rpc_path: str) -> Starlette:
-    card = build_card(base_url, rpc_path)
-    handler = DefaultRequestHandler(
+def build_handler(card: AgentCard) -> DefaultRequestHandler:
+    return DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
     )
-    routes = create_agent_card_routes(card) + create_jsonrpc_routes(handler, rpc_url=rpc_path)
+
+
+def build_app(card: AgentCard, handler: DefaultRequestHandler, rpc_path: str | None,
+              rest_path: str | None = None) -> Starlette:
+    routes = create_agent_card_routes(card)
+    if rpc_path is not None:
+        routes += create_jsonrpc_routes(handler, rpc_url=rpc_path)
+    if rest_path is not None:
+        # Last: create_rest_routes ends with a Mount("/{tenant}") that would take every two-segment path
+        # (the card's too) if it came first.
+        routes += create_rest_routes(handler, path_prefix=rest_path)
     return Starlette(routes=routes)
+
+
+def _bindings(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BINDINGS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"bindings are a comma list of {', '.join(BINDINGS)}; got {text!r}")
+    return names
+
+
+async def _serve_with_grpc(args: argparse.Namespace, sock: socket.socket, base_url: str, uvicorn_config: dict) -> None:
+    """uvicorn and the SDK's gRPC server on one event loop; the gRPC port is bound before the card is made."""
+    import grpc.aio
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    grpc_server = grpc.aio.server()
+    grpc_port = grpc_server.add_insecure_port(f"{HOST}:{args.grpc_port}")
+    grpc_url = f"http://{HOST}:{grpc_port}" if args.grpc_url_form == "http" else f"{HOST}:{grpc_port}"
+    rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
+    rest_path = args.rest_path if "http-json" in args.bindings else None
+    card = build_card(base_url, rpc_path, rest_path, grpc_url)
+    handler = build_handler(card)
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+    await grpc_server.start()
+    server = uvicorn.Server(uvicorn.Config(build_app(card, handler, rpc_path, rest_path), **uvicorn_config))
+    print(base_url, flush=True)
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        await grpc_server.stop(grace=None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = ephemeral)")
     parser.add_argument("--rpc-path", default=DEFAULT_RPC_PATH, help="JSON-RPC endpoint path")
+    parser.add_argument("--bindings", type=_bindings, default=["jsonrpc"],
+                        help="comma list of the bindings served and declared: jsonrpc, http-json, grpc")
+    parser.add_argument("--rest-path", default=DEFAULT_REST_PATH, help="HTTP+JSON routes' path prefix")
+    parser.add_argument("--grpc-port", type=int, default=0, help="gRPC port on 127.0.0.1 (0 = ephemeral)")
+    parser.add_argument("--grpc-url-form", choices=("hostport", "http"), default="hostport",
+                        help="the card's gRPC url: 127.0.0.1:PORT (as the SDK's tests write it) or http://127.0.0.1:PORT")
     parser.add_argument("--log-level", default="warning", help="uvicorn/SDK log level (to stderr)")
     args = parser.parse_args(argv)
 
@@ -227,8 +289,15 @@ def main(argv: list[str] | None = None) -> int:
     port = sock.getsockname()[1]
     base_url = f"http://{HOST}:{port}"
 
-    app = build_app(base_url, args.rpc_path)
-    config = uvicorn.Config(app, log_level=args.log_level.lower(), access_log=False, lifespan="off")
+    uvicorn_config = {"log_level": args.log_level.lower(), "access_log": False, "lifespan": "off"}
+    if "grpc" in args.bindings:
+        asyncio.run(_serve_with_grpc(args, sock, base_url, uvicorn_config))
+        return 0
+
+    rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
+    rest_path = args.rest_path if "http-json" in args.bindings else None
+    card = build_card(base_url, rpc_path, rest_path)
+    config = uvicorn.Config(build_app(card, build_handler(card), rpc_path, rest_path), **uvicorn_config)
     server = uvicorn.Server(config)
 
     print(base_url, flush=True)

@@ -1,12 +1,18 @@
-"""Run the suite against the a2a-sdk test agent (the `peer-a2a-sdk` tox env).
+"""Run the suite against the a2a-sdk test agent (the `peer-a2a-sdk*` tox envs).
 
 Starts tests/peers/a2a_sdk_agent.py with this interpreter (which has a2a-sdk installed), reads the
 base URL from its first line, runs `streamcert run --url URL` with the remaining arguments, stops
 the agent and exits with the suite's exit code.
+
+Two options are this script's own, every other argument goes to `streamcert run`:
+`--serve BINDINGS` is passed to the agent as `--bindings` (default: `jsonrpc`, the agent as it always
+was; `jsonrpc,http-json,grpc` serves and declares all three), `--agent-log PATH` is where the agent's
+stderr goes (default: reports/peer-a2a-sdk-agent.log).
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -17,16 +23,22 @@ AGENT = Path(__file__).with_name("a2a_sdk_agent.py")
 
 
 def main(argv: list[str]) -> int:
-    log_path = Path("reports") / "peer-a2a-sdk-agent.log"
+    own = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    own.add_argument("--serve", default=None)
+    own.add_argument("--agent-log", default=str(Path("reports") / "peer-a2a-sdk-agent.log"))
+    args, rest = own.parse_known_args(argv)
+    log_path = Path(args.agent_log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    agent = subprocess.Popen([sys.executable, str(AGENT), "--port", "0"], stdout=subprocess.PIPE,
-                             stderr=log_path.open("w"), text=True)
+    command = [sys.executable, str(AGENT), "--port", "0"]
+    if args.serve:
+        command += ["--bindings", args.serve]
+    agent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_path.open("w"), text=True)
     try:
         url = agent.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):
             print(f"run_peer: the a2a-sdk agent did not start (first line {url!r})", file=sys.stderr)
             return 2
-        return streamcert(["run", "--url", url, *argv])
+        return streamcert(["run", "--url", url, *rest])
     finally:
         agent.terminate()
         agent.wait(10)
