@@ -26,6 +26,12 @@ A2A objects
     artifact_update(tid, ctx, aid, text=… | data=…, append, last, name)   a {"artifactUpdate": …} result
     stream_task(…)                    a {"task": …} stream result (frame 1)
 
+The other bindings
+    rest(label, op, answer, status=…) an HTTP+JSON answer of operation `op` (its route from `params`)
+    rest_sse(label, op, items)        an HTTP+JSON stream: each item one SSE event of bare StreamResponse JSON
+    status_body(code, http)           the google.rpc.Status JSON body of the A2A error `code`
+    grpc_call(label, op, frames, status=…)   a gRPC call: its messages as ProtoJSON frames, then its status
+
 Every builder takes keyword overrides where a test needs to break something; anything not given gets
 a fixed, valid value, so a test only states what it is about.
 """
@@ -37,6 +43,7 @@ import zlib
 from typing import Any
 
 from streamcert.framelog import END_CLOSED, END_ERROR, UNJUDGED, Chunk, Event, Exchange, FrameLog
+from streamcert.protocols import a2a, bindings
 
 RPC_URL = "http://127.0.0.1:41241/a2a/jsonrpc"
 TASK_ID = "task-1"
@@ -232,3 +239,77 @@ def progress_sse(items: list[Any], *, times: list[float] | None = None, script: 
 def script(*steps: dict[str, Any], name: str = "test") -> dict[str, Any]:
     """A test-agent script (DESIGN §6, version 1) holding these steps."""
     return {"version": 1, "name": name, "steps": list(steps)}
+
+# -- the other A2A bindings (protocols/bindings.py) -----------------------------------------------------
+REST_URL = "http://127.0.0.1:41241/a2a/rest"
+A2A_JSON = bindings.A2A_JSON_MEDIA_TYPE
+GRPC_URL = "http://127.0.0.1:50051"
+OK = ("OK", "", [])
+
+
+def rest(label: str, op: str, answer: Any = None, *, params: dict[str, Any] | None = None, status: int = 200,
+         content_type: str = A2A_JSON, body: bytes | None = None, method: str | None = None,
+         notes: dict[str, Any] | None = None) -> Exchange:
+    """A unary HTTP+JSON exchange of operation `op`: the request its route makes of `params`, answered
+    `status` with `answer` as JSON (or `body` as raw bytes)."""
+    verb, path, query, sent = bindings.rest_route(op, params or {})
+    raw = body if body is not None else json.dumps(answer).encode("utf-8")
+    url = REST_URL + path + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
+    return Exchange(label=label, method=method or verb, url=url, rpc_method=op, request_body=sent, status=status,
+                    response_headers={"content-type": content_type}, t_sent=0.0, t_headers=0.01, t_end=0.02,
+                    end=END_CLOSED, chunks=[Chunk(0.02, raw)] if raw else [], notes=dict(notes or {}),
+                    binding=bindings.HTTP_JSON)
+
+
+def rest_sse(label: str, op: str, items: list[Any], *, params: dict[str, Any] | None = None,
+             status: int = 200) -> Exchange:
+    """An HTTP+JSON stream: one SSE event per item, its data the item as JSON (a str: sent as it is)."""
+    verb, path, _, sent = bindings.rest_route(op, params or {})
+    events, chunks = [], []
+    for i, item in enumerate(items):
+        data = item if isinstance(item, str) else json.dumps(item)
+        events.append(Event(index=i, t=0.02 + 0.01 * i, data=data))
+        chunks.append(Chunk(0.02 + 0.01 * i, f"data: {data}\n\n".encode("utf-8")))
+    return Exchange(label=label, method=verb, url=REST_URL + path, rpc_method=op, request_body=sent, status=status,
+                    response_headers={"content-type": a2a.SSE_MEDIA_TYPE}, t_sent=0.0, t_headers=0.01,
+                    t_end=0.1, end=END_CLOSED, chunks=chunks, events=events, notes={"streaming": True},
+                    binding=bindings.HTTP_JSON)
+
+
+def status_body(code: int, http: int | None = None, message: str = "refused", *, details: Any = None,
+                reason: str | None = None) -> dict[str, Any]:
+    """google.rpc.Status JSON of the A2A error `code` (its ErrorInfo unless `details` is given)."""
+    grpc, mapped = bindings.forms_of(code)
+    if details is None and code in bindings.ERROR_FORMS:
+        details = error_info(reason or bindings.reason_of(code))
+    out: dict[str, Any] = {"code": http or mapped, "status": grpc, "message": message}
+    if details is not None:
+        out["details"] = details
+    return {"error": out}
+
+
+def grpc_call(label: str, op: str = a2a.GET_TASK, frames: list[Any] = (), *, status: tuple = OK,
+              undecodable: list[int] = (), t: float = 0.0, **notes: Any) -> Exchange:
+    """A gRPC call: each frame a response message (its ProtoJSON; an index in `undecodable`: bytes that did not
+    decode), then `status` (code name, message, details)."""
+    events, chunks, bad = [], [], []
+    for i, frame in enumerate(frames):
+        at = t + 0.01 * (i + 2)
+        data = "" if i in undecodable else json.dumps(frame, separators=(",", ":"))
+        events.append(Event(index=i, t=at, data=data))
+        chunks.append(Chunk(at, b"\x0a\x05ab" if i in undecodable else b"\x0a\x00"))
+        if i in undecodable:
+            bad.append({"i": i, "error": "4 bytes that do not decode as lf.a2a.v1.StreamResponse: Wire format was "
+                                         "corrupt"})
+    code, message, details = status
+    all_notes: dict[str, Any] = {"grpc_status": {"code": code, "message": message, "details": list(details)},
+                                 "trailers": {}, **notes}
+    if bad:
+        all_notes["undecodable"] = bad
+    if op in a2a.STREAMING_METHODS:
+        all_notes["streaming"] = True
+    return Exchange(label=label, method="POST", url=GRPC_URL + bindings.grpc_path(op), rpc_method=op,
+                    request_headers={"a2a-version": "1.0"}, request_body={"id": "t"}, status=200,
+                    response_headers={"content-type": "application/grpc"}, t_sent=t, t_headers=t + 0.01,
+                    t_end=t + 0.01 * (len(frames) + 2), end=END_CLOSED, chunks=chunks, events=events,
+                    notes=all_notes, binding=bindings.GRPC)

@@ -16,7 +16,7 @@ from hostile import HostileServer, Request, card, head, response
 from streamcert.framelog import FrameLog
 
 ONE = ["--profile", "a2a", "--", "-k", "test_stream_basic", "-p", "no:cacheprovider"]
-A2A = ["--profile", "a2a"]  # its seven scenarios: a run that ends PASS
+A2A = ["--profile", "a2a", "--binding", "jsonrpc"]  # its seven scenarios: a run that ends PASS
 
 
 def streamcert(*args: str, cwd: Path, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:

@@ -3,47 +3,17 @@ wire/grpc.py writes them (BINDING_DESIGN.md, "gRPC exchange"), no network."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from logs import broken, error_info, frame_log, task, task_result, unary
+from logs import GRPC_URL, broken, error_info, frame_log, grpc_call, task, task_result, unary
 
-from streamcert.framelog import END_CLOSED, Chunk, Event, Exchange
+from streamcert.framelog import Exchange
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings
 from streamcert.rules import RuleContext, judge
 
 P, F = Outcome.PASS, Outcome.FAIL
-GRPC_URL = "http://127.0.0.1:50051"
-OK = ("OK", "", [])
-
-
-def grpc_call(label: str, op: str = a2a.GET_TASK, frames: list[Any] = (), *, status: tuple = OK,
-              undecodable: list[int] = (), t: float = 0.0, **notes: Any) -> Exchange:
-    """A gRPC call: each frame a response message (its ProtoJSON; an index in `undecodable`: bytes that did not
-    decode), then `status` (code name, message, details)."""
-    events, chunks, bad = [], [], []
-    for i, frame in enumerate(frames):
-        at = t + 0.01 * (i + 2)
-        data = "" if i in undecodable else json.dumps(frame, separators=(",", ":"))
-        events.append(Event(index=i, t=at, data=data))
-        chunks.append(Chunk(at, b"\x0a\x05ab" if i in undecodable else b"\x0a\x00"))
-        if i in undecodable:
-            bad.append({"i": i, "error": "4 bytes that do not decode as lf.a2a.v1.StreamResponse: Wire format was "
-                                         "corrupt"})
-    code, message, details = status
-    all_notes: dict[str, Any] = {"grpc_status": {"code": code, "message": message, "details": list(details)},
-                                 "trailers": {}, **notes}
-    if bad:
-        all_notes["undecodable"] = bad
-    if op in a2a.STREAMING_METHODS:
-        all_notes["streaming"] = True
-    return Exchange(label=label, method="POST", url=GRPC_URL + bindings.grpc_path(op), rpc_method=op,
-                    request_headers={"a2a-version": "1.0"}, request_body={"id": "t"}, status=200,
-                    response_headers={"content-type": "application/grpc"}, t_sent=t, t_headers=t + 0.01,
-                    t_end=t + 0.01 * (len(frames) + 2), end=END_CLOSED, chunks=chunks, events=events,
-                    notes=all_notes, binding=bindings.GRPC)
 
 
 def refused(label: str, code: str, details: list[dict[str, Any]] = (), op: str = a2a.GET_TASK, **notes: Any) -> Exchange:
@@ -162,3 +132,8 @@ def test_an_errorinfo_with_an_unknown_reason_fails():
 def test_generic_errors_owe_no_errorinfo():
     none("GRPC-004", refused("invalid", "INVALID_ARGUMENT"), refused("oops", "INTERNAL"),
          refused("missing", "UNIMPLEMENTED"), grpc_call("get", a2a.GET_TASK, [task()]))
+
+
+def test_a_generic_error_with_an_errorinfo_of_its_own_reason_owes_no_a2a_reason():
+    # a2a-sdk 1.3 over gRPC: a message without its role → INVALID_ARGUMENT with ErrorInfo INVALID_PARAMS (docs/peers.md)
+    none("GRPC-004", refused("msg_no_role", "INVALID_ARGUMENT", error_info("INVALID_PARAMS"), op=a2a.SEND_MESSAGE))

@@ -3,67 +3,37 @@ one fails with the right ID and a message that shows what came), and a log of an
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
-from logs import error_info, frame_log, rpc_error, status_update, stream_task, task, task_result, unary
+from logs import (
+    A2A_JSON,
+    REST_URL,
+    error_info,
+    frame_log,
+    rest,
+    rest_sse,
+    rpc_error,
+    status_body,
+    status_update,
+    stream_task,
+    task,
+    task_result,
+    unary,
+)
 
-from streamcert.framelog import END_CLOSED, END_ERROR, Chunk, Event, Exchange
+from streamcert.framelog import END_ERROR, Exchange
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings
 from streamcert.rules import RuleContext
 from streamcert.rules import judge as judge_all
 
 P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
-REST_URL = "http://127.0.0.1:41241/a2a/rest"
-A2A_JSON = bindings.A2A_JSON_MEDIA_TYPE
 REST_IDS = [f"REST-{n:03d}" for n in range(1, 7)]
 UNKNOWN = {"id": "no-such-task"}
 
 
 # -- HTTP+JSON exchanges ---------------------------------------------------------------------------------
-
-def rest(label: str, op: str, answer: Any = None, *, params: dict[str, Any] | None = None, status: int = 200,
-         content_type: str = A2A_JSON, body: bytes | None = None, method: str | None = None,
-         notes: dict[str, Any] | None = None) -> Exchange:
-    """A unary HTTP+JSON exchange of operation `op`: the request its route makes of `params`, answered
-    `status` with `answer` as JSON (or `body` as raw bytes)."""
-    verb, path, query, sent = bindings.rest_route(op, params or {})
-    raw = body if body is not None else json.dumps(answer).encode("utf-8")
-    url = REST_URL + path + ("?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else "")
-    return Exchange(label=label, method=method or verb, url=url, rpc_method=op, request_body=sent, status=status,
-                    response_headers={"content-type": content_type}, t_sent=0.0, t_headers=0.01, t_end=0.02,
-                    end=END_CLOSED, chunks=[Chunk(0.02, raw)] if raw else [], notes=dict(notes or {}),
-                    binding=bindings.HTTP_JSON)
-
-
-def rest_sse(label: str, op: str, items: list[Any], *, params: dict[str, Any] | None = None,
-             status: int = 200) -> Exchange:
-    """An HTTP+JSON stream: one SSE event per item, its data the item as JSON (a str: sent as it is)."""
-    verb, path, _, sent = bindings.rest_route(op, params or {})
-    events, chunks = [], []
-    for i, item in enumerate(items):
-        data = item if isinstance(item, str) else json.dumps(item)
-        events.append(Event(index=i, t=0.02 + 0.01 * i, data=data))
-        chunks.append(Chunk(0.02 + 0.01 * i, f"data: {data}\n\n".encode("utf-8")))
-    return Exchange(label=label, method=verb, url=REST_URL + path, rpc_method=op, request_body=sent, status=status,
-                    response_headers={"content-type": a2a.SSE_MEDIA_TYPE}, t_sent=0.0, t_headers=0.01,
-                    t_end=0.1, end=END_CLOSED, chunks=chunks, events=events, notes={"streaming": True},
-                    binding=bindings.HTTP_JSON)
-
-
-def status_body(code: int, http: int | None = None, message: str = "refused", *, details: Any = None,
-                reason: str | None = None) -> dict[str, Any]:
-    """google.rpc.Status JSON of the A2A error `code` (its ErrorInfo unless `details` is given)."""
-    grpc, mapped = bindings.forms_of(code)
-    if details is None and code in bindings.ERROR_FORMS:
-        details = error_info(reason or bindings.reason_of(code))
-    out: dict[str, Any] = {"code": http or mapped, "status": grpc, "message": message}
-    if details is not None:
-        out["details"] = details
-    return {"error": out}
-
 
 def refused(label: str, op: str, code: int, *, status: int | None = None, **kw: Any) -> Exchange:
     """`op` refused with the A2A error `code`, at its §5.4 status unless `status` says otherwise."""

@@ -247,11 +247,14 @@ def test_card_002_missing_field():
         "skills[0].tags is missing")
 
 
-def test_card_003_no_jsonrpc_1_0_interface():
-    grpc = agent_card(supportedInterfaces=[{"url": RPC, "protocolBinding": "GRPC", "protocolVersion": "1.0"}])
-    one("A2A-CARD-003", frame_log(card_get(grpc)), F, "no interface has protocolBinding JSONRPC")
-    old = agent_card(supportedInterfaces=[{"url": RPC, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}])
-    one("A2A-CARD-003", frame_log(card_get(old)), F, "protocolVersion 1.0")
+def test_card_003_no_1_0_interface():
+    # any binding will do (§5.2): a gRPC-only or HTTP+JSON-only agent, or a custom binding named by a URI (§5.8)
+    for binding in ("GRPC", "HTTP+JSON", "https://example.com/bindings/websocket/v1"):
+        only = agent_card(supportedInterfaces=[{"url": RPC, "protocolBinding": binding, "protocolVersion": "1.0"}])
+        one("A2A-CARD-003", frame_log(card_get(only)), P, f"{binding} interface")
+    old = agent_card(supportedInterfaces=[{"url": RPC, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+                                          {"url": RPC, "protocolBinding": "GRPC", "protocolVersion": "0.3"}])
+    one("A2A-CARD-003", frame_log(card_get(old)), F, "no interface has protocolVersion 1.0")
     bad = agent_card(supportedInterfaces=[{"url": RPC, "protocolBinding": "SOAP", "protocolVersion": "1.0"}])
     one("A2A-CARD-003", frame_log(card_get(bad)), F, "'SOAP'")
     one("A2A-CARD-003", frame_log(card_get(agent_card(supportedInterfaces=[{"url": RPC}]))), F,

@@ -9,12 +9,11 @@ The card is read once per process, at run time (collection never touches the net
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
-from .protocols import a2a, bindings
+from .protocols import bindings
 
 ALL = "all"
 CHOICES = (*bindings.BINDINGS, ALL)
@@ -38,14 +37,19 @@ def grpc_missing() -> str | None:
     return grpc_available()
 
 
-def read_card(url: str, headers: dict[str, str], timeout: float) -> Any:
-    """The card's JSON value, or None when it cannot be read (the card requirements say why)."""
-    try:
-        answer = httpx.get(url.rstrip("/") + a2a.CARD_PATH, headers={"Accept": a2a.JSON_MEDIA_TYPE, **headers},
-                           timeout=timeout)
-        return answer.json()
-    except (httpx.HTTPError, ValueError):
-        return None
+def read_card(target: Any) -> Any:
+    """The card's JSON value, read with the suite's own bounded client (a card that trickles, a bomb, a silent
+    server: cut at the run's caps, never waited on); None when it cannot be read (the card requirements say why)."""
+    from .framelog import FrameLog
+    from .scenarios.a2a import client_for
+
+    async def fetch() -> Any:
+        async with client_for(target, FrameLog(scenario="binding-choice")) as client:
+            ex = await client.get_card(label="card")
+        value, complaint = ex.json() if ex.status == 200 else (None, "no card")
+        return value if complaint is None else None
+
+    return asyncio.run(fetch())
 
 
 def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoice:

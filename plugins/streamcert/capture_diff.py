@@ -56,8 +56,9 @@ def exchange_keys(log: FrameLog) -> list[tuple[str, Exchange]]:
 
 
 def framed(ex: Exchange) -> bool:
-    """Whether an answer is compared frame by frame: an event stream, or a program's lines on stdio."""
-    return ex.is_sse or ex.method == "STDIO"
+    """Whether an answer is compared frame by frame: an event stream, a program's lines on stdio, or a gRPC
+    call's messages (as ProtoJSON; their protobuf bytes hold timestamps that differ run to run)."""
+    return ex.is_sse or ex.method == "STDIO" or ex.binding == "grpc"
 
 
 def frames_of(ex: Exchange) -> list[Event]:
@@ -90,6 +91,8 @@ def kind_of(payload: Any) -> str:
     if isinstance(payload.get("error"), dict):
         return f"error {payload['error'].get('code')}"
     result = payload.get("result")
+    if result is None and (any(k in payload for k in A2A_KINDS) or ("status" in payload and "id" in payload)):
+        result = payload  # a frame or body of HTTP+JSON or gRPC: the StreamResponse or Task itself
     if isinstance(result, dict):
         kinds = [k for k in A2A_KINDS if k in result]
         if len(kinds) == 1:

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .binding_choice import BOUND_PROFILES
 from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .catalogue import load_catalogue, load_scenario
 from .framelog import FrameLog
 from .outcomes import Finding
+from .protocols import bindings
 from .rules import RuleContext, judge
 from .targets import Target
 from .wallclock import now
@@ -49,10 +51,13 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     targets: set[str] = set()
     timed = timing_requirements()
     judged_timing: set[str] = set()
+    recorded: set[str] = set()  # the A2A bindings the cassettes went over
     for path in paths:
         log = FrameLog.load(path)
         scenario = load_scenario(log.scenario)
         profiles.add(scenario.profile)
+        if scenario.profile in BOUND_PROFILES:  # a cassette recorded before bindings went over JSON-RPC
+            recorded.add(log.notes.setdefault("binding", bindings.JSONRPC))
         targets.add(log.target)
         findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
         judged_timing |= {f.req_id for f in findings if f.req_id in timed}
@@ -60,7 +65,10 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     report = build_report(agg, selected_profiles=profiles, level="may",
                           target={**Target(a2a_url=", ".join(sorted(t for t in targets if t)) or None).report_json(),
                                   "cassettes": [str(p) for p in paths]},
-                          started=started, finished=now(), catalogue=load_catalogue())
+                          started=started, finished=now(), catalogue=load_catalogue(),
+                          bindings={"certified": [b for b in bindings.BINDINGS if b in recorded],
+                                    "skipped": {b: "no cassette went over it" for b in bindings.BINDINGS
+                                                if b not in recorded}, "declared": None} if recorded else None)
     write_all(report, report_dir)
     for line in terminal_summary(report):
         print(line)

@@ -32,6 +32,7 @@ from .wallclock import now
 
 FINDINGS_KEY = "streamcert_findings"
 REGRESSIONS_KEY = "streamcert_regressions"  # user_properties: how a scenario differs from its --against cassette
+BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
@@ -161,7 +162,7 @@ class StreamcertRun:
             self._bindings = None
             target = self.target
             if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
-                card = read_card(target.a2a_url, target.headers, target.timeout) if not self.unreachable() else None
+                card = read_card(target) if not self.unreachable() else None
                 self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
         return self._bindings
 
@@ -227,6 +228,11 @@ class StreamcertRun:
         if self.is_worker:
             return
         self.reported.add(report.nodeid)
+        chosen = [v for k, v in getattr(report, "user_properties", []) if k == BINDINGS_KEY]
+        if chosen and not hasattr(self, "_bindings"):  # chosen where the tests ran: the controller reads no card
+            from .binding_choice import BindingChoice
+
+            self._bindings = BindingChoice(**json.loads(chosen[0]))
         props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
         if report.when == "call":
             self.compared += [json.loads(v) for k, v in getattr(report, "user_properties", []) if k == REGRESSIONS_KEY]
@@ -280,7 +286,7 @@ class StreamcertRun:
 
         self._never_reported()
         baseline = self.options["baseline"]
-        choice = self.bindings() if self.ran_suite or self._target is not None else None
+        choice = getattr(self, "_bindings", None)  # chosen by the tests that ran over A2A (None: none did)
         report = build_report(self.aggregator or Aggregator(), selected_profiles=self.selected_profiles(),
                               bindings=choice.to_json() if choice is not None else None,
                               level=self.options["level"], target=self.target_json(),
@@ -424,7 +430,10 @@ class Streamcert:
         target = self.target
         if not target.has(scenario.profile):
             pytest.skip(f"no target for profile {scenario.profile}")
-        choice = self.run.bindings() if scenario.profile in BOUND_PROFILES else None
+        bound = scenario.profile in BOUND_PROFILES and not self._past_run_limit() and not self.run.unreachable()
+        choice = self.run.bindings() if bound else None  # (past the run limit, the card is not read either)
+        if choice is not None:
+            self.request.node.user_properties.append((BINDINGS_KEY, json.dumps(choice.to_json())))
         if choice is None:
             return self._finish(self._play(scenario, target))
         if not choice.certified:

@@ -129,6 +129,10 @@ def reason_of(code: int) -> str:
 
 
 CODE_BY_REASON = {reason_of(code): code for code in ERROR_FORMS}
+# ErrorInfo reasons that name one of JSON-RPC's generic errors, not an A2A-specific one (a2a-sdk writes
+# INVALID_PARAMS with INVALID_ARGUMENT for a message without its role): the A2A error forms do not apply to them.
+GENERIC_REASONS = frozenset({"INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "PARSE_ERROR", "JSON_PARSE",
+                             "INTERNAL", "INTERNAL_ERROR"})
 
 
 def forms_of(code: int) -> tuple[str, int] | None:

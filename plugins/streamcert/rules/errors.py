@@ -34,6 +34,14 @@ def _named(code: Any) -> str:
     return f"{code} {a2a.error_name(code)}" if isinstance(code, int) else repr(code)
 
 
+def _got(ans: Answer) -> str:
+    """The error an answer holds, as its binding wrote it: "-32001 TaskNotFoundError" on JSON-RPC,
+    "TaskNotFoundError as HTTP 404" or "… as gRPC NOT_FOUND" on the others."""
+    if ans.error is not None and "binding" in ans.error:
+        return f"{ans.error.get('name') or 'no A2A error'} as {ans.error.get('as')}"
+    return _named(ans.code)
+
+
 def refusal(ex: Exchange, codes: tuple[int, ...], what: str, *, single_event: bool = False) -> _Check:
     """Did `ex` get a JSON-RPC error with one of `codes`? `single_event`: an SSE answer must hold only it."""
     if lost := no_answer(ex, what):
@@ -46,12 +54,12 @@ def refusal(ex: Exchange, codes: tuple[int, ...], what: str, *, single_event: bo
             seen = f"was streamed ({ans.extra_events + 1} event(s), the first: {ans.describe()})"
         return _Check(False, f"{what} {seen}; expected {want}", ex_evidence(ex), via=ans.via)
     if single_event and ans.extra_events:
-        return _Check(False, f"{what} got error {_named(ans.code)} followed by {ans.extra_events} more event(s) "
+        return _Check(False, f"{what} got error {_got(ans)} followed by {ans.extra_events} more event(s) "
                              f"on the stream; expected only {want}", ex_evidence(ex), ans.code, ans.via)
     if ans.code not in codes:
-        return _Check(False, f"{what} got error {_named(ans.code)} ({ans.error.get('message', '')!r}); "
+        return _Check(False, f"{what} got error {_got(ans)} ({ans.error.get('message', '')!r}); "
                              f"expected {want}", ex_evidence(ex), ans.code, ans.via)
-    return _Check(True, f"{what} → {_named(ans.code)} ({ans.via})", ex_evidence(ex), ans.code, ans.via)
+    return _Check(True, f"{what} → {_got(ans)} ({ans.via})", ex_evidence(ex), ans.code, ans.via)
 
 
 def _verdict(out: Verdict, checks: list[_Check], reading: str | None = None) -> None:

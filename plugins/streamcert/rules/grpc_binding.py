@@ -130,7 +130,7 @@ def error_info(run: Run, out: Verdict) -> None:
     # An ErrorInfo naming one of JSON-RPC's generic errors (INVALID_PARAMS on INVALID_ARGUMENT, as a2a-sdk writes
     # for a message without its role) is not an A2A-specific error: §10.6's MUST is about the A2A errors.
     a2a_errors = [(ex, status) for ex, status in _errors(run) if status.get("code") in A2A_ONLY_STATUSES
-                  or ((info := _a2a_info(status)) is not None and info.get("reason") in bindings.CODE_BY_REASON)]
+                  or ((info := _a2a_info(status)) is not None and info.get("reason") not in bindings.GENERIC_REASONS)]
     if not a2a_errors:
         return
     bad = [(f"{_what(ex)} ended {status.get('code')}: {why}", ex_evidence(ex)) for ex, status in a2a_errors
@@ -139,6 +139,7 @@ def error_info(run: Run, out: Verdict) -> None:
         reasons = ", ".join(dict.fromkeys(str(_a2a_info(status).get("reason")) for _, status in a2a_errors))
         out.passed(f"{len(a2a_errors)} A2A error(s) over gRPC carry a google.rpc.ErrorInfo of domain "
                    f"{a2a.ERROR_DOMAIN} ({reasons})",
-                   reading="an A2A error is one whose ErrorInfo of domain a2a-protocol.org names an A2A error, or one "
-                           "with a status only A2A errors have (NOT_FOUND, FAILED_PRECONDITION)")
+                   reading="an A2A error is one with an ErrorInfo of domain a2a-protocol.org whose reason is not one "
+                           "of JSON-RPC's generic errors (INVALID_PARAMS…), or one with a status only A2A errors have "
+                           "(NOT_FOUND, FAILED_PRECONDITION)")
 
