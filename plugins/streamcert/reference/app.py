@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ..protocols import a2a
@@ -21,7 +21,7 @@ from .faults import switch, variant
 from .grpc_server import start_grpc
 from .methods import Agent, Stream
 from .options import Options
-from .streams import drain, sse_body
+from .streams import drain, sse_response
 
 _VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is not considered (A2A §3.6)
 
@@ -143,9 +143,7 @@ async def _stream_response(stream: Stream, rpc_id: Any, agent: Agent, headers: d
     if NO_STREAM.on(options):
         await drain(stream, agent.store, options)
         return _json(rpc.response(rpc_id, options, result={"task": stream.record.snapshot()}), headers)
-    # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
-    headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
-    return StreamingResponse(sse_body(stream, rpc_id, agent.store, options), headers=headers)
+    return sse_response(stream, rpc_id, agent.store, options, headers)
 
 
 # -- fault variants ---------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from urllib.parse import unquote
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
 from ..protocols import a2a, bindings
@@ -31,7 +31,7 @@ from . import rpc
 from .faults import switch
 from .methods import Agent, Stream
 from .options import Options
-from .streams import NO_ENVELOPE, drain, sse_body
+from .streams import NO_ENVELOPE, drain, sse_response
 
 REST_PATH = "/a2a/rest"  # below the agent's prefix; the card's HTTP+JSON interface URL
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")  # taken by the mount: a wrong one is answered 405 here
@@ -212,9 +212,7 @@ async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str]
     if drained:  # (fault: no-stream) the final Task as JSON
         await drain(stream, agent.store, options)
         return _json({"task": stream.record.snapshot()}, 200, options, headers)
-    # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
-    headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
-    return StreamingResponse(sse_body(stream, NO_ENVELOPE, agent.store, options), headers=headers)
+    return sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
 
 
 # -- fault variants ---------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from contextlib import aclosing
 from datetime import timedelta
 from typing import Any
 
+from starlette.responses import StreamingResponse
+
 from ..protocols import a2a
 from . import rpc
 from .clock import format_timestamp, parse_timestamp
@@ -99,6 +101,14 @@ def _framed(result: dict[str, Any], rpc_id: Any, options: Options) -> dict[str, 
 def encode(result: dict[str, Any], rpc_id: Any, options: Options) -> bytes:
     """One SSE event: the result in its JSON-RPC response (bare when `rpc_id` is NO_ENVELOPE)."""
     return b"data: " + rpc.dumps(_framed(result, rpc_id, options)) + b"\n\n"
+
+
+def sse_response(stream: Stream, rpc_id: Any, store: TaskStore, options: Options,
+                 headers: dict[str, str]) -> StreamingResponse:
+    """The event-stream response of a stream, on either HTTP binding (`rpc_id` NO_ENVELOPE: bare frames)."""
+    # Content-Type set by hand: Starlette would append "; charset=utf-8" to a text/ media type.
+    headers = {**headers, "content-type": a2a.SSE_MEDIA_TYPE, "cache-control": "no-cache"}
+    return StreamingResponse(sse_body(stream, rpc_id, store, options), headers=headers)
 
 
 def sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
