@@ -221,3 +221,27 @@ def test_a_grpc_exchange_round_trips_through_a_cassette(tmp_path) -> None:
 def test_a_json_rpc_stream_is_unchanged_by_the_binding_field() -> None:
     ex = sse("stream", [stream_task()])
     assert ex.binding == "jsonrpc" and "binding" not in ex.to_json()
+
+
+# -- credentials stay with their origin on every binding ------------------------------------------------------
+
+def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed() -> None:
+    from streamcert.reference.server import ReferenceServer
+    from streamcert.scenarios import run_scenario
+    from streamcert.targets import Target
+
+    with ReferenceServer() as server:
+        secret = {"Authorization": "Bearer S3CRET"}
+        log = run_scenario("card", Target(a2a_url=server.url, headers=secret))
+        grpc_probe, rest_probe = log.get("probe_grpc"), log.get("probe_http-json")
+        assert rest_probe.status == 404 and rest_probe.request_headers["Authorization"] == "Bearer S3CRET"
+        assert grpc_probe.notes["not_sent"] and "--allow-origin http://127.0.0.1:" in grpc_probe.error
+        [finding] = judge(log, ["A2A-CARD-006"])
+        assert finding.outcome == Outcome.ERROR and "was not asked" in finding.message  # the suite's choice: no blame
+        grpc_url = [i["url"] for i in json.loads(log.get("card").body)["supportedInterfaces"]
+                    if i["protocolBinding"] == "GRPC"][0]
+        allowed = run_scenario("card", Target(a2a_url=server.url, headers=secret, allow_origins=(grpc_url,)))
+        sent = allowed.get("probe_grpc")
+        assert sent.request_headers["authorization"] == "Bearer S3CRET" and "allowed by --allow-origin" in \
+            sent.notes["origin"]
+        assert [f.outcome for f in judge(allowed, ["A2A-CARD-006"])] == [Outcome.PASS]

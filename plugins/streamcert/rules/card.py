@@ -248,9 +248,12 @@ class Probes:
 
 @rule("A2A-CARD-006", view=Probes)
 def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
-    bad, good = [], []
+    bad, good, lost = [], [], []
     for binding, url, ex in v.probes:
         name = bindings.CARD_NAME[binding]
+        if ex.notes.get("not_sent"):  # the suite's own choice (credentials kept to their origin): no blame
+            lost.append((f"the {name} interface at {url} was not asked: {ex.error}", ex_evidence(ex)))
+            continue
         if ex.status is None:
             bad.append((f"the card declares a {name} interface at {url}, and GetTask there got no answer: "
                         f"{ex.error or 'nothing came'}", ex_evidence(ex)))
@@ -262,5 +265,9 @@ def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
             bad.append((f"the card declares a {name} interface at {url}, and GetTask of an unknown id there got "
                         f"{ans.describe()} (HTTP {ex.status}), not TaskNotFoundError", ex_evidence(ex)))
     unprobed = "".join(f"; {bindings.CARD_NAME[b]} not asked: {why}" for b, why in v.unprobed.items())
-    if not out.fail_each("declared interface(s) that do not answer over their binding", bad):
+    if out.fail_each("declared interface(s) that do not answer over their binding", bad):
+        return
+    if lost:
+        out.error("; ".join(text for text, _ in lost), [evidence for _, evidence in lost])
+    else:
         out.passed("; ".join(good) + unprobed)

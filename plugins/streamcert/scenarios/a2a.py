@@ -135,8 +135,8 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
         if binding == bindings.GRPC and (why := grpc_missing()):
             log.notes.setdefault("unprobed", {})[binding] = why
             continue
-        probe = client_for(dataclasses.replace(target, binding=binding), log, url,
-                           stream_limit=min(target.stream_limit, 5.0))
+        # the target's origin stays the client's: its credentials go to an interface elsewhere only when allowed
+        probe = client_for(dataclasses.replace(target, binding=binding), log, stream_limit=min(target.stream_limit, 5.0))
         async with probe:
             probe.rpc_url = url
             await probe.call(a2a.GET_TASK, {"id": str(uuid.uuid4())}, label=f"probe_{binding}")

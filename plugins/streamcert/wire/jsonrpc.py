@@ -254,21 +254,30 @@ class A2AClient:
                          limit: float | None) -> Exchange:
         from ..protocols.grpc_messages import grpc_available
 
-        if (why := grpc_available()) is not None:
+        # The target's credentials go to a gRPC interface of another origin only when allowed, as over HTTP
+        # (wire/urls.py); a bare host:port is plaintext gRPC, read as http://host:port.
+        passage = self.origins.passage(base if "://" in base else "http://" + base)
+        why = grpc_available() or passage.refused
+        if why is not None:
             ex = self.log.add(Exchange(label=label, method="POST", url=base + bindings.grpc_path(op), rpc_method=op,
                                        request_body=params, t_sent=self.clock(), end=END_ERROR, error=why,
                                        binding=bindings.GRPC))
             ex.t_end = ex.t_sent
+            if passage.refused:
+                ex.notes["not_sent"] = True
             return ex
         if self._grpc is None:
             from .grpc import GrpcTransport
 
             self._grpc = GrpcTransport(self.clock, self.log, timeout=self.timeout, stream_limit=self.stream_limit,
                                        bounds=self.bounds)
-        metadata = {k.lower(): v for k, v in {**self.extra_headers, **service}.items()}
-        return await self._grpc.call(op, params if isinstance(params, dict) else {}, label=label, target_url=base,
-                                     metadata=metadata, streaming=streaming, until=until, on_event=on_event,
-                                     limit=limit)
+        given = self.extra_headers if passage.credentials else {}
+        metadata = {k.lower(): v for k, v in {**given, **service}.items()}
+        ex = await self._grpc.call(op, params if isinstance(params, dict) else {}, label=label, target_url=base,
+                                   metadata=metadata, streaming=streaming, until=until, on_event=on_event, limit=limit)
+        if passage.note:
+            ex.notes["origin"] = passage.note
+        return ex
 
     # -- the one place a request goes out ----------------------------------------------------------
     async def _send(self, http_method: str, url: str, *, label: str, headers: dict[str, str],
