@@ -196,6 +196,15 @@ def test_grpc_without_its_extra_is_skipped_with_why(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(binding_choice, "grpc_missing", lambda: "the gRPC binding needs the grpc extra")
     choice = choose(None, THREE, embedded=True)
     assert choice.certified == ["jsonrpc", "http-json"] and choice.skipped["grpc"] == "the gRPC binding needs the grpc extra"
+    # the reference without the extra serves no gRPC and its card declares none: the reason is still the extra
+    two = card_with(("JSONRPC", "u1"), ("HTTP+JSON", "u2"))
+    assert choose(None, two, embedded=True).skipped["grpc"] == "the gRPC binding needs the grpc extra"
+    assert choose(["all"], two, embedded=False).skipped["grpc"] == "the gRPC binding needs the grpc extra"
+
+
+def test_all_says_which_binding_the_card_does_not_declare(grpc_installed: None) -> None:
+    choice = choose(["all"], card_with(("JSONRPC", "u1")), embedded=False)
+    assert choice.skipped["grpc"] == "the card declares no GRPC interface for protocol 1.x"
 
 
 def test_an_unreadable_card_tries_json_rpc() -> None:

@@ -56,26 +56,26 @@ def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoi
     """The bindings to certify, given what was asked for and the card (None: not readable)."""
     asked = list(dict.fromkeys(asked or []))
     declared = list(dict.fromkeys(b for b, _ in bindings.declared(card))) if card is not None else None
-    known = declared or []
-    if ALL in asked or (not asked and embedded):
-        wanted = list(bindings.BINDINGS) if embedded and not known else [b for b in bindings.BINDINGS if b in known]
-        how = "--binding all" if ALL in asked else "the embedded reference"
+    every = ALL in asked or (not asked and embedded)  # every binding there is (the card says which)
+    if every:
+        wanted, how = list(bindings.BINDINGS), "--binding all" if ALL in asked else "the embedded reference"
     elif asked:
         wanted, how = [b for b in bindings.BINDINGS if b in asked], "--binding " + ",".join(asked)
     else:
-        first = next((b for b in bindings.BINDINGS if b in known), bindings.JSONRPC)
+        first = next((b for b in bindings.BINDINGS if b in (declared or [])), bindings.JSONRPC)
         wanted, how = [first], f"the first binding the card declares ({bindings.TITLE[first]})"
         if declared is None:
             how = "the card could not be read: JSON-RPC is tried"
     choice = BindingChoice([], declared=declared)
     for b in bindings.BINDINGS:
+        missing = grpc_missing() if b == bindings.GRPC else None
         if b not in wanted:
             choice.skipped[b] = f"not selected ({how})"
+        elif missing:
+            choice.skipped[b] = missing
         elif declared is not None and b not in declared:
-            choice.skipped[b] = (f"asked for ({how}), but the card declares no {bindings.CARD_NAME[b]} interface "
-                                 "for protocol 1.x")
-        elif b == bindings.GRPC and (why := grpc_missing()):
-            choice.skipped[b] = why
+            asked_for = "" if every else f"asked for ({how}), but "
+            choice.skipped[b] = f"{asked_for}the card declares no {bindings.CARD_NAME[b]} interface for protocol 1.x"
         else:
             choice.certified.append(b)
     return choice
