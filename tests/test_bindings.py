@@ -254,3 +254,6 @@ def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed()
         assert sent.request_headers["authorization"] == "Bearer S3CRET" and "allowed by --allow-origin" in \
             sent.notes["origin"]
         assert [f.outcome for f in judge(allowed, ["A2A-CARD-006"])] == [Outcome.PASS]
+        # the embedded reference's interfaces are its own (Target.own_interfaces): no --allow-origin needed
+        own = run_scenario("card", Target(a2a_url=server.url, headers=secret, own_interfaces=True))
+        assert own.get("probe_grpc").request_headers["authorization"] == "Bearer S3CRET"

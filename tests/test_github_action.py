@@ -185,10 +185,11 @@ def test_inputs_become_streamcert_options():
     inputs = read_inputs({"INPUT_URL": " http://127.0.0.1:41241 ", "INPUT_PROFILE": "a2a, plans\ninteractions",
                           "INPUT_WAIT-FOR-TARGET": "30",  # GitHub's own spelling for JavaScript actions
                           "INPUT_HEADERS": "Authorization: Bearer x y\n\nX-Tenant: t",
-                          "INPUT_EXTRA_ARGS": "--acp-cmd 'python agent.py' -- -n 2", "INPUT_LEVEL": ""})
+                          "INPUT_EXTRA_ARGS": "--acp-cmd 'python agent.py' -- -n 2", "INPUT_LEVEL": "",
+                          "INPUT_BINDING": "http-json grpc"})
     assert command_args(inputs) == [
         "--url", "http://127.0.0.1:41241", "--profile", "a2a", "--profile", "plans", "--profile", "interactions",
-        "--report", "streamcert-report", "--wait-for-target", "30",
+        "--binding", "http-json", "--binding", "grpc", "--report", "streamcert-report", "--wait-for-target", "30",
         "--header", "Authorization: Bearer x y", "--header", "X-Tenant: t",
         "--acp-cmd", "python agent.py", "--", "-n", "2"]
     assert command_args(Inputs()) == ["--report", "streamcert-report"]  # the embedded reference
@@ -303,7 +304,7 @@ def test_action_yml_is_a_composite_action_that_runs_the_script():
     upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-artifact@"))
     assert "always()" in upload["if"] and "steps.run.outputs.report-dir" in upload["with"]["path"]
     install = steps[ids.index("install")]
-    assert '"$GITHUB_ACTION_PATH"' in install["run"] and "pip install" in install["run"]
+    assert '"$GITHUB_ACTION_PATH[grpc]"' in install["run"] and "pip install" in install["run"]
 
 
 def test_the_step_outputs_the_action_declares_are_the_ones_the_script_writes(passing):

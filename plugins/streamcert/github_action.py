@@ -58,6 +58,7 @@ class Inputs:
     url: str = ""
     profile: str = ""  # one or more profiles, separated by spaces, commas or new lines
     level: str = ""
+    binding: str = ""  # one or more A2A bindings, separated like profiles
     report_dir: str = DEFAULT_REPORT_DIR
     wait_for_target: str = ""
     headers: str = ""  # one `NAME: VALUE` per line
@@ -84,6 +85,8 @@ def command_args(inputs: Inputs) -> list[str]:
     for profile in re.split(r"[\s,]+", inputs.profile):
         args += ["--profile", profile] if profile else []
     args += ["--level", inputs.level] if inputs.level else []
+    for binding in re.split(r"[\s,]+", inputs.binding):
+        args += ["--binding", binding] if binding else []
     args += ["--report", inputs.report_dir]
     args += ["--wait-for-target", inputs.wait_for_target] if inputs.wait_for_target else []
     for line in inputs.headers.splitlines():

@@ -140,6 +140,8 @@ class StreamcertRun:
             if self._starts_embedded():
                 self._start_embedded()
             self._target = run_options.target_of({**self.embedded_targets, **self._given})
+            if self.is_embedded:  # its gRPC servers listen on ports of their own: its interfaces are its own
+                self._target = dataclasses.replace(self._target, own_interfaces=True)
         return self._target
 
     def _starts_embedded(self) -> bool:
@@ -164,6 +166,7 @@ class StreamcertRun:
             if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
                 card = read_card(target) if not self.unreachable() else None
                 self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
+
         return self._bindings
 
     def selected_profiles(self) -> set[str]:

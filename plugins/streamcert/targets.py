@@ -102,6 +102,9 @@ class Target:
     # The A2A binding the A2A scenarios go over in this run of them (protocols/bindings.py); the run loop plays
     # each A2A scenario once per binding certified, on a copy of the target naming it.
     binding: str = "jsonrpc"
+    # The interfaces the target's cards declare are the target's own (the embedded reference: its gRPC servers on
+    # ports of their own): the credentials given go to them as to the card's origin, without --allow-origin.
+    own_interfaces: bool = False
 
     def has(self, profile: str) -> bool:
         """Whether this target can be judged on a profile."""

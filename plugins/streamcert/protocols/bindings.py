@@ -104,7 +104,10 @@ GENERIC_FORMS: dict[int, tuple[str, int]] = {
     a2a.INTERNAL_ERROR: ("INTERNAL", 500),
 }
 GENERIC_BY_GRPC = {"INVALID_ARGUMENT": a2a.INVALID_PARAMS, "UNIMPLEMENTED": a2a.METHOD_NOT_FOUND,
-                   "INTERNAL": a2a.INTERNAL_ERROR}
+                   "INTERNAL": a2a.INTERNAL_ERROR, "UNKNOWN": a2a.INTERNAL_ERROR,
+                   # NOT_FOUND is given to TaskNotFoundError alone (§5.4; an unserved method is UNIMPLEMENTED): the
+                   # status names the error even without its ErrorInfo, whose absence GRPC-004 judges
+                   "NOT_FOUND": a2a.TASK_NOT_FOUND}
 GENERIC_BY_HTTP = {400: a2a.INVALID_PARAMS, 404: a2a.METHOD_NOT_FOUND, 405: a2a.METHOD_NOT_FOUND,
                    501: a2a.METHOD_NOT_FOUND, 500: a2a.INTERNAL_ERROR}
 

@@ -114,10 +114,10 @@ def card_jsonrpc_interface(v: AgentCard, out: Verdict) -> None:
         missing = [f for f in INTERFACE_FIELDS if not isinstance(iface.get(f), str) or not iface.get(f)]
         if missing:
             problems.append(f"supportedInterfaces[{i}] lacks {', '.join(missing)}")
-        elif iface["protocolBinding"] not in a2a.PROTOCOL_BINDINGS and ":" not in iface["protocolBinding"]:
+        elif iface["protocolBinding"] not in bindings.BY_CARD_NAME and ":" not in iface["protocolBinding"]:
             # a custom binding is named by a URI (§5.8)
             problems.append(f"supportedInterfaces[{i}].protocolBinding {iface['protocolBinding']!r} is not one of "
-                            f"{', '.join(a2a.PROTOCOL_BINDINGS)} nor a custom binding's URI")
+                            f"{', '.join(bindings.BY_CARD_NAME)} nor a custom binding's URI")
         elif iface["protocolVersion"].split(".")[:2] == ["1", "0"]:
             found = found or iface
     if found and not problems:

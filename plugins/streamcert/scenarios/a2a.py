@@ -102,7 +102,7 @@ def client_for(target: Target, log: FrameLog, url: str | None = None, stream_lim
     return A2AClient(url or target.a2a_url or "", log,
                      stream_limit=target.stream_limit if stream_limit is None else stream_limit,
                      timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
-                     allow_origins=target.allow_origins, binding=target.binding)
+                     allow_origins=target.allow_origins, binding=target.binding, own_interfaces=target.own_interfaces)
 
 
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
@@ -138,6 +138,7 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
         # the target's origin stays the client's: its credentials go to an interface elsewhere only when allowed
         probe = client_for(dataclasses.replace(target, binding=binding), log, stream_limit=min(target.stream_limit, 5.0))
         async with probe:
+            probe.use_card(card)
             probe.rpc_url = url
             await probe.call(a2a.GET_TASK, {"id": str(uuid.uuid4())}, label=f"probe_{binding}")
 

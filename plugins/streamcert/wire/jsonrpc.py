@@ -115,7 +115,8 @@ class A2AClient:
     def __init__(self, base_url: str, log: FrameLog, *, clock: Clock | None = None,
                  stream_limit: float = 15.0, timeout: float = 10.0,
                  headers: dict[str, str] | None = None, bounds: Bounds | None = None,
-                 allow_origins: tuple[str, ...] | list[str] = (), binding: str = bindings.JSONRPC) -> None:
+                 allow_origins: tuple[str, ...] | list[str] = (), binding: str = bindings.JSONRPC,
+                 own_interfaces: bool = False) -> None:
         self.base_url = base_url
         self.binding = binding
         self._grpc: Any = None  # wire/grpc.GrpcTransport, made on the first gRPC call
@@ -125,7 +126,9 @@ class A2AClient:
         self.timeout = timeout
         self.extra_headers = dict(headers or {})
         self.bounds = bounds or Bounds()
-        self.origins = Origins.of(base_url, self.extra_headers, allow_origins)
+        self.allow_origins = tuple(allow_origins)
+        self.own_interfaces = own_interfaces  # the card's interfaces are the target's own (Target.own_interfaces)
+        self.origins = Origins.of(base_url, self.extra_headers, self.allow_origins)
         self.rpc_url: str | None = None
         self._next_id = 1
         self._http: httpx.AsyncClient | None = None
@@ -158,6 +161,9 @@ class A2AClient:
     def use_card(self, card: Any) -> str | None:
         """Take the URL of the client's binding from the card's supportedInterfaces (None if there is none)."""
         self.rpc_url = jsonrpc_url(card) if self.binding == bindings.JSONRPC else interface_url(card, self.binding)
+        if self.own_interfaces:
+            own = tuple(url if "://" in url else "http://" + url for _, url in bindings.declared(card))
+            self.origins = Origins.of(self.base_url, self.extra_headers, self.allow_origins + own)
         return self.rpc_url
 
     # -- JSON-RPC ----------------------------------------------------------------------------------
