@@ -4,7 +4,7 @@
 
 One stream of N A2A `artifactUpdate` events (JSON-RPC envelopes of a few hundred bytes, CRLF line
 ends, a `: ping` comment every 100 events, as the a2a-sdk frames them) is fed in 64 KiB chunks to:
-  suite      wire/sse.py's SSEParser (feed + finish), as wire/jsonrpc.py drives it;
+  suite      wire/sse.py's SSEParser (feed + finish), as wire/a2a_client.py drives it;
   httpx-sse  the components httpx-sse's iter_sse chains on an httpx response: httpx's TextDecoder
              (what Response.iter_text decodes with), httpx-sse's SSELineDecoder, then its SSEDecoder;
   floor      split the bytes on the blank line and read each `data: ` line, no SSE semantics.

@@ -23,8 +23,8 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 from streamcert.framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
+from streamcert.wire.a2a_client import A2AClient
 from streamcert.wire.capture import CHUNKS, T_HEADERS, CaptureTransport, Clock
-from streamcert.wire.jsonrpc import A2AClient
 
 GAP = 0.05  # the server's sleep between chunks
 

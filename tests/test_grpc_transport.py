@@ -29,9 +29,9 @@ from streamcert.protocols import a2a, bindings  # noqa: E402
 from streamcert.protocols import grpc_messages as g  # noqa: E402
 from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402
 from streamcert.reference.server import ReferenceServer  # noqa: E402
+from streamcert.wire.a2a_client import Bounds  # noqa: E402
 from streamcert.wire.capture import Clock  # noqa: E402
 from streamcert.wire.grpc import GrpcTransport, grpc_target  # noqa: E402
-from streamcert.wire.jsonrpc import Bounds  # noqa: E402
 
 VERSION = {"a2a-version": a2a.PROTOCOL_VERSION}
 QUICK = {"version": 1, "name": "quick", "steps": [{"status": "working"}, {"finish": "done"}]}

@@ -145,7 +145,7 @@ def _request_body(ex: Exchange) -> tuple[str | None, str | None]:
         return body, "text"
     if ex.method == "STDIO" and isinstance(body, list) and all(isinstance(line, str) for line in body):
         return "".join(line + "\n" for line in body), "lines"
-    return json.dumps(body), None  # what the A2A client sends (wire/jsonrpc.py)
+    return json.dumps(body), None  # what the A2A client sends (wire/a2a_client.py)
 
 
 def _frames(ex: Exchange, scrubber: Scrubber, streams: _Streams | None) -> list[dict[str, Any]]:

@@ -159,14 +159,13 @@ class StreamcertRun:
         """The A2A bindings this run certifies (binding_choice.py), chosen once per process; None when no A2A
         profile is selected or there is no A2A target."""
         if not hasattr(self, "_bindings"):
-            from .binding_choice import BOUND_PROFILES, choose, read_card
+            from .binding_choice import choose, read_card
 
             self._bindings = None
             target = self.target
             if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
                 card = read_card(target) if not self.unreachable() else None
                 self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
-
         return self._bindings
 
     def selected_profiles(self) -> set[str]:
@@ -435,10 +434,9 @@ class Streamcert:
             pytest.skip(f"no target for profile {scenario.profile}")
         bound = scenario.profile in BOUND_PROFILES and not self._past_run_limit() and not self.run.unreachable()
         choice = self.run.bindings() if bound else None  # (past the run limit, the card is not read either)
-        if choice is not None:
-            self.request.node.user_properties.append((BINDINGS_KEY, json.dumps(choice.to_json())))
         if choice is None:
             return self._finish(self._play(scenario, target))
+        self.request.node.user_properties.append((BINDINGS_KEY, json.dumps(choice.to_json())))
         if not choice.certified:
             pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
         findings: list[Finding] = []

@@ -72,7 +72,7 @@ import httpx
 from .. import limits
 from ..protocols import a2a, interactions_v1, progress_v1
 from ..protocols.script import SCRIPT_KEY
-from ..wire.jsonrpc import jsonrpc_url
+from ..wire.a2a_client import jsonrpc_url
 from ..wire.sse import SSEParser
 from .faults import check_fault, fault_argument, switch, variant
 

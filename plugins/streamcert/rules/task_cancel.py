@@ -14,7 +14,7 @@ from typing import Any
 
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
 from ..protocols import a2a, bindings
-from ..wire.jsonrpc import rpc_error
+from ..wire.a2a_client import rpc_error
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
 from .task import last_status_evidence, task_stream

@@ -39,7 +39,7 @@ from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
-from ..wire.jsonrpc import A2AClient, Bounds
+from ..wire.a2a_client import A2AClient, Bounds
 from . import Target, driver
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}

@@ -44,8 +44,8 @@ from ..framelog import (
 from ..limits import show
 from ..protocols import bindings
 from ..protocols import grpc_messages as messages
+from .a2a_client import Bounds, OnEvent, Until
 from .capture import Clock
-from .jsonrpc import Bounds, OnEvent, Until
 
 CONTENT_TYPE = "application/grpc"
 SCHEMES = {"http": False, "grpc": False, "https": True, "grpcs": True}  # scheme → a TLS channel
