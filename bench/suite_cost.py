@@ -4,7 +4,9 @@ scenarios' inherent time, the waits their scripts demand.
 The inherent time is read from cases/scenarios/*.json: every step's `sleep`, `think` and `compact` (ms),
 the `ms` of its `write`, `read_prompt`, `tool`, `queued`, `wait_model`, `load_model`, `retry` and
 `write_call`, parallel `tools` until the last ends and `subagents` as long as the longest, each scenario
-counted once (the embedded run plays each once). The steps of a task the driver cancels while it
+counted once per play: the embedded run plays the scenarios of the A2A profiles (a2a, interactions, plans)
+once per binding it certifies (three with the grpc extra, else two: docs/bindings.md), the others once.
+The steps of a task the driver cancels while it
 sleeps (cancel-subscribe's long task, the errors scenario's busy task) are not waited for and not
 counted. The drivers have no fixed waits of their own. Goals: sequential within 1.3× of inherent
 + 2 s; -n 2 no slower than sequential.
@@ -44,8 +46,18 @@ def step_ms(step: dict) -> float:
     return ms
 
 
+def plays(profile: str) -> int:
+    """How many times the embedded run plays a scenario of this profile: once per binding it certifies."""
+    from streamcert.binding_choice import BOUND_PROFILES
+    from streamcert.protocols.grpc_messages import grpc_available
+
+    if profile not in BOUND_PROFILES:
+        return 1
+    return 3 if grpc_available() is None else 2
+
+
 def inherent() -> tuple[float, float, dict[str, float]]:
-    """(seconds counted, seconds cut by the drivers, seconds by scenario)."""
+    """(seconds counted, seconds cut by the drivers, seconds by scenario), each scenario times its plays."""
     counted, cut, by_scenario = 0.0, 0.0, {}
     for path in sorted(SCENARIOS.glob("*.json")):
         doc = json.loads(path.read_text("utf-8"))
@@ -53,6 +65,7 @@ def inherent() -> tuple[float, float, dict[str, float]]:
         scripts += [("scripts", s) for s in doc.get("scripts", []) if isinstance(s, dict)]
         for key, script in scripts:
             seconds = sum(step_ms(s) for s in script.get("steps", []) if isinstance(s, dict)) / 1000
+            seconds *= plays(doc.get("profile", ""))
             if (doc["id"], key) in CUT:
                 cut += seconds
             elif seconds:
