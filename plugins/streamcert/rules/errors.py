@@ -93,6 +93,15 @@ def _via_reading(checks: list[_Check]) -> str | None:
     return "error as " + " and as ".join(vias)
 
 
+# The requests whose refusal is an A2A error (an unknown or ended task, no streaming, a version not spoken), by
+# label: which error each must get is the rules' below; that it is an A2A error, with its ErrorInfo, is what the
+# binding's own requirements ask of its form (REST-006 on HTTP+JSON, where a 400 without one reads as generic).
+A2A_REFUSALS = frozenset({
+    "get_unknown", "send_unknown", "cancel_unknown", "subscribe_unknown", "cancel_terminal", "send_terminal",
+    "subscribe_terminal", "bad_version", "stream_refused", "subscribe_refused", "answer_terminal",
+})
+
+
 # -- the rules ----------------------------------------------------------------------------------------
 
 @rule("A2A-ERR-001", view=Run)

@@ -20,16 +20,10 @@ from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from . import RuleContext, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge, unjudged_entry
+from .errors import A2A_REFUSALS
 from .unary import dump
 
 ENVELOPE_MEMBERS = ("jsonrpc", "result")  # no A2A response message has either (a Task's `id` is its own)
-# The requests the errors and no-streaming scenarios (rules/errors.py), and the interactions' answer to an
-# ended task, send to be refused with an A2A error (which one is A2A-ERR-'s to judge): their answer must
-# carry an ErrorInfo (REST-006), even one that came without any and so reads as a generic error.
-A2A_REFUSALS = frozenset({
-    "get_unknown", "send_unknown", "cancel_unknown", "subscribe_unknown", "cancel_terminal", "send_terminal",
-    "subscribe_terminal", "bad_version", "stream_refused", "subscribe_refused", "answer_terminal",
-})
 
 
 # -- the exchanges ----------------------------------------------------------------------------------------
