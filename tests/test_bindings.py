@@ -257,3 +257,12 @@ def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed()
         # the embedded reference's interfaces are its own (Target.own_interfaces): no --allow-origin needed
         own = run_scenario("card", Target(a2a_url=server.url, headers=secret, own_interfaces=True))
         assert own.get("probe_grpc").request_headers["authorization"] == "Bearer S3CRET"
+
+
+def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
+    from streamcert.replay import Replayer
+
+    log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
+    path = log.save(path_for(tmp_path, "stream-basic", "grpc"))
+    with pytest.raises(ValueError, match="was recorded over grpc: replay serves JSON-RPC recordings"):
+        Replayer([path])

@@ -75,6 +75,10 @@ class Recording:
     def of(cls, path: Path | FrameLog) -> Recording:
         """The recording of a cassette file, or of a frame log already in memory (a client case's stream)."""
         log = path if isinstance(path, FrameLog) else FrameLog.load(path)
+        other = next((ex.binding for ex in log.exchanges if ex.binding != "jsonrpc" and ex.method != "STDIO"), None)
+        if other is not None:  # served here as JSON-RPC over HTTP/1.1; judged offline by `streamcert check`
+            raise ValueError(f"{path if not isinstance(path, FrameLog) else log.scenario} was recorded over "
+                             f"{other}: replay serves JSON-RPC recordings (judge this one with streamcert check)")
         rec = cls(log.scenario, Path(f"<{log.scenario}>") if isinstance(path, FrameLog) else path, log)
         for ex in log.exchanges:
             if ex.method == "STDIO" or ex.notes.get("not_sent"):
