@@ -263,6 +263,7 @@ def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
     from streamcert.replay import Replayer
 
     log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
+    log.notes["binding"] = "grpc"
     path = log.save(path_for(tmp_path, "stream-basic", "grpc"))
     with pytest.raises(ValueError, match="was recorded over grpc: replay serves JSON-RPC recordings"):
         Replayer([path])

@@ -75,14 +75,14 @@ class Recording:
     def of(cls, path: Path | FrameLog) -> Recording:
         """The recording of a cassette file, or of a frame log already in memory (a client case's stream)."""
         log = path if isinstance(path, FrameLog) else FrameLog.load(path)
-        other = next((ex.binding for ex in log.exchanges if ex.binding != "jsonrpc" and ex.method != "STDIO"), None)
-        if other is not None:  # served here as JSON-RPC over HTTP/1.1; judged offline by `streamcert check`
+        binding = log.notes.get("binding", "jsonrpc")
+        if binding != "jsonrpc":  # served here as JSON-RPC over HTTP/1.1; judged offline by `streamcert check`
             raise ValueError(f"{path if not isinstance(path, FrameLog) else log.scenario} was recorded over "
-                             f"{other}: replay serves JSON-RPC recordings (judge this one with streamcert check)")
+                             f"{binding}: replay serves JSON-RPC recordings (judge this one with streamcert check)")
         rec = cls(log.scenario, Path(f"<{log.scenario}>") if isinstance(path, FrameLog) else path, log)
         for ex in log.exchanges:
-            if ex.method == "STDIO" or ex.notes.get("not_sent"):
-                continue  # never reached an HTTP server: nothing to answer with
+            if ex.method == "STDIO" or ex.notes.get("not_sent") or ex.binding != "jsonrpc":
+                continue  # never reached an HTTP server (or the card's probe of another binding): nothing to answer
             rec.answers.setdefault(request_key(ex.method, urlsplit(ex.url).path, ex.rpc_method), []).append(ex)
             for value in _answer_values(ex):
                 rec.ids.update(_ids(value))
