@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import socket
 from contextlib import aclosing
-from types import SimpleNamespace
-from typing import Any, AsyncIterator, Callable
-
-from starlette.datastructures import Headers
+from typing import Any, AsyncIterator
 
 from ..protocols import a2a, bindings
 from ..protocols import grpc_messages as messages
+from . import service
 from .faults import switch
 from .methods import Agent, Stream
 from .options import Options
-from .rest import Checks
 from .rpc import RpcError, invalid_params
 from .shapes import event_state
 from .streams import results
@@ -50,10 +47,9 @@ def _same(data: bytes) -> bytes:
 class GrpcServers:
     """The gRPC servers of the hosted agents: `await start()` on the app's loop, `await stop()` when it ends."""
 
-    def __init__(self, agents: dict[str, Agent], options: Options, checks: Callable[[Agent], Checks]) -> None:
+    def __init__(self, agents: dict[str, Agent], options: Options) -> None:
         self.agents = agents
         self.options = options
-        self.checks = checks
         self.urls: dict[str, str] = {}  # agent name → the URL its card lists for GRPC
         self._servers: list[Any] = []
         self._reserved: list[socket.socket] = []  # (fault: card-phantom-grpc) ports nothing serves
@@ -65,7 +61,7 @@ class GrpcServers:
             else:
                 server = grpc.aio.server(options=[("grpc.so_reuseport", 0),
                                                   ("grpc.max_receive_message_length", MAX_MESSAGE)])
-                server.add_generic_rpc_handlers((_Service(agent, self.checks(agent)).handler(),))
+                server.add_generic_rpc_handlers((_Service(agent).handler(),))
                 port = server.add_insecure_port(f"{HOST}:0")
                 await server.start()
                 self._servers.append(server)
@@ -88,13 +84,12 @@ class GrpcServers:
         self._reserved = []
 
 
-async def start_grpc(app: Any, checks: Callable[[Agent], Checks]) -> GrpcServers | None:
+async def start_grpc(app: Any) -> GrpcServers | None:
     """Start the gRPC servers of the app's agents (None without the grpc extra); their URLs go to
-    app.state.grpc_urls, which the card endpoint reads. `checks` gives what the JSON-RPC endpoint does with a
-    request besides its method (app.py), done the same way here."""
+    app.state.grpc_urls, which the card endpoint reads."""
     if messages.grpc_available() is not None:
         return None
-    servers = GrpcServers(app.state.agents, app.state.options, checks)
+    servers = GrpcServers(app.state.agents, app.state.options)
     app.state.grpc_urls.update(await servers.start())
     return servers
 
@@ -102,10 +97,9 @@ async def start_grpc(app: Any, checks: Callable[[Agent], Checks]) -> GrpcServers
 class _Service:
     """A2AService for one agent."""
 
-    def __init__(self, agent: Agent, checks: Checks) -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self.options = agent.options
-        self.checks = checks
 
     def handler(self) -> Any:
         methods = {}
@@ -151,13 +145,13 @@ class _Service:
 
     def _echo(self, context: Any) -> tuple[tuple[str, str], ...]:
         """The initial metadata: the extensions the request activated, as the JSON-RPC answer's header."""
-        echo = self.checks.echo_headers(_as_request(context))
+        echo = service.echo_headers(service.activated(_metadata(context), self.agent), self.options)
         return tuple((key.lower(), value) for key, value in echo.items())
 
     async def _outcome(self, op: str, request: bytes, context: Any) -> Any:
         """What the agent answers the request, or the call ended with the error's status."""
         try:
-            self.checks.check_version(_as_request(context))
+            service.check_version(_metadata(context), self.options)
             try:
                 params = messages.decode(messages.request_type(op), request)
             except messages.ProtoError as exc:
@@ -185,12 +179,10 @@ class _Service:
         await context.abort(grpc.StatusCode[status], error.message, trailing_metadata=trailers)
 
 
-def _as_request(context: Any) -> Any:
-    """The call's metadata as the JSON-RPC endpoint reads a request's headers (`request.headers.get`), so the
-    version check and the extension activation are the JSON-RPC endpoint's own."""
-    pairs = {key: value for key, value in context.invocation_metadata() or ()
-             if isinstance(value, str) and not key.endswith("-bin")}
-    return SimpleNamespace(headers=Headers(headers=pairs))
+def _metadata(context: Any) -> dict[str, str]:
+    """The call's text metadata: the service parameters, read as the HTTP bindings read their headers."""
+    return {key: value for key, value in context.invocation_metadata() or ()
+            if isinstance(value, str) and not key.endswith("-bin")}
 
 
 # -- fault variants ---------------------------------------------------------------------------------

@@ -3,10 +3,10 @@
 Every hosted agent serves the routes of §11.3 below `agent.spec.prefix + REST_PATH`. Each route builds the
 operation's request message (camelCase JSON, the same message a JSON-RPC `params` is: the body of a POST,
 the path's id and the query of a GET) and calls the same `Agent.handlers[op]` the JSON-RPC endpoint calls,
-after the same checks (app.py: A2A-Version, activated extensions echoed). What comes back is written in the
-binding's own form: the response message itself as application/a2a+json, a stream as SSE events whose data
-is the bare StreamResponse (§11.7), an RpcError as google.rpc.Status JSON with the HTTP status §5.4 maps it
-to and, for an A2A error, an ErrorInfo in `details` (§11.6).
+after the same checks of the service parameters (service.py: A2A-Version, activated extensions echoed).
+What comes back is written in the binding's own form: the response message itself as application/a2a+json,
+a stream as SSE events whose data is the bare StreamResponse (§11.7), an RpcError as google.rpc.Status JSON
+with the HTTP status §5.4 maps it to and, for an A2A error, an ErrorInfo in `details` (§11.6).
 
 The routes are matched here, on the raw path (an id is percent-encoded in it), not by Starlette's router,
 so that a path no route serves (404) and a method a route does not take (405) are answered in that form
@@ -16,7 +16,6 @@ too, without an ErrorInfo: they are no A2A error.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -27,11 +26,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..protocols import a2a, bindings
-from . import rpc
+from . import rpc, service
 from .faults import switch
 from .methods import Agent, Stream
 from .options import Options
-from .streams import NO_ENVELOPE, drain, sse_response
+from .streams import NO_ENVELOPE, drained, sse_response
 
 REST_PATH = "/a2a/rest"  # below the agent's prefix; the card's HTTP+JSON interface URL
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")  # taken by the mount: a wrong one is answered 405 here
@@ -62,16 +61,6 @@ QUERY_INTEGERS = ("historyLength", "pageSize")
 QUERY_BOOLEANS = ("includeArtifacts",)
 
 
-@dataclass(frozen=True)
-class Checks:
-    """What the JSON-RPC endpoint does with a request besides its method (app.py, which makes these for each
-    agent it hosts), done the same way here."""
-
-    echo_headers: Callable[[Request], dict[str, str]]  # the response headers echoing the activated extensions
-    check_version: Callable[[Request], None]  # VersionNotSupportedError for an A2A-Version not served
-    streams_as_json: bool  # (fault: no-stream) a stream is drained and answered as its final Task
-
-
 class _NotAllowed(Exception):
     """The path is a route's, the method is not one it takes."""
 
@@ -80,17 +69,17 @@ class _NotAllowed(Exception):
         self.methods = methods
 
 
-def routes(agent: Agent, checks: Checks) -> list[Route]:
+def routes(agent: Agent) -> list[Route]:
     """The Starlette route of `agent`'s HTTP+JSON interface: every path below it, every method."""
     options = agent.options
     base = agent.spec.prefix + REST_PATH
 
     async def endpoint(request: Request) -> Response:
-        headers = checks.echo_headers(request)
+        headers = service.echo_headers(service.activated(request.headers, agent), options)
         try:
             route, task_id = match(request.method, _below(request, base), options)
             params = await _request_message(request, task_id)
-            checks.check_version(request)
+            service.check_version(request.headers, options)
             outcome = await agent.handlers[route.operation](params)
         except rpc.RpcError as error:
             return error_response(error, options, headers)
@@ -99,7 +88,7 @@ def routes(agent: Agent, checks: Checks) -> list[Route]:
             return _status_response(405, "UNIMPLEMENTED", f"{request.method} is not served here; {refusal}",
                                     [], options, {**headers, "allow": allow})
         if isinstance(outcome, Stream):
-            return await _stream_response(outcome, agent, headers, drained=checks.streams_as_json)
+            return await _stream_response(outcome, agent, headers)
         if route.operation == a2a.CANCEL_TASK and REST_JSONRPC_ENVELOPE.on(options):
             outcome = {"jsonrpc": a2a.JSONRPC_VERSION, "id": None, "result": outcome}
         return _json(outcome, 200, options, headers)
@@ -207,11 +196,10 @@ def _status_response(http_status: int, grpc_status: str, message: str, details: 
     return _json({"error": error}, http_status, options, headers)
 
 
-async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str], drained: bool) -> Response:
+async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str]) -> Response:
     options = agent.options
-    if drained:  # (fault: no-stream) the final Task as JSON
-        await drain(stream, agent.store, options)
-        return _json({"task": stream.record.snapshot()}, 200, options, headers)
+    if (final := await drained(stream, agent.store, options)) is not None:
+        return _json(final, 200, options, headers)
     return sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
 
 

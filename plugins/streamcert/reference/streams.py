@@ -124,15 +124,20 @@ async def _sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Opti
             yield PING if result is None else encode(result, rpc_id, options)
 
 
-async def drain(stream: Stream, store: TaskStore, options: Options) -> None:
-    """Consume a stream without writing it (the `no-stream` fault answers JSON at the end)."""
+async def drained(stream: Stream, store: TaskStore, options: Options) -> dict[str, Any] | None:
+    """(fault: no-stream) the stream consumed without writing it, and its final Task as the answer to write as
+    JSON instead ({"task": …}); None when the stream is to be written as one."""
+    if not NO_STREAM.on(options):
+        return None
     async with aclosing(results(stream, store, options)) as source:
         async for _ in source:
             pass
+    return {"task": stream.record.snapshot()}
 
 
 # -- fault variants ---------------------------------------------------------------------------------
 INTERRUPTED_STREAMS_SILENT = switch("interrupted-streams-silent")
+NO_STREAM = switch("no-stream")  # a stream is drained and answered as its final Task, as JSON (both HTTP bindings)
 MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
 # What a result says (the task stream's faults leave SubscribeToTask alone).
 STATUS_FIRST = switch("status-first")

@@ -1,0 +1,54 @@
+"""The A2A service parameters (A2A 1.0.1 §3.2.6) as the reference reads them, the same on every binding: HTTP
+headers on JSON-RPC and HTTP+JSON (§11.2), gRPC metadata (§10.2, lower-case keys).
+
+    activated(headers, agent)      the extensions a request activates that the agent's card declares
+    check_version(headers, opts)   VersionNotSupportedError for an A2A-Version the server does not speak
+    echo_headers(activated, opts)  the response header (or initial metadata) echoing what was activated
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from ..protocols import a2a
+from . import rpc
+from .faults import switch, variant
+from .methods import Agent
+from .options import Options
+
+_VERSION_OK = re.compile(r"1\.0(\.\d+)?")  # Major.Minor; a patch number is not considered (A2A §3.6)
+
+
+def value_of(headers: Mapping[str, str] | Iterable[tuple[str, str]], name: str) -> str:
+    """A parameter's value, its name in any case (a gRPC key is lower-case, an HTTP header any case)."""
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    return next((value for key, value in pairs if key.lower() == name.lower()), "")
+
+
+def activated(headers: Mapping[str, str], agent: Agent) -> list[str]:
+    """The extensions the request activates that this agent's card declares, in request order."""
+    asked = [uri.strip() for uri in value_of(headers, a2a.EXTENSIONS_HEADER).split(",")]
+    return list(dict.fromkeys(uri for uri in asked if uri in agent.spec.extension_uris))
+
+
+def check_version(headers: Mapping[str, str], options: Options) -> None:
+    # A missing or empty value reads as 0.3 (A2A §3.6), which this server does not speak.
+    version = value_of(headers, a2a.VERSION_HEADER).strip() or "0.3"
+    known = variant(options, _VERSION_OK, {VERSION_PATCH_REFUSED: _VERSION_EXACT})
+    if not known.fullmatch(version) and not VERSION_IGNORED.on(options):
+        raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
+                           f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
+
+
+def echo_headers(activated: list[str], options: Options) -> dict[str, str]:
+    if not activated or NO_EXTENSION_ECHO.on(options):
+        return {}
+    return {a2a.EXTENSIONS_HEADER: ",".join(activated)}
+
+
+# -- fault variants ---------------------------------------------------------------------------------
+VERSION_IGNORED = switch("version-ignored")
+VERSION_PATCH_REFUSED = switch("version-patch-refused")
+_VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
+NO_EXTENSION_ECHO = switch("no-extension-echo")
