@@ -119,10 +119,6 @@ GRPC_CODES = {
     "UNAUTHENTICATED": 16,
 }
 GRPC_NAMES = {v: k for k, v in GRPC_CODES.items()}
-# The canonical HTTP status of each gRPC code, for google.rpc.Status "status" names in HTTP+JSON bodies
-HTTP_STATUS_NAMES = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 405: "UNIMPLEMENTED", 500: "INTERNAL",
-                     501: "UNIMPLEMENTED", 409: "ABORTED", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED"}
-
 
 def reason_of(code: int) -> str:
     """ErrorInfo.reason of an A2A error (§10.6, §11.6): its name in UPPER_SNAKE_CASE without "Error"."""
