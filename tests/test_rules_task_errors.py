@@ -200,6 +200,19 @@ def test_task_004_fails(kw, says):
     assert says in f.message and "historyLength" in f.message
 
 
+def test_task_004_a_task_still_at_work_may_have_moved_on_between_the_two_reads():
+    # get_task saw the task WORKING; by get_task_h1 it had added a message: that newer one is the most recent
+    later = text_msg("a message added after get_task read the task")
+    working = read_back(state=WORK, history=[USER, text_msg("Checking out 9f3c2e1")])
+    one("A2A-TASK-004", stream_log(get=working, h1=task(state=WORK, history=[later])), P)
+    # ... but an older message than get_task's last is never the most recent one
+    f = one("A2A-TASK-004", stream_log(get=working, h1=task(state=WORK, history=[USER])), F)
+    assert "not the most recent" in f.message
+    # ... and a terminal task adds none: a message get_task did not show is wrong then
+    f = one("A2A-TASK-004", stream_log(h1=task(state=DONE, history=[later])), F)
+    assert "not the most recent" in f.message
+
+
 def test_task_004_empty_history_for_one_is_non_strict():
     f = one("A2A-TASK-004", stream_log(h1=task(state=DONE)), NS)
     assert "at most 1" in f.reading
