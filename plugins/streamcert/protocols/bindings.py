@@ -12,6 +12,7 @@ the gRPC status, the ErrorInfo) is judged by the REST- and GRPC- requirements.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -120,11 +121,12 @@ GRPC_CODES = {
 }
 GRPC_NAMES = {v: k for k, v in GRPC_CODES.items()}
 
+
 def reason_of(code: int) -> str:
-    """ErrorInfo.reason of an A2A error (§10.6, §11.6): its name in UPPER_SNAKE_CASE without "Error"."""
-    name = a2a.error_name(code).removesuffix("Error")
-    out = "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(name))
-    return out.upper()
+    """ErrorInfo.reason of an error (§10.6, §11.6): its name in UPPER_SNAKE_CASE without "Error"
+    (TaskNotFoundError → TASK_NOT_FOUND, JSONParseError → JSON_PARSE; a code without a name: UNKNOWN)."""
+    name = a2a.error_name(code).removesuffix("Error").replace("JSON", "Json")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper() if name[:1].isalpha() else "UNKNOWN"
 
 
 CODE_BY_REASON = {reason_of(code): code for code in ERROR_FORMS}

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from .faults import Switch, switch, variant
 from .options import Options
 
@@ -28,15 +27,9 @@ def dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def reason(code: int) -> str:
-    """ErrorInfo.reason: the error's name in UPPER_SNAKE without "Error" (TaskNotFoundError → TASK_NOT_FOUND)."""
-    name = a2a.error_name(code).removesuffix("Error").replace("JSON", "Json")
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper() if name[:1].isalpha() else "UNKNOWN"
-
-
 def error_object(error: RpcError, options: Options) -> dict[str, Any]:
     out = {"code": error.code, "message": error.message,
-           "data": [{"@type": a2a.ERROR_INFO_TYPE, "reason": reason(error.code), "domain": a2a.ERROR_DOMAIN}]}
+           "data": [{"@type": a2a.ERROR_INFO_TYPE, "reason": bindings.reason_of(error.code), "domain": a2a.ERROR_DOMAIN}]}
     return _break_error(out, error, options)
 
 
@@ -92,7 +85,7 @@ def _break_error(out: dict[str, Any], error: RpcError, options: Options) -> dict
     wrong = variant(options, None, WRONG_CODES)
     if wrong is not None:
         out["code"] = wrong.get(error.case or "", wrong.get(error.code, error.code))
-        out["data"][0]["reason"] = reason(out["code"])
+        out["data"][0]["reason"] = bindings.reason_of(out["code"])
     if ERROR_DATA_MISSING.on(options):
         del out["data"]
     return out

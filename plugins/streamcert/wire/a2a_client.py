@@ -162,7 +162,7 @@ class A2AClient:
         """Take the URL of the client's binding from the card's supportedInterfaces (None if there is none)."""
         self.rpc_url = jsonrpc_url(card) if self.binding == bindings.JSONRPC else interface_url(card, self.binding)
         if self.own_interfaces:
-            own = tuple(url if "://" in url else "http://" + url for _, url in bindings.declared(card))
+            own = tuple(schemed(url) for _, url in bindings.declared(card))
             self.origins = Origins.of(self.base_url, self.extra_headers, self.allow_origins + own)
         return self.rpc_url
 
@@ -261,8 +261,8 @@ class A2AClient:
         from ..protocols.grpc_messages import grpc_available
 
         # The target's credentials go to a gRPC interface of another origin only when allowed, as over HTTP
-        # (wire/urls.py); a bare host:port is plaintext gRPC, read as http://host:port.
-        passage = self.origins.passage(base if "://" in base else "http://" + base)
+        # (wire/urls.py).
+        passage = self.origins.passage(schemed(base))
         why = grpc_available() or passage.refused
         if why is not None:
             ex = self.log.add(Exchange(label=label, method="POST", url=base + bindings.grpc_path(op), rpc_method=op,
@@ -539,6 +539,12 @@ def jsonrpc_url(card: Any) -> str | None:
         if str(iface.get("protocolVersion", "")).startswith(a2a.PROTOCOL_VERSION):
             return iface["url"]
     return candidates[0]["url"] if candidates else None
+
+
+def schemed(url: str) -> str:
+    """An interface URL with its scheme, for its origin: a bare host:port (the gRPC form an SDK writes) is plaintext
+    gRPC, read as http://host:port."""
+    return url if "://" in url else "http://" + url
 
 
 def interface_url(card: Any, binding: str) -> str | None:
