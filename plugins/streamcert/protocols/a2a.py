@@ -21,10 +21,15 @@ GET_TASK = "GetTask"
 LIST_TASKS = "ListTasks"
 CANCEL_TASK = "CancelTask"
 SUBSCRIBE_TO_TASK = "SubscribeToTask"
+CREATE_PUSH_CONFIG = "CreateTaskPushNotificationConfig"
+GET_PUSH_CONFIG = "GetTaskPushNotificationConfig"
+LIST_PUSH_CONFIGS = "ListTaskPushNotificationConfigs"
+DELETE_PUSH_CONFIG = "DeleteTaskPushNotificationConfig"
+PUSH_CONFIG_METHODS = (CREATE_PUSH_CONFIG, GET_PUSH_CONFIG, LIST_PUSH_CONFIGS, DELETE_PUSH_CONFIG)
+GET_EXTENDED_CARD = "GetExtendedAgentCard"
 METHODS = (
     SEND_MESSAGE, SEND_STREAMING_MESSAGE, GET_TASK, LIST_TASKS, CANCEL_TASK, SUBSCRIBE_TO_TASK,
-    "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+    *PUSH_CONFIG_METHODS, GET_EXTENDED_CARD,
 )
 STREAMING_METHODS = (SEND_STREAMING_MESSAGE, SUBSCRIBE_TO_TASK)
 

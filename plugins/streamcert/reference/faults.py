@@ -493,6 +493,9 @@ _TABLE = (
           _err(2)),
     Fault("version-patch-refused", "A2A-Version: 1.0.1 is refused with -32009: the patch number is considered",
           _err(11)),
+    Fault("capability-methods-unimplemented", "the four push-notification-config methods and GetExtendedAgentCard "
+          "are answered as methods the agent lacks (-32601), not with the errors of an undeclared capability",
+          _err(13, 14)),
     Fault("message-role-defaulted", "a message without role, or with a role the enum does not name, is taken "
           "as ROLE_USER and run", _err(12)),
     *REST_FAULTS,  # REST-: over HTTP+JSON

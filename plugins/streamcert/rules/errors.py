@@ -3,7 +3,8 @@
 Labels read (written by streamcert.scenarios.a2a):
   errors scenario:       get_unknown, send_unknown, cancel_unknown, subscribe_unknown, cancel_terminal,
                          send_terminal, subscribe_terminal, unknown_method, parse_error, invalid_params,
-                         bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused
+                         bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused,
+                         push_create, push_get, push_list, push_delete, extended_card
   no-streaming scenario: card_nostream, setup_nostream, stream_refused, subscribe_refused
 A2A-ERR-009 reads every error response in the log.
 """
@@ -316,3 +317,26 @@ def message_validated(run: Run, out: Verdict) -> None:
     if started is not None:
         checks.append(started)
     _verdict(out, checks, reading=seen or None)
+
+
+# -- A2A-ERR-013/014: the operations of a capability the card does not declare (§3.3.4) ------------------
+PUSH_CONFIG_CHECKS = [
+    ("push_create", (a2a.PUSH_NOT_SUPPORTED,), "CreateTaskPushNotificationConfig"),
+    ("push_get", (a2a.PUSH_NOT_SUPPORTED,), "GetTaskPushNotificationConfig"),
+    ("push_list", (a2a.PUSH_NOT_SUPPORTED,), "ListTaskPushNotificationConfigs"),
+    ("push_delete", (a2a.PUSH_NOT_SUPPORTED,), "DeleteTaskPushNotificationConfig"),
+]
+
+
+@rule("A2A-ERR-013", view=Run)
+def push_config_refused(run: Run, out: Verdict) -> None:
+    # The driver asks only when the card does not declare pushNotifications: true (else it notes why not).
+    checks = _checks(run.log, [(label, codes, f"{what} (the card declares no pushNotifications)")
+                               for label, codes, what in PUSH_CONFIG_CHECKS])
+    _verdict(out, checks)
+
+
+@rule("A2A-ERR-014", view=Run)
+def extended_card_refused(run: Run, out: Verdict) -> None:
+    _verdict(out, _checks(run.log, [("extended_card", (a2a.UNSUPPORTED_OPERATION,),
+                                     "GetExtendedAgentCard (the card declares no extendedAgentCard)")]))
