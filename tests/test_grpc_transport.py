@@ -330,3 +330,24 @@ def test_the_grpc_servers_stop_with_the_app():
 
     ex = run(go).get("after")
     assert ex.end == END_ERROR and "no gRPC connection" in ex.error
+
+
+def test_a_member_no_message_has_is_ignored_so_grpc_still_reads_the_task(server, url):
+    """A2A §5.7, §5.1: a JSON request's unknown members are not stored, so the task it made reads back over
+    gRPC (GetTask, unfiltered ListTasks) as over JSON-RPC, without them."""
+    sent = message(streamcertUnknownMember="x")
+    sent["message"]["parts"][0]["streamcertUnknownMember"] = "y"
+    rpc = httpx.post(server.url + "/a2a/jsonrpc", timeout=10, headers={"A2A-Version": "1.0"},
+                     json={"jsonrpc": "2.0", "id": 1, "method": a2a.SEND_MESSAGE, "params": sent}).json()
+    task_id = rpc["result"]["task"]["id"]
+    assert "streamcertUnknownMember" not in json.dumps(rpc["result"])
+
+    async def go(t, log):
+        await t.call(a2a.GET_TASK, {"id": task_id}, label="get", target_url=url, metadata=VERSION, streaming=False)
+        await t.call(a2a.LIST_TASKS, {}, label="list", target_url=url, metadata=VERSION, streaming=False)
+
+    log = run(go)
+    for label in ("get", "list"):
+        assert log.get(label).notes["grpc_status"]["code"] == "OK", log.get(label).notes
+    [got] = payloads(log.get("get"))
+    assert got["id"] == task_id and "streamcertUnknownMember" not in json.dumps(got)

@@ -46,7 +46,7 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
 TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 14)]
-ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 15)]
+ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 16)]
 
 
 def judge(rid, log, ctx=None):
@@ -551,6 +551,42 @@ def test_undeclared_capability_refused_in_each_binding_form_passes(rid, label, m
         one(rid, errors_log(extended_card=refused("extended_card", -32007, method)), F)
 
 
+UNKNOWN = "streamcertUnknownMember"
+SENT_ODD = {"messageId": "m-odd", "role": "ROLE_USER", "parts": [{"text": "hi", UNKNOWN: "x"}], UNKNOWN: "x"}
+
+
+def odd_log(kept_in=(), get=True, send_answer=None):
+    """SendMessage of SENT_ODD, then GetTask of its task; `kept_in`: the labels whose task history echoes it."""
+    def answered(label):
+        copy_ = dict(SENT_ODD) if label in kept_in else {k: v for k, v in SENT_ODD.items() if k != UNKNOWN}
+        if label not in kept_in:
+            copy_["parts"] = [{"text": "hi"}]
+        return task(state=DONE, history=[copy_])
+    sent = send_answer or unary("unknown_member", {"task": answered("unknown_member")}, rpc_method="SendMessage",
+                                params={"message": SENT_ODD})
+    exs = [sent]
+    if get:
+        exs.append(unary("unknown_member_get", answered("unknown_member_get"), rpc_method="GetTask"))
+    return frame_log(*exs, scenario="errors")
+
+
+def test_err_015_an_unknown_member_ignored_passes_kept_is_non_strict():
+    assert "ignored" in one("A2A-ERR-015", odd_log(), P).message
+    f = one("A2A-ERR-015", odd_log(kept_in=("unknown_member_get",)), NS)
+    assert "the member was kept, not ignored" in f.message and len(f.evidence) == 1
+    one("A2A-ERR-015", odd_log(kept_in=("unknown_member",), get=False), NS)
+
+
+def test_err_015_refused_or_getask_failing_is_non_strict_never_fail():
+    refused_ = unary("unknown_member", error=rpc_error(-32602, "unknown field", None), rpc_method="SendMessage",
+                     params={"message": SENT_ODD})
+    assert "SHOULD be ignored" in one("A2A-ERR-015", odd_log(send_answer=refused_, get=False), NS).message
+    log = odd_log()
+    log.exchanges[1] = unary("unknown_member_get", error=rpc_error(-32603, "has no field named", None),
+                             rpc_method="GetTask")
+    assert "GetTask of its task did not return it" in one("A2A-ERR-015", log, NS).message
+
+
 def test_err_005_error_on_the_stream_is_accepted_a_stream_is_not():
     ev = {"jsonrpc": "2.0", "id": 1, "error": rpc_error(-32004, "terminal", error_info())}
     f = one("A2A-ERR-005", errors_log(subscribe_terminal=sse("subscribe_terminal", [ev])), P)
@@ -695,6 +731,7 @@ BROKEN = {  # rid: (log builder, label to break)
     "A2A-ERR-010": (errors_log, "cross_context"), "A2A-ERR-011": (errors_log, "patch_version"),
     "A2A-ERR-012": (errors_log, "msg_no_role"), "A2A-TASK-013": (after_log, "list_after"),
     "A2A-ERR-013": (errors_log, "push_get"), "A2A-ERR-014": (errors_log, "extended_card"),
+    "A2A-ERR-015": (odd_log, "unknown_member_get"),
 }
 
 

@@ -55,6 +55,10 @@ TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE = "task", "message", "statusUpdate
 STREAM_RESULT_KINDS = (TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE)
 # Part: exactly one content field
 PART_CONTENT_FIELDS = ("text", "raw", "url", "data")
+# The members Message and Part have (§4.1.4, §4.1.6; a2a.proto v1.0.1), by their JSON names: anything else in
+# a request is an unrecognized field, which implementations SHOULD ignore (§5.7).
+MESSAGE_FIELDS = ("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds")
+PART_FIELDS = (*PART_CONTENT_FIELDS, "metadata", "filename", "mediaType")
 
 # JSON-RPC error codes
 PARSE_ERROR = -32700

@@ -496,6 +496,8 @@ _TABLE = (
     Fault("capability-methods-unimplemented", "the four push-notification-config methods and GetExtendedAgentCard "
           "are answered as methods the agent lacks (-32601), not with the errors of an undeclared capability",
           _err(13, 14)),
+    Fault("unknown-fields-stored", "members a message and its parts do not have are stored with it and sent back "
+          "in the task's history", _err(15)),
     Fault("message-role-defaulted", "a message without role, or with a role the enum does not name, is taken "
           "as ROLE_USER and run", _err(12)),
     *REST_FAULTS,  # REST-: over HTTP+JSON

@@ -18,6 +18,8 @@ Labels written (read by streamcert.rules):
   patch_version             GetTask with A2A-Version: 1.0.1
   push_create, push_get, push_list, push_delete, extended_card
                             the operations of capabilities the card does not declare (A2A-ERR-013/014)
+  unknown_member, unknown_member_get
+                            SendMessage whose message has a member no Message has, then GetTask of its task
   invalid_jsonrpc, invalid_no_method, invalid_id_bool, invalid_id_object, notify_get, notify_unknown
                             invalid Request objects and notifications, sent as raw bodies (WIRE-008/009)
   id_stream                 a whole stream whose request id is "" (every request of `errors` takes its id
@@ -304,6 +306,7 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
             await client.call(a2a.GET_TASK, {"id": done_id}, label="patch_version", version="1.0.1",
                               rpc_id=next(forms))
         await _undeclared_capabilities(client, log, card, done_id or unknown, forms)
+        await _unknown_member(client, log, scenario, forms)
         if client.binding == bindings.JSONRPC:  # JSON-RPC's own errors (A2A-ERR-006) and envelopes (WIRE-008/009)
             await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
             await client.call(a2a.GET_TASK, None, label="parse_error",
@@ -364,6 +367,24 @@ async def _undeclared_capabilities(client: A2AClient, log: FrameLog, card: Any, 
         unsupported(log, ["A2A-ERR-014"], "the card declares capabilities.extendedAgentCard: true")
     else:
         await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card", rpc_id=next(forms))
+
+
+UNKNOWN_MEMBER = "streamcertUnknownMember"  # a member no Message has (A2A-ERR-015)
+
+
+async def _unknown_member(client: A2AClient, log: FrameLog, scenario: Scenario, forms: Iterator[Any]) -> None:
+    """A2A-ERR-015: SendMessage whose message (and its part) carry a member the Message (Part) does not have,
+    then GetTask of the task it made: the member is ignored, never carried back."""
+    if client.binding == bindings.GRPC:  # a protobuf message has no member by that name to send
+        unsupported(log, ["A2A-ERR-015"], "a gRPC request message cannot carry a member its type does not declare")
+        return
+    message = user_message("finish at once", script=scenario.data["done_script"])
+    message[UNKNOWN_MEMBER] = "ignore me"
+    message["parts"][0][UNKNOWN_MEMBER] = "ignore me too"
+    sent = await client.call(a2a.SEND_MESSAGE, {"message": message}, label="unknown_member", rpc_id=next(forms))
+    task_id = (unary_task(sent) or {}).get("id")
+    if task_id:
+        await client.call(a2a.GET_TASK, {"id": task_id}, label="unknown_member_get", rpc_id=next(forms))
 
 
 async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: Any, forms: Iterator[Any]) -> None:
