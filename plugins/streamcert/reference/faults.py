@@ -411,6 +411,7 @@ _TABLE = (
           "{\"scheme\": {\"http_auth_security_scheme\": …}}", ("A2A-CARD-005",)),
     Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
           ("A2A-CARD-005",)),
+    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag", ("A2A-CARD-007",)),
     # A2A-STREAM-
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
           _stream(1) + _plan(18), _stream(2, 3, 4) + _int(6)),
