@@ -221,7 +221,7 @@ def test_a_request_protobuf_cannot_express_is_not_sent(url):
     async def go(t, log):
         await t.call(a2a.LIST_TASKS, {"status": "working"}, label="bad", target_url=url, metadata=VERSION,
                      streaming=False)
-        await t.call("GetExtendedAgentCard", {}, label="other", target_url=url, metadata=VERSION, streaming=False)
+        await t.call("FrobnicateTask", {}, label="other", target_url=url, metadata=VERSION, streaming=False)
         await t.call(a2a.GET_TASK, {"id": "t"}, label="scheme", target_url="ws://127.0.0.1:1", metadata=VERSION,
                      streaming=False)
 
@@ -351,3 +351,16 @@ def test_a_member_no_message_has_is_ignored_so_grpc_still_reads_the_task(server,
         assert log.get(label).notes["grpc_status"]["code"] == "OK", log.get(label).notes
     [got] = payloads(log.get("get"))
     assert got["id"] == task_id and "streamcertUnknownMember" not in json.dumps(got)
+
+
+def test_undeclared_capabilities_are_refused_not_unimplemented(url):
+    """A2A §3.3.4, §5.4: the push-config methods and GetExtendedAgentCard are served, and refused."""
+    async def go(t, log):
+        await t.call(a2a.CREATE_PUSH_CONFIG, {"taskId": "t", "url": "https://push.invalid/x"}, label="push",
+                     target_url=url, metadata=VERSION, streaming=False)
+        await t.call(a2a.GET_EXTENDED_CARD, {}, label="card", target_url=url, metadata=VERSION, streaming=False)
+
+    log = run(go)
+    for label, reason in (("push", "PUSH_NOTIFICATION_NOT_SUPPORTED"), ("card", "UNSUPPORTED_OPERATION")):
+        status = log.get(label).notes["grpc_status"]
+        assert status["code"] == "FAILED_PRECONDITION" and status["details"][0]["reason"] == reason, status
