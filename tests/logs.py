@@ -192,12 +192,17 @@ def agent_card(**overrides: Any) -> dict[str, Any]:
     return card
 
 
+CARD_CACHING = {"cache-control": "max-age=300", "etag": '"card-v1"'}  # A2A §8.6.1's two SHOULDs
+
+
 def card_get(card: Any = None, *, status: int = 200, content_type: str = "application/json",
-             body: bytes | None = None, t: float = 0.0) -> Exchange:
-    """GET of the agent card (label "card"): `card` as JSON, or `body` as raw bytes."""
+             body: bytes | None = None, t: float = 0.0, caching: dict[str, str] | None = None) -> Exchange:
+    """GET of the agent card (label "card"): `card` as JSON, or `body` as raw bytes; `caching`: the caching
+    headers it comes with (CARD_CACHING unless given)."""
     raw = body if body is not None else json.dumps(agent_card() if card is None else card).encode("utf-8")
+    headers = {"content-type": content_type, **(CARD_CACHING if caching is None else caching)}
     return Exchange(label="card", method="GET", url=CARD_URL, status=status,
-                    response_headers={"content-type": content_type}, t_sent=t, t_headers=t + 0.01,
+                    response_headers=headers, t_sent=t, t_headers=t + 0.01,
                     t_end=t + 0.02, end=END_CLOSED, chunks=[Chunk(t + 0.02, raw)] if raw else [])
 
 

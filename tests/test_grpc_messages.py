@@ -51,7 +51,15 @@ FIELD_FACTS = [
     ("ListTasksResponse", "page_size", 3, "int32"), ("ListTasksResponse", "total_size", 4, "int32"),
     ("CancelTaskRequest", "id", 2, "string"), ("CancelTaskRequest", "metadata", 3, "Struct"),
     ("SubscribeToTaskRequest", "id", 2, "string"),
-    ("TaskPushNotificationConfig", "url", 4, "string"),
+    ("TaskPushNotificationConfig", "url", 4, "string"), ("TaskPushNotificationConfig", "task_id", 3, "string"),
+    ("GetTaskPushNotificationConfigRequest", "task_id", 2, "string"),
+    ("GetTaskPushNotificationConfigRequest", "id", 3, "string"),
+    ("ListTaskPushNotificationConfigsRequest", "task_id", 1, "string"),
+    ("ListTaskPushNotificationConfigsRequest", "tenant", 4, "string"),
+    ("ListTaskPushNotificationConfigsResponse", "configs", 1, "TaskPushNotificationConfig"),
+    ("DeleteTaskPushNotificationConfigRequest", "task_id", 2, "string"),
+    ("DeleteTaskPushNotificationConfigRequest", "id", 3, "string"),
+    ("AgentCard", "name", 1, "string"), ("AgentCard", "version", 5, "string"),
     ("AuthenticationInfo", "scheme", 1, "string"),
     ("google.rpc.Status", "code", 1, "int32"), ("google.rpc.Status", "message", 2, "string"),
     ("google.rpc.Status", "details", 3, "Any"),
@@ -94,10 +102,17 @@ def test_enums_and_service_are_the_specifications():
         a2a.LIST_TASKS: ("ListTasksRequest", "ListTasksResponse", False),
         a2a.CANCEL_TASK: ("CancelTaskRequest", "Task", False),
         a2a.SUBSCRIBE_TO_TASK: ("SubscribeToTaskRequest", "StreamResponse", True),
+        a2a.CREATE_PUSH_CONFIG: ("TaskPushNotificationConfig", "TaskPushNotificationConfig", False),
+        a2a.GET_PUSH_CONFIG: ("GetTaskPushNotificationConfigRequest", "TaskPushNotificationConfig", False),
+        a2a.LIST_PUSH_CONFIGS: ("ListTaskPushNotificationConfigsRequest", "ListTaskPushNotificationConfigsResponse",
+                                False),
+        a2a.DELETE_PUSH_CONFIG: ("DeleteTaskPushNotificationConfigRequest", "Empty", False),
+        a2a.GET_EXTENDED_CARD: ("GetExtendedAgentCardRequest", "AgentCard", False),
     }
     # the module's tables say the same
     for method, (request, response, stream) in methods.items():
-        assert (g.request_type(method), g.response_type(method), g.streaming(method)) == (request, response, stream)
+        said = (g.request_type(method), g.response_type(method).rsplit(".", 1)[-1], g.streaming(method))
+        assert said == (request, response, stream)
 
 
 def test_the_committed_descriptor_set_is_what_the_proto_files_build():

@@ -221,7 +221,7 @@ def test_a_request_protobuf_cannot_express_is_not_sent(url):
     async def go(t, log):
         await t.call(a2a.LIST_TASKS, {"status": "working"}, label="bad", target_url=url, metadata=VERSION,
                      streaming=False)
-        await t.call("GetExtendedAgentCard", {}, label="other", target_url=url, metadata=VERSION, streaming=False)
+        await t.call("FrobnicateTask", {}, label="other", target_url=url, metadata=VERSION, streaming=False)
         await t.call(a2a.GET_TASK, {"id": "t"}, label="scheme", target_url="ws://127.0.0.1:1", metadata=VERSION,
                      streaming=False)
 
@@ -330,3 +330,37 @@ def test_the_grpc_servers_stop_with_the_app():
 
     ex = run(go).get("after")
     assert ex.end == END_ERROR and "no gRPC connection" in ex.error
+
+
+def test_a_member_no_message_has_is_ignored_so_grpc_still_reads_the_task(server, url):
+    """A2A §5.7, §5.1: a JSON request's unknown members are not stored, so the task it made reads back over
+    gRPC (GetTask, unfiltered ListTasks) as over JSON-RPC, without them."""
+    sent = message(streamcertUnknownMember="x")
+    sent["message"]["parts"][0]["streamcertUnknownMember"] = "y"
+    rpc = httpx.post(server.url + "/a2a/jsonrpc", timeout=10, headers={"A2A-Version": "1.0"},
+                     json={"jsonrpc": "2.0", "id": 1, "method": a2a.SEND_MESSAGE, "params": sent}).json()
+    task_id = rpc["result"]["task"]["id"]
+    assert "streamcertUnknownMember" not in json.dumps(rpc["result"])
+
+    async def go(t, log):
+        await t.call(a2a.GET_TASK, {"id": task_id}, label="get", target_url=url, metadata=VERSION, streaming=False)
+        await t.call(a2a.LIST_TASKS, {}, label="list", target_url=url, metadata=VERSION, streaming=False)
+
+    log = run(go)
+    for label in ("get", "list"):
+        assert log.get(label).notes["grpc_status"]["code"] == "OK", log.get(label).notes
+    [got] = payloads(log.get("get"))
+    assert got["id"] == task_id and "streamcertUnknownMember" not in json.dumps(got)
+
+
+def test_undeclared_capabilities_are_refused_not_unimplemented(url):
+    """A2A §3.3.4, §5.4: the push-config methods and GetExtendedAgentCard are served, and refused."""
+    async def go(t, log):
+        await t.call(a2a.CREATE_PUSH_CONFIG, {"taskId": "t", "url": "https://push.invalid/x"}, label="push",
+                     target_url=url, metadata=VERSION, streaming=False)
+        await t.call(a2a.GET_EXTENDED_CARD, {}, label="card", target_url=url, metadata=VERSION, streaming=False)
+
+    log = run(go)
+    for label, reason in (("push", "PUSH_NOTIFICATION_NOT_SUPPORTED"), ("card", "UNSUPPORTED_OPERATION")):
+        status = log.get(label).notes["grpc_status"]
+        assert status["code"] == "FAILED_PRECONDITION" and status["details"][0]["reason"] == reason, status

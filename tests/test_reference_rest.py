@@ -225,13 +225,27 @@ def test_generic_errors_carry_no_error_info(server: ReferenceServer) -> None:
 
 
 def test_a_path_no_route_serves_is_404_and_a_wrong_method_405(server: ReferenceServer) -> None:
-    assert answer(call(server.url, "GET", "/tasks/x/pushNotificationConfigs"), 404) == {"error": {
-        "code": 404, "status": "UNIMPLEMENTED", "message": "No HTTP+JSON route serves GET /tasks/x/pushNotificationConfigs"}}
+    assert answer(call(server.url, "GET", "/tasks/x/artifacts"), 404) == {"error": {
+        "code": 404, "status": "UNIMPLEMENTED", "message": "No HTTP+JSON route serves GET /tasks/x/artifacts"}}
     wrong = call(server.url, "DELETE", "/tasks/x")
     assert answer(wrong, 405) == {"error": {"code": 405, "status": "UNIMPLEMENTED",
                                             "message": "DELETE is not served here; this route takes GET"}}
     assert wrong.headers["allow"] == "GET"
     assert call(server.url, "GET", "/message:send").headers["allow"] == "POST"
+
+
+@pytest.mark.parametrize("method, path, code", [
+    ("POST", "/tasks/x/pushNotificationConfigs", a2a.PUSH_NOT_SUPPORTED),
+    ("GET", "/tasks/x/pushNotificationConfigs", a2a.PUSH_NOT_SUPPORTED),
+    ("GET", "/tasks/x/pushNotificationConfigs/c", a2a.PUSH_NOT_SUPPORTED),
+    ("DELETE", "/tasks/x/pushNotificationConfigs/c", a2a.PUSH_NOT_SUPPORTED),
+    ("GET", "/extendedAgentCard", a2a.UNSUPPORTED_OPERATION)])
+def test_undeclared_capabilities_are_refused_at_their_routes(server: ReferenceServer, method: str, path: str,
+                                                             code: int) -> None:
+    """The card declares neither push notifications nor an extended card: served routes, refused (§3.3.4)."""
+    body = {"url": "https://push.invalid/x"} if method == "POST" else None
+    got = answer(call(server.url, method, path, body), 400)
+    assert got["error"]["details"][0]["reason"] == bindings.reason_of(code)
 
 
 def test_activated_extensions_are_echoed(server: ReferenceServer) -> None:

@@ -33,7 +33,7 @@ SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMP
 EXT = "https://example.com/ext/v1"
 
 WIRE_IDS = [f"WIRE-{n:03d}" for n in range(1, 8)]
-CARD_IDS = [f"A2A-CARD-{n:03d}" for n in range(1, 6)]
+CARD_IDS = [f"A2A-CARD-{n:03d}" for n in (1, 2, 3, 4, 5, 7)]
 STREAM_IDS = [f"A2A-STREAM-{n:03d}" for n in range(1, 16)]
 
 
@@ -236,6 +236,22 @@ def test_card_001_transport_failure_is_error():
     # no answer is no card to judge: ERROR for the card's content too, never FAIL
     for rid in ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004"):
         one(rid, frame_log(ex), E, "connection refused")
+
+
+@pytest.mark.parametrize("caching, says", [
+    ({}, "no Cache-Control header and no ETag header"),
+    ({"cache-control": "no-cache", "etag": '"v1"'}, "has no max-age directive"),
+    ({"cache-control": "public, max-age=60"}, "no ETag header"),
+    ({"cache-control": "s-maxage=60, must-revalidate", "etag": '"v1"'}, "has no max-age directive"),
+])
+def test_card_007_caching_headers_missing_is_non_strict_never_fail(caching, says):
+    f = one("A2A-CARD-007", frame_log(card_get(caching=caching)), NS, says)
+    assert f.evidence
+
+
+def test_card_007_passes_with_both_and_judges_no_card_that_is_not_there():
+    one("A2A-CARD-007", frame_log(card_get(caching={"cache-control": "public, Max-Age=3600", "etag": 'W/"x"'})), P)
+    assert outcomes("A2A-CARD-007", frame_log(card_get(body=b"Not Found", status=404, caching={}))) == []
 
 
 def test_card_002_missing_field():

@@ -11,8 +11,11 @@ from logs import (
     broken,
     error_info,
     frame_log,
+    grpc_call,
+    rest,
     rpc_error,
     sse,
+    status_body,
     status_update,
     stream_task,
     task,
@@ -24,6 +27,7 @@ from logs import (
 from streamcert.catalogue import load_catalogue, load_scenario
 from streamcert.framelog import END_TIME_LIMIT
 from streamcert.outcomes import Outcome
+from streamcert.protocols import bindings
 from streamcert.rules import RuleContext
 from streamcert.rules import errors as err_rules
 from streamcert.rules import judge as judge_all
@@ -42,7 +46,7 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
 TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 14)]
-ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 13)]
+ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 16)]
 
 
 def judge(rid, log, ctx=None):
@@ -463,6 +467,11 @@ ERR_CASES = {  # rid: [(label, code that passes, rpc method)]
     "A2A-ERR-006": [("unknown_method", -32601, "tasks/frobnicate"), ("parse_error", -32700, "GetTask")],
     "A2A-ERR-007": [("invalid_params", -32602, "SendMessage")],
     "A2A-ERR-008": [("bad_version", -32009, "GetTask")],
+    "A2A-ERR-013": [("push_create", -32003, "CreateTaskPushNotificationConfig"),
+                    ("push_get", -32003, "GetTaskPushNotificationConfig"),
+                    ("push_list", -32003, "ListTaskPushNotificationConfigs"),
+                    ("push_delete", -32003, "DeleteTaskPushNotificationConfig")],
+    "A2A-ERR-014": [("extended_card", -32004, "GetExtendedAgentCard")],
 }
 
 
@@ -513,6 +522,69 @@ def test_error_rules_fail_on_another_code(rid, label, code, method):
 def test_error_rules_fail_when_accepted(rid, label, method):
     f = one(rid, errors_log(**{label: unary(label, task(state=DONE), rpc_method=method)}), F)
     assert "was accepted" in f.message
+
+
+@pytest.mark.parametrize("rid, label, method", [
+    ("A2A-ERR-013", "push_list", "ListTaskPushNotificationConfigs"),
+    ("A2A-ERR-014", "extended_card", "GetExtendedAgentCard")])
+def test_undeclared_capability_answered_as_a_missing_method_fails_on_every_binding(rid, label, method):
+    """-32601, HTTP 404 without an ErrorInfo, gRPC UNIMPLEMENTED: the operation is one the agent has (§3.3.4)."""
+    f = one(rid, errors_log(**{label: refused(label, -32601, method, data=False)}), F)
+    assert "-32601 MethodNotFoundError" in f.message
+    params = {"taskId": "t-1"} if label.startswith("push") else {}
+    lacking = rest(label, method, status_body(-32601, 404), params=params, status=404)
+    assert "MethodNotFoundError" in one(rid, errors_log(**{label: lacking}), F).message
+    absent = grpc_call(label, method, status=("UNIMPLEMENTED", "no such method", []))
+    one(rid, errors_log(**{label: absent}), F)
+
+
+@pytest.mark.parametrize("rid, label, method, code", [
+    ("A2A-ERR-013", "push_get", "GetTaskPushNotificationConfig", -32003),
+    ("A2A-ERR-014", "extended_card", "GetExtendedAgentCard", -32004)])
+def test_undeclared_capability_refused_in_each_binding_form_passes(rid, label, method, code):
+    params = {"taskId": "t-1", "id": "c-1"} if label.startswith("push") else {}
+    one(rid, errors_log(**{label: rest(label, method, status_body(code), params=params, status=400)}), P)
+    grpc_form = grpc_call(label, method, status=("FAILED_PRECONDITION", "no", error_info(bindings.reason_of(code))))
+    one(rid, errors_log(**{label: grpc_form}), P)
+    # ExtendedAgentCardNotConfiguredError is the answer of an agent that declares the card
+    if rid == "A2A-ERR-014":
+        one(rid, errors_log(extended_card=refused("extended_card", -32007, method)), F)
+
+
+UNKNOWN = "streamcertUnknownMember"
+SENT_ODD = {"messageId": "m-odd", "role": "ROLE_USER", "parts": [{"text": "hi", UNKNOWN: "x"}], UNKNOWN: "x"}
+
+
+def odd_log(kept_in=(), get=True, send_answer=None):
+    """SendMessage of SENT_ODD, then GetTask of its task; `kept_in`: the labels whose task history echoes it."""
+    def answered(label):
+        copy_ = dict(SENT_ODD) if label in kept_in else {k: v for k, v in SENT_ODD.items() if k != UNKNOWN}
+        if label not in kept_in:
+            copy_["parts"] = [{"text": "hi"}]
+        return task(state=DONE, history=[copy_])
+    sent = send_answer or unary("unknown_member", {"task": answered("unknown_member")}, rpc_method="SendMessage",
+                                params={"message": SENT_ODD})
+    exs = [sent]
+    if get:
+        exs.append(unary("unknown_member_get", answered("unknown_member_get"), rpc_method="GetTask"))
+    return frame_log(*exs, scenario="errors")
+
+
+def test_err_015_an_unknown_member_ignored_passes_kept_is_non_strict():
+    assert "ignored" in one("A2A-ERR-015", odd_log(), P).message
+    f = one("A2A-ERR-015", odd_log(kept_in=("unknown_member_get",)), NS)
+    assert "the member was kept, not ignored" in f.message and len(f.evidence) == 1
+    one("A2A-ERR-015", odd_log(kept_in=("unknown_member",), get=False), NS)
+
+
+def test_err_015_refused_or_getask_failing_is_non_strict_never_fail():
+    refused_ = unary("unknown_member", error=rpc_error(-32602, "unknown field", None), rpc_method="SendMessage",
+                     params={"message": SENT_ODD})
+    assert "SHOULD be ignored" in one("A2A-ERR-015", odd_log(send_answer=refused_, get=False), NS).message
+    log = odd_log()
+    log.exchanges[1] = unary("unknown_member_get", error=rpc_error(-32603, "has no field named", None),
+                             rpc_method="GetTask")
+    assert "GetTask of its task did not return it" in one("A2A-ERR-015", log, NS).message
 
 
 def test_err_005_error_on_the_stream_is_accepted_a_stream_is_not():
@@ -658,6 +730,8 @@ BROKEN = {  # rid: (log builder, label to break)
     "A2A-ERR-007": (errors_log, "invalid_params"), "A2A-ERR-008": (errors_log, "bad_version"),
     "A2A-ERR-010": (errors_log, "cross_context"), "A2A-ERR-011": (errors_log, "patch_version"),
     "A2A-ERR-012": (errors_log, "msg_no_role"), "A2A-TASK-013": (after_log, "list_after"),
+    "A2A-ERR-013": (errors_log, "push_get"), "A2A-ERR-014": (errors_log, "extended_card"),
+    "A2A-ERR-015": (odd_log, "unknown_member_get"),
 }
 
 

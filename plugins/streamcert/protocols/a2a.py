@@ -21,10 +21,15 @@ GET_TASK = "GetTask"
 LIST_TASKS = "ListTasks"
 CANCEL_TASK = "CancelTask"
 SUBSCRIBE_TO_TASK = "SubscribeToTask"
+CREATE_PUSH_CONFIG = "CreateTaskPushNotificationConfig"
+GET_PUSH_CONFIG = "GetTaskPushNotificationConfig"
+LIST_PUSH_CONFIGS = "ListTaskPushNotificationConfigs"
+DELETE_PUSH_CONFIG = "DeleteTaskPushNotificationConfig"
+PUSH_CONFIG_METHODS = (CREATE_PUSH_CONFIG, GET_PUSH_CONFIG, LIST_PUSH_CONFIGS, DELETE_PUSH_CONFIG)
+GET_EXTENDED_CARD = "GetExtendedAgentCard"
 METHODS = (
     SEND_MESSAGE, SEND_STREAMING_MESSAGE, GET_TASK, LIST_TASKS, CANCEL_TASK, SUBSCRIBE_TO_TASK,
-    "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig", "GetExtendedAgentCard",
+    *PUSH_CONFIG_METHODS, GET_EXTENDED_CARD,
 )
 STREAMING_METHODS = (SEND_STREAMING_MESSAGE, SUBSCRIBE_TO_TASK)
 
@@ -50,6 +55,10 @@ TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE = "task", "message", "statusUpdate
 STREAM_RESULT_KINDS = (TASK, MESSAGE, STATUS_UPDATE, ARTIFACT_UPDATE)
 # Part: exactly one content field
 PART_CONTENT_FIELDS = ("text", "raw", "url", "data")
+# The members Message and Part have (§4.1.4, §4.1.6; a2a.proto v1.0.1), by their JSON names: anything else in
+# a request is an unrecognized field, which implementations SHOULD ignore (§5.7).
+MESSAGE_FIELDS = ("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds")
+PART_FIELDS = (*PART_CONTENT_FIELDS, "metadata", "filename", "mediaType")
 
 # JSON-RPC error codes
 PARSE_ERROR = -32700

@@ -60,7 +60,25 @@ def rest_route(operation: str, params: dict[str, Any] | None) -> tuple[str, str,
         return "POST", f"/tasks/{path_id}:cancel", {}, params
     if operation == a2a.SUBSCRIBE_TO_TASK:
         return "POST", f"/tasks/{path_id}:subscribe", {}, params or None
+    if operation == a2a.GET_EXTENDED_CARD:
+        return "GET", "/extendedAgentCard", query_of(params), None
+    if operation in a2a.PUSH_CONFIG_METHODS:
+        return _push_config_route(operation, params)
     raise ValueError(f"no HTTP+JSON route for {operation!r}")
+
+
+def _push_config_route(operation: str, params: dict[str, Any]) -> tuple[str, str, dict[str, str], Any]:
+    """The push-notification-config routes (§5.3): below /tasks/{taskId}/pushNotificationConfigs, the config's
+    id in the path for Get and Delete; Create sends the whole TaskPushNotificationConfig as its body."""
+    task_id = quote(str(params.get("taskId") or ""), safe="")
+    configs = f"/tasks/{task_id}/pushNotificationConfigs"
+    if operation == a2a.CREATE_PUSH_CONFIG:
+        return "POST", configs, {}, params
+    if operation == a2a.LIST_PUSH_CONFIGS:
+        return "GET", configs, query_of({k: v for k, v in params.items() if k != "taskId"}), None
+    rest = {k: v for k, v in params.items() if k not in ("taskId", "id")}
+    path = f"{configs}/{quote(str(params.get('id') or ''), safe='')}"
+    return ("GET" if operation == a2a.GET_PUSH_CONFIG else "DELETE"), path, query_of(rest), None
 
 
 def query_of(params: dict[str, Any]) -> dict[str, str]:

@@ -50,6 +50,11 @@ REQUEST_TYPES = {
     a2a.LIST_TASKS: "ListTasksRequest",
     a2a.CANCEL_TASK: "CancelTaskRequest",
     a2a.SUBSCRIBE_TO_TASK: "SubscribeToTaskRequest",
+    a2a.CREATE_PUSH_CONFIG: "TaskPushNotificationConfig",
+    a2a.GET_PUSH_CONFIG: "GetTaskPushNotificationConfigRequest",
+    a2a.LIST_PUSH_CONFIGS: "ListTaskPushNotificationConfigsRequest",
+    a2a.DELETE_PUSH_CONFIG: "DeleteTaskPushNotificationConfigRequest",
+    a2a.GET_EXTENDED_CARD: "GetExtendedAgentCardRequest",
 }
 RESPONSE_TYPES = {
     a2a.SEND_MESSAGE: "SendMessageResponse",
@@ -58,6 +63,11 @@ RESPONSE_TYPES = {
     a2a.LIST_TASKS: "ListTasksResponse",
     a2a.CANCEL_TASK: "Task",
     a2a.SUBSCRIBE_TO_TASK: "StreamResponse",
+    a2a.CREATE_PUSH_CONFIG: "TaskPushNotificationConfig",
+    a2a.GET_PUSH_CONFIG: "TaskPushNotificationConfig",
+    a2a.LIST_PUSH_CONFIGS: "ListTaskPushNotificationConfigsResponse",
+    a2a.DELETE_PUSH_CONFIG: "google.protobuf.Empty",
+    a2a.GET_EXTENDED_CARD: "AgentCard",
 }
 OPERATIONS = tuple(REQUEST_TYPES)
 

@@ -15,7 +15,7 @@ from starlette.routing import Route
 from ..protocols import a2a
 from . import progress, rest, rpc, service
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
-from .card import build_card
+from .card import build_card, caching_headers
 from .faults import switch
 from .grpc_server import start_grpc
 from .methods import Agent, Stream
@@ -62,8 +62,8 @@ def _card_endpoint(agent: Agent):
             return HTMLResponse("<html><body><h1>streamcert reference agent</h1></body></html>")
         base = f"{request.url.scheme}://{request.url.netloc}"
         grpc_url = request.app.state.grpc_urls.get(agent.spec.name)
-        return Response(rpc.dumps(build_card(agent.spec, base, agent.options, grpc_url=grpc_url)),
-                        media_type=a2a.JSON_MEDIA_TYPE)
+        body = rpc.dumps(build_card(agent.spec, base, agent.options, grpc_url=grpc_url))
+        return Response(body, media_type=a2a.JSON_MEDIA_TYPE, headers=caching_headers(body, agent.options))
     return card
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from .. import __version__
@@ -45,6 +46,18 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
     return card
 
 
+CARD_MAX_AGE_S = 300  # the card changes only when the reference is upgraded; five minutes keeps a test run fresh
+
+
+def caching_headers(body: bytes, options: Options) -> dict[str, str]:
+    """The card response's HTTP caching headers (A2A §8.6.1): Cache-Control with max-age, and an ETag that is a
+    hash of the card as sent (it names the request's host, so one card per host)."""
+    if CARD_NO_CACHE_HEADERS.on(options):
+        return {}
+    return {"Cache-Control": f"public, max-age={CARD_MAX_AGE_S}",
+            "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"'}
+
+
 def _break(card: dict[str, Any], options: Options) -> None:
     interface = card["supportedInterfaces"][0]
     extensions = card["capabilities"]["extensions"]
@@ -77,3 +90,4 @@ EXTENSION_NO_URI = switch("extension-no-uri")
 EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")
 CARD_ONEOF_INTERNAL = switch("card-oneof-internal")
 CARD_SNAKE_CASE = switch("card-snake-case")
+CARD_NO_CACHE_HEADERS = switch("card-no-cache-headers")

@@ -411,6 +411,7 @@ _TABLE = (
           "{\"scheme\": {\"http_auth_security_scheme\": …}}", ("A2A-CARD-005",)),
     Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
           ("A2A-CARD-005",)),
+    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag", ("A2A-CARD-007",)),
     # A2A-STREAM-
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
           _stream(1) + _plan(18), _stream(2, 3, 4) + _int(6)),
@@ -493,6 +494,11 @@ _TABLE = (
           _err(2)),
     Fault("version-patch-refused", "A2A-Version: 1.0.1 is refused with -32009: the patch number is considered",
           _err(11)),
+    Fault("capability-methods-unimplemented", "the four push-notification-config methods and GetExtendedAgentCard "
+          "are answered as methods the agent lacks (-32601), not with the errors of an undeclared capability",
+          _err(13, 14)),
+    Fault("unknown-fields-stored", "members a message and its parts do not have are stored with it and sent back "
+          "in the task's history", _err(15)),
     Fault("message-role-defaulted", "a message without role, or with a role the enum does not name, is taken "
           "as ROLE_USER and run", _err(12)),
     *REST_FAULTS,  # REST-: over HTTP+JSON

@@ -106,6 +106,8 @@ class _Service:
         for op in messages.OPERATIONS:
             if op == a2a.SUBSCRIBE_TO_TASK and UNIMPLEMENTED_SUBSCRIBE.on(self.options):
                 continue  # (fault) the server answers UNIMPLEMENTED, as for a method it does not have
+            if op not in self.agent.handlers:
+                continue  # (fault: capability-methods-unimplemented) likewise
             if messages.streaming(op):
                 methods[op] = grpc.unary_stream_rpc_method_handler(self._stream(op), _same, _same)
             else:

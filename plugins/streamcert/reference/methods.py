@@ -11,6 +11,7 @@ from typing import Any
 from ..protocols import a2a, interactions_v1, progress_v1
 from . import params as p
 from .agents import AgentSpec
+from .capabilities import refusals
 from .faults import switch
 from .interactions import Admitted, Plain, Replay, admit, refused_but_taken, replay_of
 from .listing import list_tasks
@@ -50,6 +51,7 @@ class Agent:
             a2a.LIST_TASKS: self.list_tasks,
             a2a.CANCEL_TASK: self.cancel_task,
             a2a.SUBSCRIBE_TO_TASK: self.subscribe_to_task,
+            **refusals(options),  # push notifications, the extended card: not declared, refused (§3.3.4)
         }
 
     # -- receiving a message ------------------------------------------------------------------------

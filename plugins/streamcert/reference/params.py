@@ -65,10 +65,16 @@ def configuration(params: dict[str, Any]) -> dict[str, Any]:
 
 def message(params: dict[str, Any], options: Options | None = None) -> dict[str, Any]:
     """The message of SendMessage / SendStreamingMessage, its required members (messageId, role, parts)
-    checked: a message without them is refused before anything runs (A2A §3.3.2, §5.7)."""
+    checked: a message without them is refused before anything runs (A2A §3.3.2, §5.7). Members the Message
+    and its Parts do not have are ignored (§5.7), never kept: what is stored is what every binding can write
+    back (a gRPC Task has no field for them, §5.1)."""
     msg = params.get("message")
     if not isinstance(msg, dict):
         raise invalid_params("message must be an object")
+    if not UNKNOWN_FIELDS_STORED.on(options):
+        msg = _known(msg, a2a.MESSAGE_FIELDS)
+        if isinstance(msg.get("parts"), list):
+            msg["parts"] = [_known(part, a2a.PART_FIELDS) if isinstance(part, dict) else part for part in msg["parts"]]
     if not isinstance(msg.get("messageId"), str) or not msg["messageId"]:
         raise invalid_params("message.messageId must be a non-empty string")
     if MESSAGE_ROLE_DEFAULTED.on(options) and msg.get("role") not in a2a.ROLES:
@@ -87,6 +93,10 @@ def message(params: dict[str, Any], options: Options | None = None) -> dict[str,
     return msg
 
 
+def _known(value: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {key: member for key, member in value.items() if key in fields}
+
+
 def _check_part(part: Any, index: int) -> None:
     if not isinstance(part, dict):
         raise invalid_params(f"message.parts[{index}] must be an object")
@@ -99,3 +109,4 @@ def _check_part(part: Any, index: int) -> None:
 
 # -- fault variants ---------------------------------------------------------------------------------
 MESSAGE_ROLE_DEFAULTED = switch("message-role-defaulted")
+UNKNOWN_FIELDS_STORED = switch("unknown-fields-stored")

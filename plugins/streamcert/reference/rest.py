@@ -44,6 +44,7 @@ class RestRoute:
 
 
 _ID = r"(?P<id>[^/:]+)"  # a path segment without ':' (a ':' in an id is sent percent-encoded)
+_TASK_ID = r"(?P<taskId>[^/:]+)"  # the task a push-notification config belongs to
 ROUTES = (
     RestRoute(("POST",), re.compile(r"/message:send"), a2a.SEND_MESSAGE),
     RestRoute(("POST",), re.compile(r"/message:stream"), a2a.SEND_STREAMING_MESSAGE),
@@ -52,6 +53,11 @@ ROUTES = (
     RestRoute(("POST",), re.compile(rf"/tasks/{_ID}:cancel"), a2a.CANCEL_TASK),
     # §11.3.2 and §5.3 say POST, the google.api.http annotation of a2a.proto GET: both are served.
     RestRoute(bindings.SUBSCRIBE_METHODS, re.compile(rf"/tasks/{_ID}:subscribe"), a2a.SUBSCRIBE_TO_TASK),
+    RestRoute(("POST",), re.compile(rf"/tasks/{_TASK_ID}/pushNotificationConfigs"), a2a.CREATE_PUSH_CONFIG),
+    RestRoute(("GET",), re.compile(rf"/tasks/{_TASK_ID}/pushNotificationConfigs"), a2a.LIST_PUSH_CONFIGS),
+    RestRoute(("GET",), re.compile(rf"/tasks/{_TASK_ID}/pushNotificationConfigs/{_ID}"), a2a.GET_PUSH_CONFIG),
+    RestRoute(("DELETE",), re.compile(rf"/tasks/{_TASK_ID}/pushNotificationConfigs/{_ID}"), a2a.DELETE_PUSH_CONFIG),
+    RestRoute(("GET",), re.compile(r"/extendedAgentCard"), a2a.GET_EXTENDED_CARD),
 )
 
 # Request fields a GET carries in its query that are no strings (a2a.proto: int32 and bool; §11.5 writes
@@ -77,8 +83,10 @@ def routes(agent: Agent) -> list[Route]:
     async def endpoint(request: Request) -> Response:
         headers = service.echo_headers(service.activated(request.headers, agent), options)
         try:
-            route, task_id = match(request.method, _below(request, base), options)
-            params = await _request_message(request, task_id)
+            route, path_params = match(request.method, _below(request, base), options)
+            if route.operation not in agent.handlers:  # (fault: capability-methods-unimplemented)
+                raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"{route.operation} is not served here")
+            params = await _request_message(request, path_params)
             service.check_version(request.headers, options)
             outcome = await agent.handlers[route.operation](params)
         except rpc.RpcError as error:
@@ -102,32 +110,30 @@ def _below(request: Request, base: str) -> str:
     return raw.decode("latin-1")[len(base):]
 
 
-def match(method: str, path: str, options: Options | None = None) -> tuple[RestRoute, str | None]:
-    """The route serving `method path` and the task id its path names; METHOD_NOT_FOUND (404) for a path no
-    route serves, _NotAllowed (405) for a method the route does not take."""
+def match(method: str, path: str, options: Options | None = None) -> tuple[RestRoute, dict[str, str]]:
+    """The route serving `method path` and the ids its path names (id, taskId); METHOD_NOT_FOUND (404) for a
+    path no route serves, _NotAllowed (405) for a method the route does not take."""
     allowed: tuple[str, ...] = ()
     for route in ROUTES:
         found = route.path.fullmatch(path)
         if found is None or (route.operation == a2a.SUBSCRIBE_TO_TASK and REST_SUBSCRIBE_MISSING.on(options)):
             continue
         if method in route.methods or (method == "HEAD" and "GET" in route.methods):
-            task_id = found.groupdict().get("id")
-            return route, unquote(task_id) if task_id is not None else None
+            return route, {name: unquote(value) for name, value in found.groupdict().items()}
         allowed += route.methods
     if allowed:
         raise _NotAllowed(allowed)
     raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"No HTTP+JSON route serves {method} {path or '/'}")
 
 
-async def _request_message(request: Request, task_id: str | None) -> dict[str, Any]:
-    """The operation's request message: a POST's body (empty: no fields), a GET's query; the id its path
-    names replaces any the body gives."""
-    if request.method in ("GET", "HEAD"):
+async def _request_message(request: Request, path_params: dict[str, str]) -> dict[str, Any]:
+    """The operation's request message: a POST's body (empty: no fields), a GET's or DELETE's query; the ids
+    its path names replace any the body gives."""
+    if request.method in ("GET", "HEAD", "DELETE"):
         params = query_message(request.query_params)
     else:
         params = body_message(await request.body())
-    if task_id is not None:
-        params["id"] = task_id
+    params.update(path_params)
     return params
 
 

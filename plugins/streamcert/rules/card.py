@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -244,6 +245,36 @@ class Probes:
         if not probes:
             raise Unjudgeable()
         return cls(probes, unprobed)
+
+
+# -- A2A-CARD-007: the card's HTTP caching headers (§8.6.1) --------------------------------------------
+MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?\d+\"?\s*(?:,|$)", re.IGNORECASE)  # RFC 9111 §5.2.2.1
+
+
+def _caching_misses(headers: dict[str, str]) -> list[str]:
+    """What §8.6.1's SHOULDs find missing in the card's response headers (lower-case names)."""
+    misses = []
+    cache_control = headers.get("cache-control")
+    if cache_control is None:
+        misses.append("no Cache-Control header")
+    elif not MAX_AGE.search(cache_control):
+        misses.append(f"Cache-Control {cache_control!r} has no max-age directive")
+    if not headers.get("etag"):
+        misses.append("no ETag header")
+    return misses
+
+
+@rule("A2A-CARD-007", view=AgentCard)
+def card_cacheable(v: AgentCard, out: Verdict) -> None:
+    if v.card is None:
+        return  # no card served: A2A-CARD-001's finding
+    headers = v.exchange.response_headers
+    if misses := _caching_misses(headers):
+        out.non_strict(f"the agent card's response has {' and '.join(misses)}: clients cannot cache it as "
+                       f"HTTP caching intends", [v.evidence])
+    else:
+        out.passed(f"the agent card is served with Cache-Control {headers['cache-control']!r} and ETag "
+                   f"{headers['etag']!r}")
 
 
 @rule("A2A-CARD-006", view=Probes)

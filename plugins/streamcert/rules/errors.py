@@ -3,7 +3,9 @@
 Labels read (written by streamcert.scenarios.a2a):
   errors scenario:       get_unknown, send_unknown, cancel_unknown, subscribe_unknown, cancel_terminal,
                          send_terminal, subscribe_terminal, unknown_method, parse_error, invalid_params,
-                         bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused
+                         bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused,
+                         push_create, push_get, push_list, push_delete, extended_card, unknown_member,
+                         unknown_member_get
   no-streaming scenario: card_nostream, setup_nostream, stream_refused, subscribe_refused
 A2A-ERR-009 reads every error response in the log.
 """
@@ -316,3 +318,84 @@ def message_validated(run: Run, out: Verdict) -> None:
     if started is not None:
         checks.append(started)
     _verdict(out, checks, reading=seen or None)
+
+
+# -- A2A-ERR-013/014: the operations of a capability the card does not declare (§3.3.4) ------------------
+PUSH_CONFIG_CHECKS = [
+    ("push_create", (a2a.PUSH_NOT_SUPPORTED,), "CreateTaskPushNotificationConfig"),
+    ("push_get", (a2a.PUSH_NOT_SUPPORTED,), "GetTaskPushNotificationConfig"),
+    ("push_list", (a2a.PUSH_NOT_SUPPORTED,), "ListTaskPushNotificationConfigs"),
+    ("push_delete", (a2a.PUSH_NOT_SUPPORTED,), "DeleteTaskPushNotificationConfig"),
+]
+
+
+@rule("A2A-ERR-013", view=Run)
+def push_config_refused(run: Run, out: Verdict) -> None:
+    # The driver asks only when the card does not declare pushNotifications: true (else it notes why not).
+    checks = _checks(run.log, [(label, codes, f"{what} (the card declares no pushNotifications)")
+                               for label, codes, what in PUSH_CONFIG_CHECKS])
+    _verdict(out, checks)
+
+
+@rule("A2A-ERR-014", view=Run)
+def extended_card_refused(run: Run, out: Verdict) -> None:
+    _verdict(out, _checks(run.log, [("extended_card", (a2a.UNSUPPORTED_OPERATION,),
+                                     "GetExtendedAgentCard (the card declares no extendedAgentCard)")]))
+
+
+# -- A2A-ERR-015: a member the Message does not have is ignored (§5.7) ------------------------------------
+def _unknown_members(message: Any, known: tuple[str, ...]) -> list[str]:
+    return [k for k in message if k not in known] if isinstance(message, dict) else []
+
+
+def _carried_back(task: dict[str, Any], sent: dict[str, Any], unknown: list[str]) -> list[str]:
+    """The unknown members of the sent message (or of its parts) that the task's copy of it carries."""
+    for copy_ in task.get("history") or []:
+        if isinstance(copy_, dict) and copy_.get("messageId") == sent.get("messageId"):
+            parts = [p for p in copy_.get("parts") or [] if isinstance(p, dict)]
+            return [k for k in unknown if k in copy_ or any(k in p for p in parts)]
+    return []
+
+
+@rule("A2A-ERR-015", view=Run)
+def unknown_member_ignored(run: Run, out: Verdict) -> None:
+    ex = run.get("unknown_member")
+    if ex is None:
+        return
+    sent = ex.params.get("message") if isinstance(ex.params, dict) else None
+    if not isinstance(sent, dict):
+        return
+    unknown = _unknown_members(sent, a2a.MESSAGE_FIELDS) + [
+        k for part in sent.get("parts") or [] for k in _unknown_members(part, a2a.PART_FIELDS)]
+    what = f"SendMessage whose message carries {', '.join(sorted(set(unknown)))} (no member of Message or Part)"
+    if lost := no_answer(ex, what):
+        out.error(lost, [ex_evidence(ex)])
+        return
+    ans = Answer.of(ex)
+    if ans.problem:
+        out.error(f"{what}: {ans.describe()}", [ex_evidence(ex)])
+        return
+    if ans.error is not None:
+        out.non_strict(f"{what} was refused with {_got(ans)}: an unrecognized field SHOULD be ignored",
+                       [ex_evidence(ex)])
+        return
+    seen = [(ex, task_of(ans.result))]
+    got = run.get("unknown_member_get")
+    if got is not None:
+        if lost := no_answer(got, "GetTask of that task"):
+            out.error(lost, [ex_evidence(got)])
+            return
+        read = Answer.of(got)
+        if read.error is not None or not isinstance(task_of(read.result), dict):
+            out.non_strict(f"after {what}, GetTask of its task did not return it: {read.describe()}",
+                           [ex_evidence(got)])
+            return
+        seen.append((got, task_of(read.result)))
+    echoed = [(f"{e.label} carries {', '.join(keys)} back in the task's history", ex_evidence(e))
+              for e, task in seen if isinstance(task, dict) and (keys := _carried_back(task, sent, unknown))]
+    if echoed:
+        out.non_strict(f"{what}: the member was kept, not ignored: " + "; ".join(t for t, _ in echoed),
+                       [ev for _, ev in echoed])
+    else:
+        out.passed(f"{what} was served and ignored: " + ", ".join(e.label for e, _ in seen)
+                   + " show no such member")

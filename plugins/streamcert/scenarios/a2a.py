@@ -16,6 +16,10 @@ Labels written (read by streamcert.rules):
   msg_no_role, msg_no_parts, msg_empty_parts, msg_no_message_id, msg_unknown_role, list_refused
                             messages without their required fields, then ListTasks of their context
   patch_version             GetTask with A2A-Version: 1.0.1
+  push_create, push_get, push_list, push_delete, extended_card
+                            the operations of capabilities the card does not declare (A2A-ERR-013/014)
+  unknown_member, unknown_member_get
+                            SendMessage whose message has a member no Message has, then GetTask of its task
   invalid_jsonrpc, invalid_no_method, invalid_id_bool, invalid_id_object, notify_get, notify_unknown
                             invalid Request objects and notifications, sent as raw bodies (WIRE-008/009)
   id_stream                 a whole stream whose request id is "" (every request of `errors` takes its id
@@ -301,6 +305,8 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 unsupported(log, ["A2A-ERR-005"], "the card does not declare capabilities.streaming: true")
             await client.call(a2a.GET_TASK, {"id": done_id}, label="patch_version", version="1.0.1",
                               rpc_id=next(forms))
+        await _undeclared_capabilities(client, log, card, done_id or unknown, forms)
+        await _unknown_member(client, log, scenario, forms)
         if client.binding == bindings.JSONRPC:  # JSON-RPC's own errors (A2A-ERR-006) and envelopes (WIRE-008/009)
             await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
             await client.call(a2a.GET_TASK, None, label="parse_error",
@@ -327,6 +333,58 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
             unsupported(log, ["A2A-ERR-010"], "needs a running task, started here with a stream")
     finally:
         await client.__aexit__()
+
+
+# The push-notification-config operations, by label, with their request messages for a task (A2A-ERR-013); the
+# config id is one no agent made, the webhook URL one that never resolves (.invalid, RFC 6761 §6.4).
+PUSH_CONFIG_ID = "streamcert-no-such-config"
+PUSH_URL = "https://push.invalid/streamcert"
+
+
+def push_config_calls(task_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    return {
+        "push_create": (a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": PUSH_URL}),
+        "push_get": (a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
+        "push_list": (a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}),
+        "push_delete": (a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
+    }
+
+
+def capability_declared(card: Any, name: str) -> bool:
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    return isinstance(caps, dict) and caps.get(name) is True
+
+
+async def _undeclared_capabilities(client: A2AClient, log: FrameLog, card: Any, task_id: str,
+                                   forms: Iterator[Any]) -> None:
+    """A2A-ERR-013/014 (§3.3.4): the operations of a capability the card does not declare, each asked once."""
+    if capability_declared(card, "pushNotifications"):
+        unsupported(log, ["A2A-ERR-013"], "the card declares capabilities.pushNotifications: true")
+    else:
+        for label, (method, params) in push_config_calls(task_id).items():
+            await client.call(method, params, label=label, rpc_id=next(forms))
+    if capability_declared(card, "extendedAgentCard"):
+        unsupported(log, ["A2A-ERR-014"], "the card declares capabilities.extendedAgentCard: true")
+    else:
+        await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card", rpc_id=next(forms))
+
+
+UNKNOWN_MEMBER = "streamcertUnknownMember"  # a member no Message has (A2A-ERR-015)
+
+
+async def _unknown_member(client: A2AClient, log: FrameLog, scenario: Scenario, forms: Iterator[Any]) -> None:
+    """A2A-ERR-015: SendMessage whose message (and its part) carry a member the Message (Part) does not have,
+    then GetTask of the task it made: the member is ignored, never carried back."""
+    if client.binding == bindings.GRPC:  # a protobuf message has no member by that name to send
+        unsupported(log, ["A2A-ERR-015"], "a gRPC request message cannot carry a member its type does not declare")
+        return
+    message = user_message("finish at once", script=scenario.data["done_script"])
+    message[UNKNOWN_MEMBER] = "ignore me"
+    message["parts"][0][UNKNOWN_MEMBER] = "ignore me too"
+    sent = await client.call(a2a.SEND_MESSAGE, {"message": message}, label="unknown_member", rpc_id=next(forms))
+    task_id = (unary_task(sent) or {}).get("id")
+    if task_id:
+        await client.call(a2a.GET_TASK, {"id": task_id}, label="unknown_member_get", rpc_id=next(forms))
 
 
 async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: Any, forms: Iterator[Any]) -> None:
