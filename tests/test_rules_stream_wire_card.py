@@ -358,7 +358,7 @@ def test_stream_005_two_kinds():
 def test_stream_006_append_to_unknown_artifact():
     items = good_items()
     items[2] = artifact_update("test-log", text=CHUNKS[0], append=True)
-    f = one("A2A-STREAM-006", good_log(items=items), F, "append: true", "'test-log'", "no earlier chunk")
+    f = one("A2A-STREAM-006", good_log(items=items), F, "append: true", "'test-log'", "nor an earlier chunk")
     assert f.evidence[0]["frame"] == 3
 
 

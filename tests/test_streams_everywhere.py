@@ -102,6 +102,35 @@ def test_a_task_in_the_middle_fails_a_task_stream_and_is_graded_on_a_subscriptio
     one("A2A-STREAM-008", frame_log(sse("stream", after_terminal)), F, "after the terminal")
 
 
+# -- A2A-STREAM-006: a subscription joining mid-artifact ------------------------------------------------
+
+def joined_mid_artifact(aid: str = "a1", held: str = "a1") -> list:
+    """A subscription whose Task holds artifact `held` begun ("Hel"), then a chunk appending to `aid`."""
+    begun = {"artifactId": held, "name": "out", "parts": [{"text": "Hel"}]}
+    return [stream_task(state=WORK, artifacts=[begun]), artifact_update(aid, text="lo", append=True, last=True),
+            status_update(DONE)]
+
+
+def test_a_subscription_joining_mid_artifact_extends_what_its_task_holds():
+    log = frame_log(sse("subscribe", joined_mid_artifact(), rpc_method=SUBSCRIBE, params={"id": "task-1"}))
+    for rid in ("A2A-STREAM-006", "A2A-STREAM-007"):
+        one(rid, log, P)
+    for rid in ("A2A-INT-006", "PLAN-018"):  # the profiles' "valid task streams" read the same rule
+        assert outcomes(rid, log) == {P}, found(rid, log)
+    built = TaskStream.from_exchange(log.exchanges[0]).artifacts["a1"]
+    assert (built.text, built.name, built.chunks, built.last_chunk) == ("Hello", "out", 1, True)
+    # a continuation (a streamed answer) is read the same way
+    answer = frame_log(sse("answer_1", joined_mid_artifact(), params=answer_params()))
+    one("A2A-STREAM-006", answer, P)
+
+
+def test_an_append_to_an_artifact_neither_the_task_nor_a_chunk_started_fails():
+    log = frame_log(sse("subscribe", joined_mid_artifact(aid="a2"), rpc_method=SUBSCRIBE, params={"id": "task-1"}))
+    f = one("A2A-STREAM-006", log, F, "'a2'", "neither the stream's Task nor an earlier chunk")
+    assert f.evidence[0]["frame"] == 2
+    assert outcomes("A2A-INT-006", log) == {F}
+
+
 # -- A2A-STREAM-016: the terminal status stamped last -----------------------------------------------------
 
 def stamped(*pairs, label="stream", rpc_method=SEND, t=0.0):

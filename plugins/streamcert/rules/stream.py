@@ -210,12 +210,18 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
     started: set[str] = set()
     closed: set[str] = set()
     unstarted, after_last, count = [], [], 0
-    for ev, _, body in s.results.of_kind(a2a.ARTIFACT_UPDATE):
+    for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.ARTIFACT_UPDATE):
+        if kind == a2a.TASK:
+            # The Task is the task's current state (§3.1.6): an artifact it holds has begun, and a chunk with
+            # append: true extends it (a subscription, or a continuation, joining mid-artifact).
+            started |= set(task_artifact_ids(body))
+            continue
         count += 1
         aid = (body.get("artifact") if isinstance(body.get("artifact"), dict) else {}).get("artifactId")
         if body.get("append") is True:
             if aid not in started:
-                unstarted.append((f"artifact {aid!r}", s.evidence(ev, "append: true, yet no earlier chunk started it")))
+                unstarted.append((f"artifact {aid!r}", s.evidence(ev, "append: true, yet neither the Task nor an earlier "
+                                                                       "chunk started it")))
             elif aid in closed:
                 after_last.append((f"artifact {aid!r}", s.evidence(ev, "append: true after its lastChunk")))
         else:
@@ -226,12 +232,18 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
     return count, unstarted, after_last
 
 
+def task_artifact_ids(task: Any) -> list[str]:
+    """The artifactIds a Task frame holds."""
+    artifacts = task.get("artifacts") if isinstance(task, dict) else None
+    return [a["artifactId"] for a in artifacts or [] if isinstance(a, dict) and isinstance(a.get("artifactId"), str)]
+
+
 @rule("A2A-STREAM-006", view=StreamFrames)
 def chunks_append_to_a_started_artifact(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
         count, unstarted, _ = _chunk_faults(s)
-        if not out.fail_each(f"{s.label} chunk(s) with append: true to an artifact no earlier chunk started",
-                             unstarted) and count:
+        if not out.fail_each(f"{s.label} chunk(s) with append: true to an artifact neither the stream's Task nor "
+                             "an earlier chunk started", unstarted) and count:
             out.passed(f"{s.label}: {count} artifact chunks, each appended to a started artifact")
 
 

@@ -25,8 +25,9 @@ several is A2A-STREAM-005's finding and is kept in `others`).
 `StreamFrames` (at the end) is the other view of the same streams, for the rules on the sequence
 itself: every task stream of a run, each frame with the StreamResponse member it holds first.
 
-Joining artifact chunks: an artifactUpdate with `append: true` adds its parts to the artifact of
-the same id; one without `append` starts the artifact afresh (a later one replaces what came
+Joining artifact chunks: an artifact a Task frame holds that no chunk has built yet is taken as it
+stands (the Task is the current state: a subscription may join mid-artifact); an artifactUpdate with
+`append: true` adds its parts to the artifact of the same id; one without `append` starts the artifact afresh (a later one replaces what came
 before, and `restarts` counts that). Text parts are concatenated in order; data parts are kept as
 a list of JSON values; other parts (raw, url) are kept as they came.
 """
@@ -183,6 +184,7 @@ class TaskStream:
                 self.statuses.append((ev, {"taskId": body.get("id"), "contextId": body.get("contextId"),
                                            "status": body["status"]}))
             self._ids(body.get("id"), body.get("contextId"))
+            self._held_artifacts(ev, body)
         elif item.kind == "statusUpdate":
             self.statuses.append((ev, body))
             self._ids(body.get("taskId"), body.get("contextId"))
@@ -195,6 +197,17 @@ class TaskStream:
             self.task_id = task_id
         if self.context_id is None and isinstance(context_id, str):
             self.context_id = context_id
+
+    def _held_artifacts(self, ev: Event, task: dict[str, Any]) -> None:
+        """The artifacts a Task holds that no chunk has built yet: the Task is the task's current state (A2A
+        §3.1.6), so a subscription joining mid-artifact builds on what its Task shows (no chunk counted)."""
+        artifacts = task.get("artifacts")
+        for art in artifacts if isinstance(artifacts, list) else []:
+            if isinstance(art, dict) and isinstance(art.get("artifactId"), str) and art["artifactId"] not in self.artifacts:
+                built = self.artifacts[art["artifactId"]] = StreamedArtifact(art["artifactId"])
+                built.name = art.get("name") if isinstance(art.get("name"), str) else None
+                built.add(art.get("parts") or [])
+                built.events.append(ev)
 
     def _artifact(self, ev: Event, update: dict[str, Any]) -> None:
         art = update.get("artifact")
