@@ -28,8 +28,9 @@ itself: every task stream of a run, each frame with the StreamResponse member it
 Joining artifact chunks: an artifact a Task frame holds that no chunk has built yet is taken as it
 stands (the Task is the current state: a subscription may join mid-artifact); an artifactUpdate with
 `append: true` adds its parts to the artifact of the same id; one without `append` starts the
-artifact afresh (a later one replaces what came before, and `restarts` counts that). Text parts are concatenated in order; data parts are kept as
-a list of JSON values; other parts (raw, url) are kept as they came.
+artifact afresh (a later one replaces what came before, and `restarts` counts that). Text parts are
+concatenated in order; data parts are kept as a list of JSON values; other parts (raw, url) are kept
+as they came.
 """
 
 from __future__ import annotations
