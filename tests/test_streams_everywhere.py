@@ -265,6 +265,44 @@ def test_006_keeps_to_streams_and_names_weaker_readings_in_its_pass():
     assert f.outcome == P and "A2A-STREAM-017: 0.3 final member sent" in (f.reading or "")
 
 
+def twin_answered_as_it_is(same_id: bool = True):
+    """A question answered by a streamed answer and its twin (the same request at the same moment, streamed
+    too), the twin answered with the Task as it is (still working) and closed."""
+    log = ix_log(question())
+    sub = find(log, "subscribe_1")
+    rest = [ev.payload["result"] for ev in sub.data_events()][1:]
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", [{"task": ix_task(ASK)}], t=1.1,
+                                                  rpc_method=SUBSCRIBE)
+    streamed_answer(log, 1, [{"task": ix_task(WORK)}] + rest)
+    params = copy.deepcopy(find(log, "answer_1").request_body["params"])
+    if not same_id:
+        params["message"]["messageId"] = "another-message"
+    twin = sse("answer_1_twin", [{"task": ix_task(WORK)}], t=find(log, "answer_1").t_sent + 0.001, params=params)
+    log.exchanges.insert(log.exchanges.index(find(log, "answer_1")) + 1, twin)
+    return log
+
+
+def test_a_repeated_message_streamed_is_answered_once_like_by_send_message():
+    log = twin_answered_as_it_is()
+    got = ix_run(log, "A2A-STREAM-009", "A2A-INT-006", "A2A-INT-007", "IDEM-003")
+    assert {rid: f.outcome for rid, f in got.items()} == dict.fromkeys(got, P) and len(got) == 4
+    twin = [f for f in found("A2A-STREAM-009", log) if "answer_1_twin" in f.message]
+    assert twin and twin[0].reading == "a repeated messageId answered once: the Task as it is, then the close"
+    assert "repeats the messageId of answer_1" in twin[0].message
+    assert got["A2A-INT-007"].reading == twin[0].reading
+    # the same stream for a message that repeats nothing ends a task stream early
+    other = twin_answered_as_it_is(same_id=False)
+    one("A2A-STREAM-009", other, F, "answer_1_twin", "without a terminal state")
+    assert ix_run(other, "A2A-INT-007")["A2A-INT-007"].outcome == F
+    # a repeat whose stream goes on past the Task is a task stream like any other: it must reach the end
+    log = twin_answered_as_it_is()
+    i = log.exchanges.index(find(log, "answer_1_twin"))
+    log.exchanges[i] = sse("answer_1_twin", [{"task": ix_task(WORK)}, {"statusUpdate": {
+        "taskId": "task-1", "contextId": "ctx-1", "status": {"state": WORK}}}], t=log.exchanges[i].t_sent,
+        params=log.exchanges[i].request_body["params"])
+    one("A2A-STREAM-009", log, F, "answer_1_twin")
+
+
 def test_int003_reads_the_answers_stream_not_a_duplicate_that_opened_later():
     # Two identical answers streamed at once: the twin's stream may open on the task as the first answer left
     # it (already at the next pause); the answer's own stream opens with the Task in WORKING.

@@ -17,7 +17,7 @@ from typing import Any
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
 
 # -- what the rules read ----------------------------------------------------------------------------
 
@@ -300,6 +300,9 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
         last = states[-1] if states else None
         if (term := s.terminal) is not None:
             out.passed(f"{s.label}: the stream reached {term[1]}")
+        elif s.repeats is not None:
+            out.passed(f"{s.label}: repeats the messageId of {s.repeats.label} ({s.repeats.rpc_method}), answered once "
+                       f"with the Task as it is ({last or 'no state'}), then closed", reading=REPEAT_ANSWERED_ONCE)
         elif ex.end == END_CLOSED and a2a.is_interrupted(last):
             continue  # conflict D3: judged by the interrupted-state requirements (A2A-INT-)
         elif ex.end == END_CLOSED:
