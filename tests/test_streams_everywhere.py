@@ -250,7 +250,7 @@ def test_006_fails_a_subscription_at_a_pause_that_is_refused_or_leaves_out_the_t
     assert f.outcome == F and "A2A-TASK-011" in f.message and "application/json instead of an event stream" in f.message
 
 
-def test_006_keeps_to_streams_and_names_weaker_readings_in_its_pass():
+def test_006_keeps_to_streams_and_reports_weaker_readings_as_its_own_outcome():
     log = ix_log(question())
     # a unary answer with the wrong id is WIRE-003's, not a stream's
     bad_id = unary("get_pause_1", ix_task(ASK, question().message), rpc_method="GetTask", rpc_id=99, t=1.0)
@@ -262,7 +262,21 @@ def test_006_keeps_to_streams_and_names_weaker_readings_in_its_pass():
     items[1]["statusUpdate"]["final"] = False
     log.exchanges[0] = sse("stream", items)
     f = ix_run(log, "A2A-INT-006")["A2A-INT-006"]
-    assert f.outcome == P and "A2A-STREAM-017: 0.3 final member sent" in (f.reading or "")
+    assert f.outcome == NS and "A2A-STREAM-017: 0.3 final member sent" in (f.reading or "")
+    assert "weaker reading(s): A2A-STREAM-017" in f.message
+
+
+def test_006_reports_a_task_in_the_middle_of_a_subscription_visibly():
+    log = ix_log(question())
+    sub = find(log, "subscribe_1")
+    items = [ev.payload["result"] for ev in sub.data_events()]
+    items.insert(2, {"task": ix_task(WORK)})  # the Task again after the first update
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", items, t=sub.t_sent, rpc_method=SUBSCRIBE)
+    f = ix_run(log, "A2A-INT-006")["A2A-INT-006"]
+    assert f.outcome == NS and f.reading == "A2A-STREAM-018: a Task snapshot in the middle of a subscription"
+    assert "subscribe_1: SubscribeToTask sent the Task again in the middle of the stream (frame 3)" in f.message
+    assert f.evidence and f.evidence[0]["exchange"] == "subscribe_1"
+    assert ix_run(ix_log(question()), "A2A-INT-006")["A2A-INT-006"].outcome == P
 
 
 def twin_answered_as_it_is(same_id: bool = True):
