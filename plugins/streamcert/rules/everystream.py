@@ -97,7 +97,7 @@ def judge_every_stream(v: EveryStream, out: Verdict) -> None:
                        f"reading(s): " + "; ".join(line(f) for f in weaker[:SHOWN]),
                        [item for f in weaker[:SHOWN] for item in f.evidence[:1]], reading="; ".join(readings))
         return
-    warned = sorted({f"{f.req_id}: {f.reading or f.outcome.value}" for f in v.findings if f.outcome != Outcome.PASS})
+    warned = sorted({f"{f.req_id}: {f.reading or f.outcome.value}" for f in v.findings if f.outcome == Outcome.WARNING})
     out.passed(f"{len(v.labels)} task stream(s) ({streams}) meet the {len(STREAM_RULES)} task-stream "
                f"requirements" + (f"; reported under their own requirements: {', '.join(warned)}" if warned else ""),
                reading="; ".join(warned) or None)
