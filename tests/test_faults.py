@@ -36,7 +36,10 @@ from streamcert.targets import SERVER
 
 PROFILES = programs()  # the embedded programs ("server", "line", "acp", "client", …) → the profiles each serves
 # Modes the unbroken reference server must pass in (options of ReferenceServer), e.g. both D3 readings.
-SERVER_MODES: list[dict] = [{}, {"d3": "open"}]  # D3: streams close at a pause (default) / stay open
+# D3: streams close at a pause (default) / stay open; KEEPALIVE: `: ping` comments before the first event and
+# between events (a legal variation: sse-starlette, under the official SDK, pings so).
+KEEPALIVE = {"keepalive": 0.05}
+SERVER_MODES: list[dict] = [{}, {"d3": "open"}, KEEPALIVE]
 # Profiles whose rules judge arrival times (pacing 4/s, tolerances of 0.15 s): never played beside the pool.
 TIMED_PROFILES = ("progress", "client")  # client: CLIENT-009 times the client's exit after the close
 # The requirements judged on arrival times, with declared tolerances: under load they may warn.
@@ -131,6 +134,10 @@ UNBROKEN_CHECKS.update({
                                     binding=binding)
     for binding in ("http-json", "grpc")
 })
+# Keep-alive comments over HTTP+JSON too (gRPC has no comments): every driver reads data events only.
+UNBROKEN_CHECKS[f"{SERVER}-http-json-keepalive"] = Check.of(
+    f"unbroken-{SERVER}-http-json-keepalive", SERVER, None,
+    [s for s in scenarios_of(SERVER) if load_scenario(s).profile in BOUND_PROFILES], KEEPALIVE, binding="http-json")
 # Test function → the checks it is parametrized with (by test id).
 CHECKS = {"test_unbroken_reference_passes_every_requirement": UNBROKEN_CHECKS,
           "test_fault_is_caught_on_its_requirements_only": FAULT_CHECKS}

@@ -13,6 +13,7 @@ from streamcert.catalogue import Scenario, load_catalogue
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.ixtruncation import judge_cut
+from streamcert.rules.ixview import Interruptions
 
 URI = "https://docs.nylorun.com/a2a/interactions/v1"
 TID, CTX = "task-1", "ctx-1"
@@ -200,6 +201,41 @@ def test_int002_fails_when_no_stream_carries_the_task_on():
     log.exchanges[i] = unary("subscribe_1", error=rpc_error(-32004), rpc_method="SubscribeToTask", t=1.1)
     log.exchanges.remove(find(log, "get_final"))
     assert outcome_of(log, "A2A-INT-002") == Outcome.FAIL
+
+
+def _answered_by_a_stream_of(task_id: str):
+    """A question log whose subscription closes at the pause and whose answer goes by SendStreamingMessage,
+    its stream carrying task `task_id` on (another task: a server that starts a new task for every message)."""
+    log = ix_log(question())
+    sub = find(log, "subscribe_1")
+    paused = sub.data_events()[0].payload["result"]
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", [paused], t=sub.t_sent, rpc_method="SubscribeToTask")
+    old = find(log, "answer_1")
+    moved = [{"task": {**task("TASK_STATE_WORKING"), "id": task_id}},
+             {"statusUpdate": {**upd("TASK_STATE_WORKING")["statusUpdate"], "taskId": task_id}},
+             {"statusUpdate": {**upd("TASK_STATE_COMPLETED", agent_msg("final", "done"))["statusUpdate"],
+                               "taskId": task_id}}]
+    log.exchanges[log.exchanges.index(old)] = sse("answer_1", moved, t=old.t_sent, params=old.request_body["params"])
+    return log
+
+
+def test_int002_reads_only_the_status_updates_of_its_own_task():
+    assert outcome_of(_answered_by_a_stream_of(TID), "A2A-INT-002") == Outcome.PASS
+    f = run(_answered_by_a_stream_of("task-new"), "A2A-INT-002")["A2A-INT-002"]
+    assert f.outcome == Outcome.FAIL and f"no stream carried task {TID} on" in f.message
+
+
+def test_the_pauses_and_the_task_going_on_are_read_from_the_own_tasks_frames():
+    for tid, pauses, went_on in ((TID, 2, True), ("task-new", 1, False)):
+        log = _answered_by_a_stream_of(tid)
+        answer = find(log, "answer_1")
+        asked = {"statusUpdate": {**question(2, "green").update()["statusUpdate"], "taskId": tid}}
+        log.exchanges[log.exchanges.index(answer)] = sse(
+            "answer_1", [ev.payload["result"] for ev in answer.data_events()][:2] + [asked], t=answer.t_sent,
+            params=answer.request_body["params"])
+        log.exchanges.remove(find(log, "get_final"))
+        view = Interruptions.of(log)
+        assert len(view.pauses) == pauses and view.continued(view.pauses[0]) is went_on
 
 
 def test_int003_fails_when_the_task_does_not_return_to_working():

@@ -28,7 +28,7 @@ from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge, registered_ids
 
 P, F, E, W = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.WARNING
-NS, UNS = Outcome.NON_STRICT, Outcome.UNSUPPORTED
+NS, UNS, NT = Outcome.NON_STRICT, Outcome.UNSUPPORTED, Outcome.NOT_TESTED
 SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"
 EXT = "https://example.com/ext/v1"
 
@@ -374,7 +374,7 @@ def test_stream_005_two_kinds():
 def test_stream_006_append_to_unknown_artifact():
     items = good_items()
     items[2] = artifact_update("test-log", text=CHUNKS[0], append=True)
-    f = one("A2A-STREAM-006", good_log(items=items), F, "append: true", "'test-log'", "no earlier chunk")
+    f = one("A2A-STREAM-006", good_log(items=items), F, "append: true", "'test-log'", "nor an earlier chunk")
     assert f.evidence[0]["frame"] == 3
 
 
@@ -407,8 +407,8 @@ def test_stream_009_cut_at_time_limit_without_terminal():
 
 def test_stream_009_interrupted_and_client_stop_are_not_judged_here():
     items = good_items()[:-1] + [status_update("TASK_STATE_INPUT_REQUIRED", "which branch?")]
-    assert outcomes("A2A-STREAM-009", good_log(items=items)) == []
-    assert outcomes("A2A-STREAM-009", frame_log(stream(good_items()[:-1], end=END_CLIENT_STOP))) == []
+    for log in (good_log(items=items), frame_log(stream(good_items()[:-1], end=END_CLIENT_STOP))):
+        one("A2A-STREAM-009", log, NT, "stopped by the driver on purpose or closed at an interrupted state")
 
 
 def test_stream_010_close_delay_over_tolerance_warns():
@@ -454,8 +454,9 @@ def test_stream_012_six_digits_non_strict():
     assert f.reading == "finer than milliseconds"
 
 
-def test_stream_012_no_timestamps_no_finding():
-    assert outcomes("A2A-STREAM-012", good_log(items=good_items(ts=None))) == []
+def test_stream_012_no_timestamps_not_tested_saying_why():
+    for rid in ("A2A-STREAM-011", "A2A-STREAM-012"):
+        one(rid, good_log(items=good_items(ts=None)), NT, "no status carried a timestamp")
 
 
 def test_stream_013_v03_state_name():
@@ -494,7 +495,7 @@ def test_stream_014_script_from_the_log_and_no_script():
     log = good_log(items=good_items(final="other"))
     log.script = load_scenario("stream-basic").script
     one("A2A-STREAM-014", log, F, "'other'")
-    assert outcomes("A2A-STREAM-014", good_log()) == []  # no script: nothing to compare
+    one("A2A-STREAM-014", good_log(), NT, "no test-agent script")  # no script: nothing to compare, said so
 
 
 def test_stream_015_error_event():
@@ -523,3 +524,19 @@ def test_an_unreachable_target_is_error_for_every_requirement_never_unsupported(
     assert {f.req_id for f in found} == set(STREAM_IDS + WIRE_IDS)
     assert {f.outcome for f in found} == {E}
     assert all("did not answer" in f.message and "refused" in f.message for f in found)
+
+
+NO_CHUNKS = [stream_task(state=SUB), status_update(WORK), status_update(DONE)]
+
+
+@pytest.mark.parametrize(("rid", "log", "why"), [
+    ("A2A-STREAM-006", lambda: good_log(items=NO_CHUNKS), "no task stream carried an artifact chunk"),
+    ("A2A-STREAM-007", lambda: good_log(items=NO_CHUNKS), "no task stream carried an artifact chunk"),
+    ("A2A-STREAM-008", lambda: good_log(items=NO_CHUNKS[:2], card=False), "no task stream reached a terminal state"),
+    ("A2A-STREAM-017", lambda: good_log(items=NO_CHUNKS[:1]), "no task stream carried a status update"),
+    ("A2A-STREAM-004", lambda: good_log(items=NO_CHUNKS[1:]), "no task stream began with a Task"),
+    ("A2A-STREAM-001", lambda: frame_log(card_get()), "no task stream"),
+])
+def test_a_rule_with_nothing_to_judge_says_what_was_missing(rid, log, why):
+    f = one(rid, log(), NT, why)
+    assert "no test produced a finding" not in f.message

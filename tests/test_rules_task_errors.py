@@ -759,6 +759,12 @@ def test_err_009_ignores_exchanges_without_answer():
     one("A2A-ERR-009", log, P)
 
 
-@pytest.mark.parametrize("rid", ["A2A-TASK-001", "A2A-TASK-003", "A2A-TASK-004"])
-def test_missing_readback_gives_no_finding(rid):
-    assert judge(rid, frame_log(seed_stream())) == []
+@pytest.mark.parametrize("rid", ["A2A-TASK-001", "A2A-TASK-002", "A2A-TASK-003"])
+def test_missing_readback_is_not_tested_saying_why(rid):
+    found = judge(rid, frame_log(seed_stream()))
+    assert [f.outcome for f in found] == [Outcome.NOT_TESTED]
+    assert "no GetTask of task" in found[0].message and "once its streams had ended" in found[0].message
+
+
+def test_missing_history_reads_give_no_finding():
+    assert judge("A2A-TASK-004", frame_log(seed_stream())) == []

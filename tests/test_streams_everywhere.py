@@ -102,6 +102,35 @@ def test_a_task_in_the_middle_fails_a_task_stream_and_is_graded_on_a_subscriptio
     one("A2A-STREAM-008", frame_log(sse("stream", after_terminal)), F, "after the terminal")
 
 
+# -- A2A-STREAM-006: a subscription joining mid-artifact ------------------------------------------------
+
+def joined_mid_artifact(aid: str = "a1", held: str = "a1") -> list:
+    """A subscription whose Task holds artifact `held` begun ("Hel"), then a chunk appending to `aid`."""
+    begun = {"artifactId": held, "name": "out", "parts": [{"text": "Hel"}]}
+    return [stream_task(state=WORK, artifacts=[begun]), artifact_update(aid, text="lo", append=True, last=True),
+            status_update(DONE)]
+
+
+def test_a_subscription_joining_mid_artifact_extends_what_its_task_holds():
+    log = frame_log(sse("subscribe", joined_mid_artifact(), rpc_method=SUBSCRIBE, params={"id": "task-1"}))
+    for rid in ("A2A-STREAM-006", "A2A-STREAM-007"):
+        one(rid, log, P)
+    for rid in ("A2A-INT-006", "PLAN-018"):  # the profiles' "valid task streams" read the same rule
+        assert outcomes(rid, log) == {P}, found(rid, log)
+    built = TaskStream.from_exchange(log.exchanges[0]).artifacts["a1"]
+    assert (built.text, built.name, built.chunks, built.last_chunk) == ("Hello", "out", 1, True)
+    # a continuation (a streamed answer) is read the same way
+    answer = frame_log(sse("answer_1", joined_mid_artifact(), params=answer_params()))
+    one("A2A-STREAM-006", answer, P)
+
+
+def test_an_append_to_an_artifact_neither_the_task_nor_a_chunk_started_fails():
+    log = frame_log(sse("subscribe", joined_mid_artifact(aid="a2"), rpc_method=SUBSCRIBE, params={"id": "task-1"}))
+    f = one("A2A-STREAM-006", log, F, "'a2'", "neither the stream's Task nor an earlier chunk")
+    assert f.evidence[0]["frame"] == 2
+    assert outcomes("A2A-INT-006", log) == {F}
+
+
 # -- A2A-STREAM-016: the terminal status stamped last -----------------------------------------------------
 
 def stamped(*pairs, label="stream", rpc_method=SEND, t=0.0):
@@ -118,7 +147,9 @@ def test_016_passes_statuses_in_any_arrival_order_when_the_terminal_is_latest():
     equal = frame_log(stamped((SUB, TS.format(1)), (WORK, TS.format(2)), (DONE, TS.format(2))))
     one("A2A-STREAM-016", equal, P)
     unstamped = frame_log(sse("stream", [stream_task(state=SUB), status_update(DONE)]))
-    assert found("A2A-STREAM-016", unstamped) == []  # nothing stamped: nothing to compare
+    untested = found("A2A-STREAM-016", unstamped)  # nothing stamped: nothing to compare, and it says so
+    assert [(f.outcome, f.message) for f in untested] == [(Outcome.NOT_TESTED, "no terminal status streamed, nor "
+                                                           "GetTask read after the streams, carried a timestamp")]
 
 
 def test_016_fails_a_terminal_status_stamped_before_what_came_before_it():
@@ -221,7 +252,7 @@ def test_006_fails_a_subscription_at_a_pause_that_is_refused_or_leaves_out_the_t
     assert f.outcome == F and "A2A-TASK-011" in f.message and "application/json instead of an event stream" in f.message
 
 
-def test_006_keeps_to_streams_and_names_weaker_readings_in_its_pass():
+def test_006_keeps_to_streams_and_reports_weaker_readings_as_its_own_outcome():
     log = ix_log(question())
     # a unary answer with the wrong id is WIRE-003's, not a stream's
     bad_id = unary("get_pause_1", ix_task(ASK, question().message), rpc_method="GetTask", rpc_id=99, t=1.0)
@@ -233,7 +264,59 @@ def test_006_keeps_to_streams_and_names_weaker_readings_in_its_pass():
     items[1]["statusUpdate"]["final"] = False
     log.exchanges[0] = sse("stream", items)
     f = ix_run(log, "A2A-INT-006")["A2A-INT-006"]
-    assert f.outcome == P and "A2A-STREAM-017: 0.3 final member sent" in (f.reading or "")
+    assert f.outcome == NS and "A2A-STREAM-017: 0.3 final member sent" in (f.reading or "")
+    assert "weaker reading(s): A2A-STREAM-017" in f.message
+
+
+def test_006_reports_a_task_in_the_middle_of_a_subscription_visibly():
+    log = ix_log(question())
+    sub = find(log, "subscribe_1")
+    items = [ev.payload["result"] for ev in sub.data_events()]
+    items.insert(2, {"task": ix_task(WORK)})  # the Task again after the first update
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", items, t=sub.t_sent, rpc_method=SUBSCRIBE)
+    f = ix_run(log, "A2A-INT-006")["A2A-INT-006"]
+    assert f.outcome == NS and f.reading == "A2A-STREAM-018: a Task snapshot in the middle of a subscription"
+    assert "subscribe_1: SubscribeToTask sent the Task again in the middle of the stream (frame 3)" in f.message
+    assert f.evidence and f.evidence[0]["exchange"] == "subscribe_1"
+    assert ix_run(ix_log(question()), "A2A-INT-006")["A2A-INT-006"].outcome == P
+
+
+def twin_answered_as_it_is(same_id: bool = True):
+    """A question answered by a streamed answer and its twin (the same request at the same moment, streamed
+    too), the twin answered with the Task as it is (still working) and closed."""
+    log = ix_log(question())
+    sub = find(log, "subscribe_1")
+    rest = [ev.payload["result"] for ev in sub.data_events()][1:]
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", [{"task": ix_task(ASK)}], t=1.1,
+                                                  rpc_method=SUBSCRIBE)
+    streamed_answer(log, 1, [{"task": ix_task(WORK)}] + rest)
+    params = copy.deepcopy(find(log, "answer_1").request_body["params"])
+    if not same_id:
+        params["message"]["messageId"] = "another-message"
+    twin = sse("answer_1_twin", [{"task": ix_task(WORK)}], t=find(log, "answer_1").t_sent + 0.001, params=params)
+    log.exchanges.insert(log.exchanges.index(find(log, "answer_1")) + 1, twin)
+    return log
+
+
+def test_a_repeated_message_streamed_is_answered_once_like_by_send_message():
+    log = twin_answered_as_it_is()
+    got = ix_run(log, "A2A-STREAM-009", "A2A-INT-006", "A2A-INT-007", "IDEM-003")
+    assert {rid: f.outcome for rid, f in got.items()} == dict.fromkeys(got, P) and len(got) == 4
+    twin = [f for f in found("A2A-STREAM-009", log) if "answer_1_twin" in f.message]
+    assert twin and twin[0].reading == "a repeated messageId answered once: the Task as it is, then the close"
+    assert "repeats the messageId of answer_1" in twin[0].message
+    assert got["A2A-INT-007"].reading == twin[0].reading
+    # the same stream for a message that repeats nothing ends a task stream early
+    other = twin_answered_as_it_is(same_id=False)
+    one("A2A-STREAM-009", other, F, "answer_1_twin", "without a terminal state")
+    assert ix_run(other, "A2A-INT-007")["A2A-INT-007"].outcome == F
+    # a repeat whose stream goes on past the Task is a task stream like any other: it must reach the end
+    log = twin_answered_as_it_is()
+    i = log.exchanges.index(find(log, "answer_1_twin"))
+    log.exchanges[i] = sse("answer_1_twin", [{"task": ix_task(WORK)}, {"statusUpdate": {
+        "taskId": "task-1", "contextId": "ctx-1", "status": {"state": WORK}}}], t=log.exchanges[i].t_sent,
+        params=log.exchanges[i].request_body["params"])
+    one("A2A-STREAM-009", log, F, "answer_1_twin")
 
 
 def test_int003_reads_the_answers_stream_not_a_duplicate_that_opened_later():

@@ -112,13 +112,16 @@ def sse_response(stream: Stream, rpc_id: Any, store: TaskStore, options: Options
 
 
 def sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
-    """The stream as SSE: one event per result, a `: ping` comment per keep-alive."""
+    """The stream as SSE: one event per result, a `: ping` comment per keep-alive (with a keep-alive period, one
+    before the first event too)."""
     if any(fault.on(options) for fault in WRITER_FAULTS):
         return _broken_sse_body(stream, rpc_id, store, options)
     return _sse_body(stream, rpc_id, store, options)
 
 
 async def _sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Options) -> AsyncIterator[bytes]:
+    if options.keepalive is not None:
+        yield PING  # as a server that pings on a timer may, before the first event: a comment is no event
     async with aclosing(results(stream, store, options)) as source:
         async for result in source:
             yield PING if result is None else encode(result, rpc_id, options)

@@ -53,10 +53,11 @@ class Unjudgeable(Exception):
     requirement of the rule is ERROR with it. Without: there is nothing here for the rule to judge
     (the driver never got that far, or another requirement says what is wrong): no finding."""
 
-    def __init__(self, message: str = "", evidence: Sequence[dict[str, Any]] = ()) -> None:
+    def __init__(self, message: str = "", evidence: Sequence[dict[str, Any]] = (), *, missing: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.evidence = list(evidence)
+        self.missing = missing  # without a message: what the log lacked, said as the NOT_TESTED reason
 
 
 class View(Protocol):
@@ -172,6 +173,12 @@ class Verdict:
     def unsupported(self, message: str, **kw: Any) -> Finding:
         return self.add(Outcome.UNSUPPORTED, message, **kw)
 
+    def otherwise_not_tested(self, missing: str) -> None:
+        """When the rule decided nothing on this log: NOT_TESTED, saying what the log lacked (never left for
+        the report's generic "no test produced a finding")."""
+        if not self.findings:
+            self.add(Outcome.NOT_TESTED, missing)
+
     def fail_each(self, what: str, bad: Sequence[tuple[str, dict[str, Any]]], *,
                   outcome: Outcome = Outcome.FAIL, **kw: Any) -> bool:
         """One finding for several offending items, each (why, evidence): "N <what>; the first: <why>",
@@ -270,7 +277,7 @@ def _apply(entry: Rule, log: FrameLog, ctx: RuleContext, views: dict[type, Any])
         entry.fn(view, out)
     except Unjudgeable as why:  # from the view, or from a rule body asking for an exchange (Run.answered)
         if not why.message:
-            return []
+            return [Finding(r, Outcome.NOT_TESTED, why.missing) for r in entry.req_ids] if why.missing else []
         return [Finding(r, Outcome.ERROR, why.message, evidence=list(why.evidence)) for r in entry.req_ids]
     verdicts = [out] if isinstance(out, Verdict) else list(out.values())
     for message, evidence in getattr(view, "unjudged", ()):

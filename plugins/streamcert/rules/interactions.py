@@ -76,18 +76,21 @@ def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
         carriers = [pause.exchange] if not closed else []
         carriers += [ex for ex in [v.log.get(f"subscribe_{pause.n}"), v.log.get(f"answer_{pause.n}")]
                      if ex is not None and ex.is_stream]
+        # a status update of this task only: a server that starts a new task for a message carries that
+        # other task's updates, which say nothing of this one
         later = [ev for ex in carriers for ev in ex.data_events() if ev.t > pause.t
                  and isinstance(result := bindings.frame_answer(ex.binding, ev.payload)[0], dict)
-                 and "statusUpdate" in result]
+                 and isinstance(result.get("statusUpdate"), dict) and result["statusUpdate"].get("taskId") == v.task_id]
         if not later:
             bad.append((pause, "closed at the pause" if closed else "stayed open"))
     if bad:
         evidence = [p.evidence(f"pause {p.n}: the stream {how}") for p, how in bad]
         evidence += [ex_evidence(sub, "SubscribeToTask opened at the pause") for p, _ in bad
                      if (sub := v.log.get(f"subscribe_{p.n}")) is not None]
-        out.failed(f"after the answer to pause {bad[0][0].n} no stream carried the task on: neither the stream of "
-                   "the pause nor the SubscribeToTask opened at it showed a status after it; whether a stream closes "
-                   "at an interrupted state or stays open, the task must stay observable", evidence)
+        out.failed(f"after the answer to pause {bad[0][0].n} no stream carried task {v.task_id} on: neither the "
+                   "stream of the pause, the SubscribeToTask opened at it nor the answer's stream showed a status "
+                   "update of that task after it; whether a stream closes at an interrupted state or stays open, the "
+                   "task must stay observable", evidence)
     elif readings:
         reading = " and ".join(sorted(readings))
         out.passed(f"at {len(v.pauses)} pause(s) the stream {reading}; the task went on in a stream",

@@ -20,14 +20,13 @@ from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import interaction_of, status_key
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, quote, rule
 from .ixview import Interruptions, reply, text_of
-from .streamview import Frames, StreamFrames, TaskStream
+from .streamview import MESSAGE_METHODS, REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream
 from .task import TaskAfterStream, artifacts_after_stream, message_after_stream, state_after_stream
 from .unary import Answer
 
 # How long a stream must have stayed open after a status reached another stream for it to count as missed:
 # the same event written to two connections may arrive a little apart.
 SLACK_S = 0.25
-MESSAGE_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
 
 
 def _params(ex: Exchange) -> dict[str, Any]:
@@ -195,10 +194,14 @@ def _silent_after_answer(v: TaskStreams, c: Carrier) -> tuple[str, list[dict]] |
 
 @rule("A2A-INT-007", view=TaskStreams)
 def open_streams_carry_the_task_on(v: TaskStreams, out: Verdict) -> None:
-    bad, kept = [], []
+    bad, kept, readings = [], [], set()
     for c in v.carriers:
         if c.exchange.end == END_CLIENT_STOP:
             continue  # the driver stopped reading on purpose
+        if (first := c.frames.repeats) is not None:  # the repeat starts nothing: the first message's streams go on
+            kept.append(f"{c.exchange.label} (repeats {first.label}'s messageId: the Task as it is, then closed)")
+            readings.add(REPEAT_ANSWERED_ONCE)
+            continue
         problem = _ended_early(v, c) or _missed(v, c) or _silent_after_answer(v, c)
         if problem:
             bad.append(problem)
@@ -209,7 +212,8 @@ def open_streams_carry_the_task_on(v: TaskStreams, out: Verdict) -> None:
         out.failed(f"{len(bad)} stream(s) of the task that did not carry it on; the first: {bad[0][0]}",
                    [item for _, evidence in bad[:2] for item in evidence])
     elif kept:
-        out.passed(f"every stream carried the task on while it was open: {', '.join(kept)}")
+        out.passed(f"every stream carried the task on while it was open: {', '.join(kept)}",
+                   reading="; ".join(sorted(readings)) or None)
 
 
 # -- A2A-INT-008 ---------------------------------------------------------------------------------------

@@ -147,6 +147,8 @@ class Interruptions:
         found.sort(key=lambda item: item[0])  # a pause is where it arrived first; its copies are left out
         keys: set = set()
         for _, ex, ev, status, tid in found:
+            if tid is not None and tid != self.task_id:
+                continue  # another task's pause (a server that starts a new task for a message) is not this task's
             if status_key(status) not in keys:
                 keys.add(status_key(status))
                 self.pauses.append(Pause(len(self.pauses) + 1, ex, ev, status, tid))
@@ -229,9 +231,10 @@ class Interruptions:
         return text[len(head):len(text) - len(tail) if tail else None], template
 
     def continued(self, pause: Pause) -> bool:
-        """Whether any stream, or the final GetTask, shows the task after this pause."""
+        """Whether any stream (a status update of this task), or the final GetTask, shows the task after this pause."""
         later = [ev for ex in self.streams() for ev in ex.data_events() if ev.t > pause.t
-                 and isinstance(_result(ev, ex.binding), dict) and "statusUpdate" in _result(ev, ex.binding)]
+                 and isinstance(update := (_result(ev, ex.binding) or {}).get("statusUpdate"), dict)
+                 and update.get("taskId") == self.task_id]
         final = self.unary_result("get_final")
         return bool(later) or (isinstance(final, dict) and a2a.is_terminal((final.get("status") or {}).get("state")))
 

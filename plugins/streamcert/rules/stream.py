@@ -17,7 +17,12 @@ from typing import Any
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
+
+# What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
+NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"
+NO_TASK_FIRST = "no task stream began with a Task (A2A-STREAM-001 says what frame 1 was)"
+NO_TERMINAL = "no task stream reached a terminal state"
 
 # -- what the rules read ----------------------------------------------------------------------------
 
@@ -46,7 +51,7 @@ class FirstTask:
         ex = answered(log, STREAM)
         first = read_frames(ex)[:1] if ex.is_stream else []
         if not first or first[0][1] != a2a.TASK:
-            raise Unjudgeable()
+            raise Unjudgeable(missing="frame 1 of the scenario's stream is not a Task (A2A-STREAM-001 says what it is)")
         ev, _, task = first[0]
         return cls(ex, ev, task)
 
@@ -72,7 +77,7 @@ class PlayedScript:
         stream = TaskStream.of(log, ctx)  # first: a stream that got no answer is ERROR, script or not
         script = ctx.script or log.script
         if not isinstance(script, dict):
-            raise Unjudgeable()
+            raise Unjudgeable(missing="the log holds no test-agent script to compare the stream with")
         return cls(stream, script)
 
 
@@ -101,6 +106,7 @@ def task_first(v: StreamFrames, out: Verdict) -> None:
         about = f" (a stream continuing task {task_id})" if (task_id := continued_task(s.exchange)) else ""
         out.failed(f"{s.label}{about}: frame 1 is {kind or 'no StreamResponse result'}, not the Task the stream "
                    "begins with", [s.evidence(ev)])
+    out.otherwise_not_tested(NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-018", view=StreamFrames)
@@ -127,6 +133,7 @@ def task_only_first(v: StreamFrames, out: Verdict) -> None:
             out.failed(f"{s.label}: a Task again in the middle of the stream (frame {frames}); a task stream "
                        "carries the Task first, then only status and artifact updates (a final snapshot aside)",
                        evidence)
+    out.otherwise_not_tested(NO_TASK_FIRST if v.streams else NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-002", view=FirstTask)
@@ -182,6 +189,7 @@ def events_name_task(v: StreamFrames, out: Verdict) -> None:
         what = f"{s.label} event(s) that do not carry task {anchor[0]!r}, context {anchor[1]!r} and a status"
         if not out.fail_each(what, bad):
             out.passed(f"{s.label}: {updates} events name task {anchor[0]} and its context")
+    out.otherwise_not_tested(NO_TASK_FIRST if v.streams else NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-005", view=StreamFrames)
@@ -198,6 +206,7 @@ def one_kind(v: StreamFrames, out: Verdict) -> None:
                             "statusUpdate, artifactUpdate", s.evidence(ev)))
         if not out.fail_each(f"{s.label} result(s) without exactly one StreamResponse member", bad) and results:
             out.passed(f"{s.label}: {results} results, each exactly one kind")
+    out.otherwise_not_tested("no task stream carried a JSON-RPC result" if v.streams else NO_TASK_STREAM)
 
 
 def _chunk_faults(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str, dict]]]:
@@ -210,12 +219,18 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
     started: set[str] = set()
     closed: set[str] = set()
     unstarted, after_last, count = [], [], 0
-    for ev, _, body in s.results.of_kind(a2a.ARTIFACT_UPDATE):
+    for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.ARTIFACT_UPDATE):
+        if kind == a2a.TASK:
+            # The Task is the task's current state (§3.1.6): an artifact it holds has begun, and a chunk with
+            # append: true extends it (a subscription, or a continuation, joining mid-artifact).
+            started |= set(task_artifact_ids(body))
+            continue
         count += 1
         aid = (body.get("artifact") if isinstance(body.get("artifact"), dict) else {}).get("artifactId")
         if body.get("append") is True:
             if aid not in started:
-                unstarted.append((f"artifact {aid!r}", s.evidence(ev, "append: true, yet no earlier chunk started it")))
+                unstarted.append((f"artifact {aid!r}", s.evidence(ev, "append: true, yet neither the Task nor an earlier "
+                                                                       "chunk started it")))
             elif aid in closed:
                 after_last.append((f"artifact {aid!r}", s.evidence(ev, "append: true after its lastChunk")))
         else:
@@ -226,13 +241,20 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
     return count, unstarted, after_last
 
 
+def task_artifact_ids(task: Any) -> list[str]:
+    """The artifactIds a Task frame holds."""
+    artifacts = task.get("artifacts") if isinstance(task, dict) else None
+    return [a["artifactId"] for a in artifacts or [] if isinstance(a, dict) and isinstance(a.get("artifactId"), str)]
+
+
 @rule("A2A-STREAM-006", view=StreamFrames)
 def chunks_append_to_a_started_artifact(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
         count, unstarted, _ = _chunk_faults(s)
-        if not out.fail_each(f"{s.label} chunk(s) with append: true to an artifact no earlier chunk started",
-                             unstarted) and count:
+        if not out.fail_each(f"{s.label} chunk(s) with append: true to an artifact neither the stream's Task nor "
+                             "an earlier chunk started", unstarted) and count:
             out.passed(f"{s.label}: {count} artifact chunks, each appended to a started artifact")
+    out.otherwise_not_tested("no task stream carried an artifact chunk" if v.streams else NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-007", view=StreamFrames)
@@ -242,6 +264,7 @@ def nothing_after_last_chunk(v: StreamFrames, out: Verdict) -> None:
         if not out.fail_each(f"{s.label} chunk(s) with append: true to an artifact after its lastChunk",
                              after_last) and count:
             out.passed(f"{s.label}: nothing appended after a lastChunk")
+    out.otherwise_not_tested("no task stream carried an artifact chunk" if v.streams else NO_TASK_STREAM)
 
 
 # -- the end ---------------------------------------------------------------------------------------------
@@ -276,6 +299,7 @@ def terminal_last(v: StreamFrames, out: Verdict) -> None:
                        [s.evidence(ev, "terminal")] + [s.evidence(e, "after terminal") for e in after[:4]])
         else:
             out.passed(f"{s.label}: {state} is the last event")
+    out.otherwise_not_tested(NO_TERMINAL if v.streams else NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-009", view=StreamFrames)
@@ -288,6 +312,9 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
         last = states[-1] if states else None
         if (term := s.terminal) is not None:
             out.passed(f"{s.label}: the stream reached {term[1]}")
+        elif s.repeats is not None:
+            out.passed(f"{s.label}: repeats the messageId of {s.repeats.label} ({s.repeats.rpc_method}), answered once "
+                       f"with the Task as it is ({last or 'no state'}), then closed", reading=REPEAT_ANSWERED_ONCE)
         elif ex.end == END_CLOSED and a2a.is_interrupted(last):
             continue  # conflict D3: judged by the interrupted-state requirements (A2A-INT-)
         elif ex.end == END_CLOSED:
@@ -306,6 +333,8 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             out.error(f"{s.label}: no terminal state before the suite stopped waiting, the last state "
                       f"{last or '(none)'}: {ex.error}", [ex_evidence(ex)],
                       measured={"idle_s": ex.notes.get("idle_s")})
+    out.otherwise_not_tested("every task stream was stopped by the driver on purpose or closed at an interrupted "
+                             "state (D3: judged by A2A-INT-002 and A2A-INT-007)" if v.streams else NO_TASK_STREAM)
 
 
 @rule("A2A-STREAM-010", view=StreamFrames)
@@ -327,6 +356,8 @@ def closes_after_terminal(v: StreamFrames, out: Verdict) -> None:
                         [s.evidence(ev, "terminal")], measured=measured)
         else:
             out.passed(f"{s.label}: closed {delay * 1000:.0f} ms after {state}", measured=measured)
+    out.otherwise_not_tested("no task stream the driver read to its end reached a terminal state" if v.streams
+                             else NO_TASK_STREAM)
 
 
 # -- the answer and the script -------------------------------------------------------------------------

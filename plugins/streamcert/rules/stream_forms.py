@@ -70,7 +70,7 @@ class Timestamps:
         unjudged: list[tuple[str, list[dict[str, Any]]]] = []
         stamped = [(where, s["timestamp"]) for where, s in _statuses(log, unjudged) if "timestamp" in s]
         if not stamped:
-            raise Unjudgeable(*unjudged[0]) if unjudged else Unjudgeable()
+            raise Unjudgeable(*unjudged[0]) if unjudged else Unjudgeable(missing="no status carried a timestamp")
         not_z = [(w, ts) for w, ts in stamped if not isinstance(ts, str) or not ISO_Z.match(ts)]
         no_ms = [(w, ts) for w, ts in stamped if isinstance(ts, str) and ISO_Z.match(ts) and not ISO_MS.match(ts)]
         return cls(stamped, not_z, no_ms, unjudged)
@@ -92,8 +92,9 @@ def timestamps_millis(v: Timestamps, out: Verdict) -> None:
         where, ts = v.no_ms[0]
         out.warning(f"{len(v.no_ms)} of {len(v.stamped)} status timestamps carry no milliseconds, e.g. {ts!r} in "
                     f"{where['exchange']}", [w for w, _ in v.no_ms[:5]])
-    elif v.not_z:
-        return  # A2A-STREAM-011 blames the form; no fraction digits to count here
+    elif v.not_z:  # A2A-STREAM-011 blames the form; no fraction digits to count here
+        out.otherwise_not_tested("no timestamp in ISO 8601 UTC with Z to count fraction digits in (A2A-STREAM-011 "
+                                 "blames their form)")
     elif (digits := sorted({len(ts.split(".")[1]) - 1 for _, ts in v.stamped})) == [3]:
         out.passed("timestamps carry milliseconds", reading="exactly milliseconds")
     else:
@@ -166,6 +167,7 @@ def names_and_shapes(v: StreamFrames, out: Verdict) -> None:
     if not out.fail_each("result(s) not in the 1.0 names and shapes (ProtoJSON enum names, a Part with exactly "
                          "one content)", bad) and judged:
         out.passed(f"{judged} results use the 1.0 names and shapes")
+    out.otherwise_not_tested("no task stream carried a StreamResponse result")
 
 
 # -- the order of status timestamps -------------------------------------------------------------------
@@ -237,7 +239,8 @@ class StatusOrder:
                 read_after.append(Stamped(task_id, when, status["timestamp"], status.get("state"), ex.t_end or ex.t_sent,
                                           ex_evidence(ex)))
         if not terminals and not read_after:
-            raise Unjudgeable()
+            raise Unjudgeable(missing="no terminal status streamed, nor GetTask read after the streams, carried a "
+                                      "timestamp")
         return cls(streamed, terminals, read_after, frames.unjudged)
 
 
@@ -280,3 +283,4 @@ def no_final_flag(v: StreamFrames, out: Verdict) -> None:
                          outcome=Outcome.NON_STRICT, reading="0.3 final member sent (1.0 clients ignore it)") \
             and updates:
         out.passed(f"{updates} status updates, none with a final member")
+    out.otherwise_not_tested("no task stream carried a status update")

@@ -25,10 +25,12 @@ several is A2A-STREAM-005's finding and is kept in `others`).
 `StreamFrames` (at the end) is the other view of the same streams, for the rules on the sequence
 itself: every task stream of a run, each frame with the StreamResponse member it holds first.
 
-Joining artifact chunks: an artifactUpdate with `append: true` adds its parts to the artifact of
-the same id; one without `append` starts the artifact afresh (a later one replaces what came
-before, and `restarts` counts that). Text parts are concatenated in order; data parts are kept as
-a list of JSON values; other parts (raw, url) are kept as they came.
+Joining artifact chunks: an artifact a Task frame holds that no chunk has built yet is taken as it
+stands (the Task is the current state: a subscription may join mid-artifact); an artifactUpdate with
+`append: true` adds its parts to the artifact of the same id; one without `append` starts the
+artifact afresh (a later one replaces what came before, and `restarts` counts that). Text parts are
+concatenated in order; data parts are kept as a list of JSON values; other parts (raw, url) are kept
+as they came.
 """
 
 from __future__ import annotations
@@ -183,6 +185,7 @@ class TaskStream:
                 self.statuses.append((ev, {"taskId": body.get("id"), "contextId": body.get("contextId"),
                                            "status": body["status"]}))
             self._ids(body.get("id"), body.get("contextId"))
+            self._held_artifacts(ev, body)
         elif item.kind == "statusUpdate":
             self.statuses.append((ev, body))
             self._ids(body.get("taskId"), body.get("contextId"))
@@ -195,6 +198,17 @@ class TaskStream:
             self.task_id = task_id
         if self.context_id is None and isinstance(context_id, str):
             self.context_id = context_id
+
+    def _held_artifacts(self, ev: Event, task: dict[str, Any]) -> None:
+        """The artifacts a Task holds that no chunk has built yet: the Task is the task's current state (A2A
+        §3.1.6), so a subscription joining mid-artifact builds on what its Task shows (no chunk counted)."""
+        artifacts = task.get("artifacts")
+        for art in artifacts if isinstance(artifacts, list) else []:
+            if isinstance(art, dict) and isinstance(art.get("artifactId"), str) and art["artifactId"] not in self.artifacts:
+                built = self.artifacts[art["artifactId"]] = StreamedArtifact(art["artifactId"])
+                built.name = art.get("name") if isinstance(art.get("name"), str) else None
+                built.add(art.get("parts") or [])
+                built.events.append(ev)
 
     def _artifact(self, ev: Event, update: dict[str, Any]) -> None:
         art = update.get("artifact")
@@ -387,11 +401,13 @@ def state_in(kind: str | None, body: Any) -> Any:
 
 @dataclass
 class Frames:
-    """One task stream, frame by frame (see `read_frames`)."""
+    """One task stream, frame by frame (see `read_frames`). `repeats`: the message request this stream's
+    SendStreamingMessage repeats, when the stream answered it once (see `answered_once`)."""
 
     exchange: Exchange
     results: FrameList
     _states: list[tuple[Event, Any]] | None = field(default=None, repr=False)
+    repeats: Exchange | None = None
 
     @property
     def label(self) -> str:
@@ -429,6 +445,48 @@ def is_task_stream(ex: Exchange, frames: FrameList) -> bool:
     return any(kind in TASK_KINDS for _, kind in frames.kinds)
 
 
+# -- a repeated message, answered once ---------------------------------------------------------------------
+# One reading, shared by the stream rules (A2A-STREAM-009), A2A-INT-007 and the idempotency rules: a message
+# whose messageId the server already took is answered once. By SendMessage the answer to the repeat is the
+# first answer's response, the task as it is, or a refusal (IDEM-001); by SendStreamingMessage, the task as it
+# is is a stream that carries the Task, as it is, and closes: the repeat starts nothing, so its stream need not
+# carry the task on to a terminal state (the first message's streams do).
+REPEAT_ANSWERED_ONCE = "a repeated messageId answered once: the Task as it is, then the close"
+MESSAGE_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
+
+
+def message_id(ex: Exchange) -> Any:
+    """The messageId of a SendMessage or SendStreamingMessage request (None for another request)."""
+    params = ex.params if ex.rpc_method in MESSAGE_METHODS else None
+    message = params.get("message") if isinstance(params, dict) else None
+    return message.get("messageId") if isinstance(message, dict) else None
+
+
+def task_as_it_is(ex: Exchange, frames: FrameList) -> bool:
+    """A stream that carried one data event, a Task, and was closed by the server."""
+    return ex.end == END_CLOSED and len(frames) == 1 and frames.kinds[0][1] == a2a.TASK
+
+
+def answered_once(ex: Exchange, frames: FrameList, log: FrameLog) -> Exchange | None:
+    """The message request `ex` (a SendStreamingMessage answered with the Task as it is, then closed)
+    repeats: another SendMessage or SendStreamingMessage of the log with the same messageId, sent before
+    `ex`'s answer began (so the server may have taken it first: two sent at the same moment may come in
+    either order), that the server took with a result, and whose own answer is not such a stream. None when
+    `ex` is no such repeat (a message sent later with its messageId repeats `ex`, not the other way)."""
+    mid = message_id(ex)
+    if ex.rpc_method != a2a.SEND_STREAMING_MESSAGE or not isinstance(mid, str) or not task_as_it_is(ex, frames):
+        return None
+    answered = ex.t_headers if ex.t_headers is not None else ex.t_sent
+    for other in log.exchanges:
+        if other is ex or message_id(other) != mid or other.status is None or other.t_sent > answered:
+            continue
+        read = bindings.read_answer(other)
+        repeat_too = other.is_stream and task_as_it_is(other, read_frames(other))
+        if read.error is None and read.result is not None and not repeat_too:
+            return other
+    return None
+
+
 @dataclass
 class StreamFrames:
     """Every task stream the scenario opened (SendStreamingMessage, SubscribeToTask: the first stream, a
@@ -450,5 +508,5 @@ class StreamFrames:
                 if why := cannot_judge(ex):
                     unjudged.append(unjudged_entry(ex, why))
                 elif is_task_stream(ex, frames := read_frames(ex)):
-                    streams.append(Frames(ex, frames))
+                    streams.append(Frames(ex, frames, repeats=answered_once(ex, frames, log)))
         return cls(streams, unjudged)

@@ -70,8 +70,10 @@ class TaskAfterStream:
         ended = max((ex.t_end or ex.t_sent) for ex in exchanges)
         ex_g = next((ex for ex in log.exchanges if ex.rpc_method == a2a.GET_TASK and ex.t_sent >= ended
                      and _asks_for(ex, first.task_id)), None)
-        if ex_g is None or first.task_id is None:
-            raise Unjudgeable()
+        if first.task_id is None:
+            raise Unjudgeable(missing="the scenario's stream named no task")
+        if ex_g is None:
+            raise Unjudgeable(missing=f"no GetTask of task {first.task_id} was sent once its streams had ended")
         stream = TaskStream.merged([first] + [TaskStream.from_exchange(ex) for ex in exchanges[1:]])
         return cls(stream, task_reply(ex_g, "GetTask").needed())
 

@@ -200,7 +200,8 @@ class A2AClient:
                      version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = _UNSET,
                      until: Until | None = None, on_event: OnEvent | None = None,
                      limit: float | None = None, url: str | None = None) -> Exchange:
-        """A streaming call, read until the server closes it, `until(event)` holds, or the limit."""
+        """A streaming call, read until the server closes it, `until(event)` holds, or the limit. `until` and
+        `on_event` see data events only: a comment (a keep-alive) is kept in the log, never read as an event."""
         if self.binding != bindings.JSONRPC:
             return await self._operation(method, params, label=label, extensions=extensions, version=version,
                                          url=url, streaming=True, until=until, on_event=on_event,
@@ -425,6 +426,8 @@ class A2AClient:
                     else:
                         ev._budget = budget
                         ex.events.append(ev)
+                    if ev.is_comment:
+                        continue  # kept with its time, but no event (WHATWG HTML §9.2.6): no driver reads one
                     if on_event is not None:
                         res = on_event(ev)
                         if inspect.isawaitable(res):
