@@ -58,8 +58,9 @@ def test_since_is_integer_unix_ms(since, want):
     (p("reading_prompt", done="5", total=10), Outcome.FAIL),
     (p("reading_prompt"), Outcome.PASS),  # without done/total where no prompt-progress came
     (p("reading_prompt", done=5, total=10), Outcome.PASS),
-    (p("reading_prompt", done=5), Outcome.FAIL),  # done and total come as a pair
-    (p("reading_prompt", total=10), Outcome.FAIL),
+    (p("reading_prompt", done=5), Outcome.PASS),  # total not known: left out (§2 "without total")
+    (p("reading_prompt", total=10), Outcome.FAIL),  # total known, done left out: done is known too
+    (p("reading_prompt", done=5.5), Outcome.FAIL),
     (p("waiting_for_model", model="m", reason="tired"), Outcome.FAIL),
     (p("waiting_for_person", what="approval", tool="bash"), Outcome.PASS),
     (p("stopped", reason="boredom"), Outcome.FAIL),

@@ -464,7 +464,7 @@ SINCE_NOT_RENEWED = switch("prog-since-not-renewed")
 SINCE_RESET_ON_DATA = switch("prog-since-reset-on-data")
 NULL_FIELD = switch("prog-null-field")
 FIELD_TYPES = switch("prog-field-types")
-DONE_WITHOUT_TOTAL = switch("prog-done-without-total")
+TOTAL_WITHOUT_DONE = switch("prog-total-without-done")
 GUESSED_WHAT = switch("prog-guessed-what")
 WHAT_UNSHORTENED = switch("prog-what-unshortened")
 PHASE_MISMATCH = switch("prog-phase-mismatch")
@@ -513,8 +513,8 @@ def _break_progress(progress: dict[str, Any], options: Options, data_only: bool 
             progress.setdefault(name, None)
     if FIELD_TYPES.on(options) and phase == "reading_prompt":
         progress.update({k: str(progress[k]) for k in ("done", "total") if k in progress})
-    if DONE_WITHOUT_TOTAL.on(options) and phase == "reading_prompt":
-        progress.pop("total", None)
+    if TOTAL_WITHOUT_DONE.on(options) and phase == "reading_prompt":
+        progress.pop("done", None)
     if GUESSED_WHAT.on(options) and phase == "running_tool":
         progress.setdefault("what", progress["tool"])
     if PHASE_MISMATCH.on(options) and phase == "waiting_for_person" and progress.get("what") == "question":

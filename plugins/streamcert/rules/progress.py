@@ -41,9 +41,10 @@ SCHEMA: dict[str, dict[str, tuple[Any, bool]]] = {
     "stopped": {"reason": (STOP_REASONS, False)},
     "failed": {"reason": ("str", True)},
 }
-# Optional fields that come together or not at all: §2 draws reading_prompt "without total" and §4 says
-# "with done/total … without them where none come".
-PAIRED: dict[str, tuple[str, str]] = {"reading_prompt": ("done", "total")}
+# An optional field that another needs beside it: reading_prompt's total may be left out alone (§2 draws
+# "without total: Reading the prompt"; §1: a field not known is left out), and both where no prompt-progress
+# came (§4 "without them"); done is left out only with total, since a total known means done is known too.
+NEEDS: dict[str, tuple[str, str]] = {"reading_prompt": ("total", "done")}
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029")
 
 
@@ -125,10 +126,10 @@ def phase_fields(v: ProgressStream, out: Verdict) -> None:
                 bad.append((f"{who(f)}{f.phase}.{name} is {value!r}, not {want}", v.evidence(f)))
             elif not strict:
                 loose.append((f"{f.phase}.{name} is {value!r}: an integer written as a float", v.evidence(f)))
-        pair = PAIRED.get(f.phase, ())
-        if len([name for name in pair if name in f.obj]) == 1:
-            have, lack = (pair[0], pair[1]) if pair[0] in f.obj else (pair[1], pair[0])
-            bad.append((f"{who(f)}{f.phase} carries {have!r} without {lack!r}: they come as a pair", v.evidence(f)))
+        have, lack = NEEDS.get(f.phase, (None, None))
+        if have in f.obj and lack not in f.obj:
+            bad.append((f"{who(f)}{f.phase} carries {have!r} without {lack!r}: {lack} is left out only together "
+                        f"with {have}", v.evidence(f)))
     if out.fail_each("field(s) missing or of the wrong type", bad):
         return
     if loose:
