@@ -228,12 +228,25 @@ def test_status_beside_progress_unchanged():
     steps = [{"status": "Planning"}, {"think": 100}, {"finish": "ok"}]
     good = [item(p("thinking"), "Planning"), item(None, "Planning")]
     replaced = [item(p("thinking"), "Thinking"), item(None, "Thinking")]
-    missing = [{"progress": p("thinking")}, item(None)]
+    never = [{"progress": p("thinking")}, {"progress": None}]
     assert outcome_of("PROG-014", good, steps=steps)[0] == Outcome.PASS
     assert outcome_of("PROG-014", replaced, steps=steps)[0] == Outcome.FAIL
-    assert outcome_of("PROG-014", missing, steps=steps)[0] == Outcome.FAIL
-    without_progress = [{"status": "Planning"}, item(None, "Planning")]
-    assert outcome_of("PROG-014", without_progress, steps=steps)[0] == Outcome.FAIL
+    assert outcome_of("PROG-014", never, steps=steps)[0] == Outcome.FAIL  # the script's text never shows
+
+
+def test_every_frame_with_the_status_text_carries_progress():
+    # §5: "every frame … that carries the status text carries progress beside it" — not the converse
+    steps = [{"status": "Reading"}, {"read_prompt": {"total": 100, "updates": 2, "ms": 500}}, {"finish": "ok"}]
+    data_only = [item(p("reading_prompt"), "Reading"), {"progress": p("reading_prompt", done=50, total=100)},
+                 {"progress": p("reading_prompt", done=100, total=100)}, item(None, "Reading")]
+    outcome, findings = outcome_of("PROG-014", data_only, steps=steps)
+    assert outcome == Outcome.PASS, findings[0].message
+    assert "2 frame(s) carried progress without the status text" in findings[0].message
+    status_alone = [item(p("reading_prompt"), "Reading"), {"status": "Reading"}, item(None, "Reading")]
+    outcome, findings = outcome_of("PROG-014", status_alone, steps=steps)
+    assert outcome == Outcome.FAIL and "status text without progress" in findings[0].message
+    not_text = [item(p("reading_prompt"), "Reading"), item(None, 7)]
+    assert outcome_of("PROG-014", not_text, steps=steps)[0] == Outcome.FAIL
 
 
 def test_a_frame_with_neither_status_nor_progress_is_not_bound():

@@ -223,6 +223,8 @@ PROGRESS_FAULTS = (
     Fault("prog-stopped-then-null", "a stopped or failed turn sends null after its last phase", ("PROG-012",)),
     Fault("prog-ends-with-last-phase", "a finished turn ends on its last phase, without null", ("PROG-013",)),
     Fault("prog-status-replaced", "the status text is replaced by a text made from the phase", ("PROG-014",)),
+    Fault("prog-status-without-progress", "a new status text is sent in a frame of its own, without progress",
+          ("PROG-014",)),
     Fault("prog-phase-mismatch", "a question is announced as waiting_for_person approval", ("PROG-015",)),
     # the steps of docs/script-extensions.md: waits, subagents, calls in parallel, a plan to approve
     # (without agent, the main agent's sequence holds the subagents' phases: their since, times and stopped)

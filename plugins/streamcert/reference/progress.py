@@ -423,6 +423,8 @@ async def step_status(turn: Turn, arg: Any) -> None:
     if not isinstance(arg, str):
         raise ScriptError("status takes a text")
     turn.chat.status_text = arg
+    if STATUS_WITHOUT_PROGRESS.on(turn.options):
+        return _broken_status(turn)
     if turn.sent is not None:  # the text rides on the next frame when nothing is showing yet
         turn._send(turn.sent)
 
@@ -469,6 +471,7 @@ GUESSED_WHAT = switch("prog-guessed-what")
 WHAT_UNSHORTENED = switch("prog-what-unshortened")
 PHASE_MISMATCH = switch("prog-phase-mismatch")
 STATUS_REPLACED = switch("prog-status-replaced")
+STATUS_WITHOUT_PROGRESS = switch("prog-status-without-progress")
 STOPPED_THEN_NULL = switch("prog-stopped-then-null")
 ENDS_WITH_LAST_PHASE = switch("prog-ends-with-last-phase")
 SUBAGENT_NO_AGENT = switch("prog-subagent-no-agent")
@@ -563,6 +566,11 @@ def _break_status(text: str, progress: dict[str, Any] | None, options: Options) 
     if STATUS_REPLACED.on(options) and progress is not None:
         return f"Working: {progress['phase']}"
     return text
+
+
+def _broken_status(turn: Turn) -> None:
+    """prog-status-without-progress: a new status text is sent at once in a frame of its own, without progress."""
+    turn.out.put_nowait({"status": turn.chat.status_text})
 
 
 async def _broken_end(turn: Turn, progress: dict[str, Any] | None) -> None:

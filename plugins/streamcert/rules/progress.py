@@ -420,20 +420,20 @@ def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
 
 @rule("PROG-014", view=ProgressStream)
 def status_beside(v: ProgressStream, out: Verdict) -> None:
-    # "every frame … that carries the status text carries progress beside it": a frame that carries
-    # neither (a keep-alive, another kind of frame, one that is not JSON) is not bound by it.
-    bad, neither = [], 0
+    # "every frame … that carries the status text carries progress beside it": the sentence binds the frames
+    # that carry the status. A frame with progress and no status (a data-only frame that leaves out the
+    # unchanged text), or with neither (a keep-alive, another kind of frame), is not bound by it.
+    bad, without_status, neither = [], 0, 0
     for f in v.frames:
         has_progress, has_status = f.problem is None, f.status is not _MISSING
-        if not has_progress and not has_status:
-            neither += 1
+        if not has_status:
+            without_status += has_progress
+            neither += not has_progress
         elif not has_progress:
             bad.append((f"a status text without progress beside it ({f.problem})", v.evidence(f)))
-        elif not has_status:
-            bad.append((f"{who(f)}no status text beside progress", v.evidence(f)))
         elif not isinstance(f.status, str):
             bad.append((f"{who(f)}status is {f.status!r}, not a text", v.evidence(f)))
-    judged = [f for f in v.frames if f.problem is None or f.status is not _MISSING]
+    judged = [f for f in v.frames if f.status is not _MISSING]
     if not bad and v.plan is not None:
         shown = [f.status for f in judged]
         i = 0
@@ -445,9 +445,11 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
                 out.failed(f"the status text {text!r} set by the script never appears unchanged beside progress "
                            f"(texts seen: {quote(repr(seen), 200)})", [v.evidence(v.frames[-1])] if v.frames else [])
                 return
-    if not out.fail_each("frame(s) without the status text and progress side by side", bad) and judged:
-        out.passed(f"status beside progress on all {len(judged)} frames that carry either"
-                   + (f"; {neither} frame(s) carried neither (not bound by the sentence)" if neither else ""))
+    if not out.fail_each("frame(s) carrying a status text without progress beside it", bad) and judged:
+        out.passed(f"progress beside the status text on all {len(judged)} frames that carry it"
+                   + (f"; {without_status} frame(s) carried progress without the status text (not bound by the "
+                      "sentence)" if without_status else "")
+                   + (f"; {neither} frame(s) carried neither" if neither else ""))
 
 
 @rule("PROG-015", view=ScriptedProgress)
