@@ -197,6 +197,66 @@ def test_new_phase_at_once(late, want):
     assert findings[0].measured["max_phase_delay_s"] == pytest.approx(late, abs=1e-6)
 
 
+DRIFT_STEPS = [{"think": 200}, {"tool": {"name": "bash", "what": "a", "ms": 200}}, {"think": 200},
+               {"tool": {"name": "bash", "what": "b", "ms": 200}}, {"think": 200},
+               {"tool": {"name": "bash", "what": "c", "ms": 200}}, {"finish": "ok"}]
+
+
+def _drifting(extra):
+    """DRIFT_STEPS played by a runtime whose steps each take `extra` s longer than scripted, every phase (and
+    the end) sent the moment it begins."""
+    items, times = [], []
+    for n, step in enumerate(DRIFT_STEPS[:-1]):
+        since = T0 + round(n * (0.2 + extra) * 1000)
+        items.append(item(p("thinking", since) if "think" in step else
+                          p("running_tool", since, tool="bash", what=step["tool"]["what"])))
+        times.append(n * (0.2 + extra))
+    return items + [item(None)], times + [6 * (0.2 + extra)]
+
+
+@pytest.mark.parametrize("extra", [0.06, 0.1])
+def test_schedule_drift_is_not_delay(extra):
+    # Before: the script's clock accumulated 6 × 0.1 s of drift and the turn's end FAILed "not sent at once".
+    items, times = _drifting(extra)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=DRIFT_STEPS)
+    assert worst == Outcome.PASS, findings[0].message
+    assert findings[0].measured["max_phase_delay_s"] == pytest.approx(extra, abs=1e-6)
+
+
+def test_a_phase_that_trails_its_start_fails_even_on_a_drifting_runtime():
+    items, times = _drifting(0.1)
+    times[3:] = [t + 0.7 for t in times[3:]]  # the fourth phase held 0.7 s after its step began
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=DRIFT_STEPS)
+    assert worst == Outcome.FAIL and "running_tool (step 4) arrived 0.800 s" in findings[0].message
+
+
+WRITE_THEN_TOOL = [{"write": {"tokens": 50, "ms": 500}}, {"tool": {"name": "bash", "what": "ls", "ms": 100}},
+                   {"finish": "ok"}]
+
+
+def _writing(last_data, tool_at):
+    items = [item(p("writing"))] + [item(p("writing", rate=float(k))) for k in range(1, 4)]
+    times = [0.0, 0.25, 0.5, last_data]
+    items += [item(p("running_tool", T0 + 900, tool="bash", what="ls")), item(None)]
+    return items, times + [tool_at, tool_at + 0.1]
+
+
+def test_a_step_that_ran_long_is_read_from_the_frame_before():
+    # writing's data kept changing 0.4 s past its scripted end; the tool's phase came right after the last of it
+    items, times = _writing(0.9, 0.92)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=WRITE_THEN_TOOL)
+    assert worst == Outcome.PASS, findings[0].message
+    assert "running_tool (step 2)" in str(findings[0].measured["delays_s"])
+
+
+def test_a_phase_held_behind_the_pacing_of_the_phase_before_fails():
+    # the last data-only frame at the step's end, the new phase a second after it
+    items, times = _writing(0.5, 1.5)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=WRITE_THEN_TOOL)
+    assert worst == Outcome.FAIL and "(the frame before it)" not in findings[0].message
+    assert findings[0].measured["max_phase_delay_s"] == pytest.approx(1.0, abs=1e-6)
+
+
 # -- the turn's end and the status ---------------------------------------------------------------------
 
 STOP = [{"think": 100}, {"stop": "person"}]

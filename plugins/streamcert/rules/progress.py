@@ -21,7 +21,17 @@ from ..protocols.progress import (
     WHAT_MAX,
 )
 from . import Verdict, quote, rule
-from .progressview import _MISSING, MAIN, Frame, ProgressStream, ScriptedProgress, Sequence, is_int, is_number
+from .progressview import (
+    _MISSING,
+    MAIN,
+    Expected,
+    Frame,
+    ProgressStream,
+    ScriptedProgress,
+    Sequence,
+    is_int,
+    is_number,
+)
 
 MS_RANGE = (10**12, 10**14)  # Unix milliseconds from 2001-09-09 to the year 5138
 
@@ -351,33 +361,52 @@ def phase_at_once(v: ProgressStream, out: Verdict) -> None:
 
 
 def _phase_delays(seq: Sequence, out: Verdict, tol: float, fail_delay: float) -> None:
-    """PROG-011 on one agent's sequence: its scripted phase changes placed on its own arrival times."""
-    points: list[tuple[str, Frame, float]] = []  # (what, first frame, scripted start)
+    """PROG-011 on one agent's sequence: how long each new phase's first frame trails the moment its phase
+    began. That moment is the end of the step before, read from the stream: the later of the frame before it
+    (the phase before still showing, or the last of the subagents it waited on ending) and the phase before's
+    first frame plus the script's time between the two steps. So a runtime whose steps run longer than
+    scripted is judged step by step, its drift never adding up."""
+    points: list[tuple[Expected, str, Frame]] = []  # (the step, what, its first frame)
     for exp in seq.plan.expected:
         first = next((i for i in exp.seen if not i.repeat), None)
         if first is not None:
-            points.append((f"{exp.phase} (step {exp.index + 1})", first.first, exp.offset_s))
+            points.append((exp, f"{exp.phase} (step {exp.index + 1})", first.first))
     if seq.plan.ending == "finish":
         last_progress = seq.progress_frames[-1] if seq.progress_frames else None
         end = next((f for f in seq.frames if f.progress is None and f.problem is None
                     and (last_progress is None or f.ev.index > last_progress.ev.index)), None)
         if end is not None:
-            points.append(("the turn's end (null)", end, seq.plan.end_s))
+            points.append((None, "the turn's end (null)", end))
     if len(points) < 2:
-        return
-    anchor = min(f.t - offset for _, f, offset in points)
-    delays = [(what, f, f.t - offset - anchor) for what, f, offset in points]
-    what, frame, worst = max(delays, key=lambda d: d[2])
+        return  # the first phase of a sequence has no phase before it to be measured from
+    delays = []  # (what, frame, delay, how the phase's start was read)
+    for (before_exp, _, before), (exp, what, frame) in zip(points, points[1:]):
+        due = before.t + ((exp.offset_s if exp else seq.plan.end_s) - before_exp.offset_s)
+        prior = _frame_before(seq, before_exp, frame)
+        began, read = (prior.t, "the frame before it") if prior is not None and prior.t > due else \
+            (due, "the scripted end of the step before")
+        delays.append((what, frame, frame.t - began, read))
+    what, frame, worst, read = max(delays, key=lambda d: d[2])
     measured = {"max_phase_delay_s": round(worst, 3), "delay_tolerance_s": tol, "fail_delay_s": fail_delay,
-                "delays_s": {w: round(d, 3) for w, _, d in delays}}
-    text = f"{seq.name}{what} arrived {worst:.3f} s after the script's phase change"
+                "delays_s": {w: round(d, 3) for w, _, d, _ in delays}}
+    text = f"{seq.name}{what} arrived {worst:.3f} s after its phase began ({read})"
     if worst > fail_delay:
         out.failed(text, [seq.evidence(frame)], measured=measured)
     elif worst > tol:
         out.warning(f"{text}, past the tolerance of {tol:g} s", [seq.evidence(frame)], measured=measured)
     else:
-        out.passed(f"{seq.name or 'the main agent: '}every new phase within {worst * 1000:.0f} ms of the script's "
-                   "change", measured=measured)
+        out.passed(f"{seq.name or 'the main agent: '}every new phase within {worst * 1000:.0f} ms of its phase's "
+                   "start (the end of the step before)", measured=measured)
+
+
+def _frame_before(seq: Sequence, step: Expected, frame: Frame) -> Frame | None:
+    """The last frame before `frame` that shows the agent still at the step before: its own, or, after a
+    subagents step, one of the subagents it waited on (the last of them ending is when its wait ended)."""
+    keys = {seq.key}
+    if step.step == "subagents" and isinstance(step.arg, list):
+        waited = [seq.stream.sequence_of(s.get("id")) for s in step.arg if isinstance(s, dict)]
+        keys |= {s.key for s in waited if s is not None}
+    return next((f for f in reversed(seq.stream.frames) if f.key in keys and f.ev.index < frame.ev.index), None)
 
 
 # -- the turn's end and the status -----------------------------------------------------------------
