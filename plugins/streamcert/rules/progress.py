@@ -395,7 +395,7 @@ def _phase_delays(seq: Sequence, out: Verdict, tol: float, fail_delay: float) ->
     elif worst > tol:
         out.warning(f"{text}, past the tolerance of {tol:g} s", [seq.evidence(frame)], measured=measured)
     else:
-        out.passed(f"{seq.name or 'the main agent: '}every new phase within {worst * 1000:.0f} ms of its phase's "
+        out.passed(f"{seq.name or 'the main agent: '}every new phase within {max(worst, 0) * 1000:.0f} ms of its phase's "
                    "start (the end of the step before)", measured=measured)
 
 
@@ -504,27 +504,77 @@ def phase_follows_steps(v: ProgressStream, out: Verdict) -> None:
 
 # -- subagents and calls in parallel ---------------------------------------------------------------
 
+# The two readings of "the server passes it on in /api/v2 as its own" (§5, the link) PROG-016 accepts.
+BESIDE = "subagents' progress in /api/v2, each frame carrying agent beside it"
+OWN_ONLY = "/api/v2 carries the chat's own progress; subagents' progress travels on the link and the tree"
+
+
 @rule("PROG-016", view=ProgressStream)
 def subagent_form(v: ProgressStream, out: Verdict) -> None:
     if not v.frames:
         return
     bad = [(f"agent is {f.agent!r}, not a subagent's id (a non-empty string)", v.evidence(f)) for f in v.frames
            if f.agent is not _MISSING and not (isinstance(f.agent, str) and f.agent)]
+    if out.fail_each("frame(s) whose agent is no subagent's id", bad):
+        return
     subs = [s for s in v.sequences if not s.is_main]
+    if not subs:
+        _own_only(v, out, out.tolerance("wait_margin_s", 0.15))
+    else:
+        _beside(v, out, subs)
+
+
+def _beside(v: ProgressStream, out: Verdict, subs: list[Sequence]) -> None:
+    """The first reading: every subagent's progress in frames of its own carrying agent; the main agent's without."""
+    bad = []
     for sid, plan in (v.plan.subagents if v.plan else {}).items():
         if v.sequence_of(sid) is None and plan.expected:
-            shown = ", ".join(repr(s.key) for s in subs) or "none"
+            shown = ", ".join(repr(s.key) for s in subs)
             bad.append((f"the script's subagent {sid!r} ({', '.join(e.step for e in plan.expected)}) shows in no "
-                        f"frame carrying agent (agents shown: {shown})", v.evidence(v.frames[0])))
-    if v.plan is not None and v.plan.expected and not v.main.progress_frames and subs:
+                        f"frame carrying agent, while others do (agents shown: {shown})", v.evidence(v.frames[0])))
+    if v.plan is not None and v.plan.expected and not v.main.progress_frames:
         first = subs[0].frames[0]
         bad.append((f"the main agent's steps show in no frame without agent: every progress carries one "
                     f"({first.agent!r} the first)", v.evidence(first)))
-    if out.fail_each("departure(s) from the subagent form", bad) or not subs:
+    if out.fail_each(f"departure(s) from the subagent form (reading: {BESIDE})", bad, reading=BESIDE):
         return
     renamed = [f"{s.scripted_id!r} as {s.key!r}" for s in subs if s.scripted_id not in (None, s.key)]
-    out.passed(f"{len(subs)} subagent sequence(s) carry agent ({', '.join(repr(s.key) for s in subs)}); the main "
-               "agent's progress carries none" + (f"; the runtime named {', '.join(renamed)}" if renamed else ""))
+    out.passed(f"reading taken: {BESIDE}; {len(subs)} subagent sequence(s) carry agent "
+               f"({', '.join(repr(s.key) for s in subs)}), the main agent's progress none"
+               + (f"; the runtime named {', '.join(renamed)}" if renamed else ""), reading=BESIDE)
+
+
+def _own_only(v: ProgressStream, out: Verdict, margin: float) -> None:
+    """The second reading: no frame carries agent, and /api/v2 shows the main agent alone: while its subagents
+    run (the script's time of the longest, less `margin`), the main agent has nothing to do but wait, so its
+    progress stays waiting_for_subagents, none of theirs merged into it (after that, a phase of its own before
+    the next step is the implementation's, PROG-015)."""
+    main = v.main
+    if main.plan is None:
+        return
+    waits = [e for e in main.plan.expected if e.step == "subagents" and e.seen]
+    merged = []
+    for exp in waits:
+        start = exp.seen[0].first
+        ids = [s.get("id") for s in exp.arg if isinstance(s, dict)] if isinstance(exp.arg, list) else []
+        lasts = max((main.plan.subagents[i].end_s for i in ids if i in main.plan.subagents), default=0.0)
+        for f in main.frames:
+            if start.ev.index < f.ev.index and f.t < start.t + lasts - margin and f.problem is None \
+                    and f.phase != "waiting_for_subagents":
+                shown = "null" if f.progress is None else quote(repr(f.progress), 120)
+                merged.append((f"while the main agent waits on its subagents (step {exp.index + 1}), the chat's "
+                               f"progress shows {shown}: a subagent's progress passed on as the main agent's, with "
+                               f"no agent beside it", v.evidence(f)))
+                break
+    unshown = [sid for sid, plan in (v.plan.subagents if v.plan else {}).items() if plan.expected]
+    if merged:
+        out.fail_each(f"wait(s) on subagents showing their progress as the chat's own; neither reading holds: not "
+                      f"{BESIDE} (no frame carries agent for {', '.join(map(repr, unshown))}), nor {OWN_ONLY}",
+                      merged)
+    elif waits:
+        out.passed(f"reading taken: {OWN_ONLY}; no frame carries agent, and while the main agent waits on its "
+                   f"subagents ({', '.join(map(repr, unshown))}) the chat's progress stays waiting_for_subagents",
+                   reading=OWN_ONLY)
 
 
 @rule("PROG-017", view=ScriptedProgress)
