@@ -3,6 +3,8 @@ the suite's own driver."""
 
 from __future__ import annotations
 
+import random
+
 import httpx
 import pytest
 from logs import broken, frame_log, progress_sse, script
@@ -11,6 +13,7 @@ from streamcert.catalogue import Scenario, load_scenario
 from streamcert.outcomes import Outcome
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
+from streamcert.rules.progress import _worst_run
 from streamcert.scenarios import Target, run_scenario
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
@@ -149,7 +152,10 @@ def _reading(n, gap, start=0.0):
     (6, 0.1, Outcome.WARNING),  # ten a second, but six updates in all: not sustained
     (20, 0.125, Outcome.FAIL),  # eight a second over two seconds
     (20, 1 / 6, Outcome.FAIL),  # six a second over two seconds (13 updates within 2 s)
-    (20, 0.19, Outcome.WARNING),  # 5.3 a second: over the limit, under the sustained one: figures reported
+    (20, 0.19, Outcome.FAIL),  # 5.3 a second, sustained: 13 updates in 2.28 s, 0.72 s short of 3 s
+    (20, 0.2, Outcome.FAIL),  # five a second, sustained
+    (9, 0.2, Outcome.FAIL),  # five a second, nine updates (two seconds' worth) in 1.6 s: 0.4 s short
+    (8, 0.2, Outcome.WARNING),  # five a second for 1.4 s: a run of five 0.2 s short, none two seconds' worth
     (40, 0.025, Outcome.FAIL),  # 40 a second
 ])
 def test_data_only_at_most_four_a_second(n, gap, want):
@@ -167,6 +173,40 @@ def test_a_four_a_second_sender_bunched_by_a_loaded_reader_never_fails():
     items, _ = _reading(24, 0.25)
     worst, findings = outcome_of("PROG-009", items, times=[0.0] + sorted(times) + [7.0], steps=READ)
     assert worst in (Outcome.PASS, Outcome.WARNING), findings
+
+
+def test_five_a_second_sustained_fails_with_its_figures():
+    items, times = _reading(15, 0.2)
+    worst, findings = outcome_of("PROG-009", items, times=times, steps=READ)
+    assert worst == Outcome.FAIL and "13 data-only updates in a row within 2.400 s, 5.0 a second" in findings[0].message
+    assert findings[0].measured["max_sustained_deficit_s"] == pytest.approx(0.6, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_four_a_second_with_jitter_passes(seed):
+    # sent every 0.25 s, each arrival up to 70 ms late, at random: never more than four a second
+    rng = random.Random(seed)
+    items, times = _reading(24, 0.25)
+    times = [times[0]] + sorted(t + rng.uniform(0, 0.07) for t in times[1:-1]) + [times[-1] + 0.1]
+    worst, findings = outcome_of("PROG-009", items, times=times, steps=READ)
+    assert worst == Outcome.PASS, findings[0].message
+
+
+def test_the_worst_run_is_found_as_by_trying_every_run():
+    rng = random.Random(7)
+    for _ in range(200):
+        times = sorted(rng.uniform(0, 5) for _ in range(rng.randint(0, 30)))
+        for least in (1, 2):
+            runs = [(m - (times[i + 4 * m] - times[i]), i, i + 4 * m) for m in range(least, len(times) // 4 + 1)
+                    for i in range(len(times) - 4 * m)]
+            found = _worst_run(times, least)
+            if not runs:
+                assert found is None
+            else:
+                deficit, i, j = found
+                assert deficit == pytest.approx(max(runs)[0], abs=1e-9)
+                assert (j - i) % 4 == 0 and (j - i) // 4 >= least
+                assert deficit == pytest.approx((j - i) / 4 - (times[j] - times[i]), abs=1e-9)
 
 
 def test_data_pacing_with_fewer_than_five_updates_passes():

@@ -217,6 +217,7 @@ PROGRESS_FAULTS = (
     Fault("prog-since-not-renewed", "a call of the tool already running keeps the since of the call before",
           ("PROG-008",)),
     Fault("prog-pacing-off", "every data-only change is sent (40 a second while the prompt is read)", ("PROG-009",)),
+    Fault("prog-pacing-five", "data-only changes are paced at five a second, not four", ("PROG-009",)),
     Fault("prog-data-frozen", "data-only changes are never sent: only the phase's first frame", ("PROG-010",)),
     Fault("prog-pacing-delays-phase", "a new phase after data-only frames waits 1 s behind their pacing",
           ("PROG-011",), ("PROG-010",)),  # the held phase leaves the phase before without frames for 1 s

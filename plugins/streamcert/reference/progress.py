@@ -136,6 +136,14 @@ class Turn:
         else:
             self.deadline = self.loop.time()  # late (e.g. a held frame): the schedule starts again from now
 
+    async def wait_until(self, at: float) -> None:
+        """Wait until `at` on the schedule (a moment inside one step, from its scheduled start): a tick that
+        comes late is caught up by the next, so a step's many ticks do not push its end later."""
+        self.deadline = at
+        delay = at - self.loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
     # -- playing ---------------------------------------------------------------------------------
     async def play(self, steps: list[Any]) -> None:
         """Play the steps to the turn's end (a script error fails the turn, with the error as its reason)."""
@@ -238,8 +246,9 @@ async def step_read_prompt(turn: Turn, arg: Any) -> None:
     span = _ms(arg.get("ms", 0), "read_prompt.ms")
     # No prompt-progress frame has come yet: done and total are not known (left out).
     await turn.phase("reading_prompt")
+    start = turn.deadline
     for k in range(1, updates + 1):
-        await turn.wait(span / updates)
+        await turn.wait_until(start + span * k / updates)
         turn.update(done=total * k // updates, total=total)
     if not updates:
         await turn.wait(span)
@@ -256,11 +265,10 @@ async def _stream_tokens(turn: Turn, tokens: int, span: float) -> None:
     """writing for `span`: the reply text, or a tool call's arguments (§4), `tokens` in all."""
     # Nothing measured yet: no rate (left out).
     await turn.phase("writing")
-    elapsed, last = 0.0, None
+    elapsed, last, start = 0.0, None, turn.deadline
     while elapsed < span:
-        step = min(WRITE_TICK_S, span - elapsed)
-        await turn.wait(step)
-        elapsed += step
+        elapsed += min(WRITE_TICK_S, span - elapsed)
+        await turn.wait_until(start + elapsed)
         # The writer speeds up (tokens grow as elapsed^1.5), so the measured rate keeps changing.
         written = round(tokens * (elapsed / span) ** 1.5)
         if written and elapsed > 0:
