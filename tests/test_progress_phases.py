@@ -233,11 +233,48 @@ def test_pacing_binds_each_agents_progress_on_its_own():
 
 # -- PROG-016: the subagent form -------------------------------------------------------------------------
 
+def test_subagents_beside_the_chats_progress_with_agent_is_one_reading():
+    items, times = delegated()
+    worst, findings = judged("PROG-016", items, SUBAGENTS, times)
+    assert worst == Outcome.PASS and findings[0].reading.startswith("subagents' progress in /api/v2")
+    assert "reading taken: subagents' progress in /api/v2" in findings[0].message
+
+
+def own_only(during=()):
+    """SUBAGENTS as a server that passes on in /api/v2 the chat's own progress alone (the subagents' travel on
+    the link and the tree): the main agent waits while they run; `during` adds frames while it waits."""
+    items = [item(p("thinking")), item(p("waiting_for_subagents", T0 + 100, running=2)), *during,
+             item(p("waiting_for_subagents", T0 + 100, running=1)), item(p("writing", T0 + 400)),
+             item(p("stopped", T0 + 500, reason="budget"))]
+    times = [0.0, 0.1, *[0.15 + 0.01 * k for k in range(len(during))], 0.2, 0.4, 0.5]
+    return items, times
+
+
+def test_the_chats_own_progress_alone_is_the_other_reading():
+    items, times = own_only()
+    worst, findings = judged("PROG-016", items, SUBAGENTS, times)
+    assert worst == Outcome.PASS, findings[0].message
+    assert findings[0].reading.startswith("/api/v2 carries the chat's own progress")
+    assert "reading taken: /api/v2 carries the chat's own progress" in findings[0].message
+
+
 def test_subagent_frames_without_agent_fail():
     items, times = delegated()
     merged = [{k: v for k, v in frame.items() if k != "agent"} for frame in items]
     worst, findings = judged("PROG-016", merged, SUBAGENTS, times)
-    assert worst == Outcome.FAIL and "'tests'" in findings[0].message and "no frame carrying agent" in findings[0].message
+    assert worst == Outcome.FAIL and "neither reading holds" in findings[0].message
+    assert "'tests'" in findings[0].message and "the chat's progress shows" in findings[0].message
+    # one subagent's phase passed on as the main agent's, without agent: neither reading either
+    items, times = own_only(during=[item(p("running_tool", T0 + 200, tool="bash", what="bun test"))])
+    worst, findings = judged("PROG-016", items, SUBAGENTS, times)
+    assert worst == Outcome.FAIL and "'running_tool'" in findings[0].message
+
+
+def test_some_subagents_with_agent_and_others_nowhere_fail():
+    items, times = delegated()
+    kept = [(frame, t) for frame, t in zip(items, times) if frame.get("agent") != "docs"]
+    worst, findings = judged("PROG-016", [f for f, _ in kept], SUBAGENTS, [t for _, t in kept])
+    assert worst == Outcome.FAIL and "'docs'" in findings[0].message and "while others do" in findings[0].message
 
 
 @pytest.mark.parametrize("bad", [None, 7, ""])

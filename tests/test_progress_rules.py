@@ -3,6 +3,8 @@ the suite's own driver."""
 
 from __future__ import annotations
 
+import random
+
 import httpx
 import pytest
 from logs import broken, frame_log, progress_sse, script
@@ -11,6 +13,7 @@ from streamcert.catalogue import Scenario, load_scenario
 from streamcert.outcomes import Outcome
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
+from streamcert.rules.progress import _worst_run
 from streamcert.scenarios import Target, run_scenario
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
@@ -58,8 +61,9 @@ def test_since_is_integer_unix_ms(since, want):
     (p("reading_prompt", done="5", total=10), Outcome.FAIL),
     (p("reading_prompt"), Outcome.PASS),  # without done/total where no prompt-progress came
     (p("reading_prompt", done=5, total=10), Outcome.PASS),
-    (p("reading_prompt", done=5), Outcome.FAIL),  # done and total come as a pair
-    (p("reading_prompt", total=10), Outcome.FAIL),
+    (p("reading_prompt", done=5), Outcome.PASS),  # total not known: left out (§2 "without total")
+    (p("reading_prompt", total=10), Outcome.FAIL),  # total known, done left out: done is known too
+    (p("reading_prompt", done=5.5), Outcome.FAIL),
     (p("waiting_for_model", model="m", reason="tired"), Outcome.FAIL),
     (p("waiting_for_person", what="approval", tool="bash"), Outcome.PASS),
     (p("stopped", reason="boredom"), Outcome.FAIL),
@@ -148,7 +152,10 @@ def _reading(n, gap, start=0.0):
     (6, 0.1, Outcome.WARNING),  # ten a second, but six updates in all: not sustained
     (20, 0.125, Outcome.FAIL),  # eight a second over two seconds
     (20, 1 / 6, Outcome.FAIL),  # six a second over two seconds (13 updates within 2 s)
-    (20, 0.19, Outcome.WARNING),  # 5.3 a second: over the limit, under the sustained one: figures reported
+    (20, 0.19, Outcome.FAIL),  # 5.3 a second, sustained: 13 updates in 2.28 s, 0.72 s short of 3 s
+    (20, 0.2, Outcome.FAIL),  # five a second, sustained
+    (9, 0.2, Outcome.FAIL),  # five a second, nine updates (two seconds' worth) in 1.6 s: 0.4 s short
+    (8, 0.2, Outcome.WARNING),  # five a second for 1.4 s: a run of five 0.2 s short, none two seconds' worth
     (40, 0.025, Outcome.FAIL),  # 40 a second
 ])
 def test_data_only_at_most_four_a_second(n, gap, want):
@@ -166,6 +173,40 @@ def test_a_four_a_second_sender_bunched_by_a_loaded_reader_never_fails():
     items, _ = _reading(24, 0.25)
     worst, findings = outcome_of("PROG-009", items, times=[0.0] + sorted(times) + [7.0], steps=READ)
     assert worst in (Outcome.PASS, Outcome.WARNING), findings
+
+
+def test_five_a_second_sustained_fails_with_its_figures():
+    items, times = _reading(15, 0.2)
+    worst, findings = outcome_of("PROG-009", items, times=times, steps=READ)
+    assert worst == Outcome.FAIL and "13 data-only updates in a row within 2.400 s, 5.0 a second" in findings[0].message
+    assert findings[0].measured["max_sustained_deficit_s"] == pytest.approx(0.6, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_four_a_second_with_jitter_passes(seed):
+    # sent every 0.25 s, each arrival up to 70 ms late, at random: never more than four a second
+    rng = random.Random(seed)
+    items, times = _reading(24, 0.25)
+    times = [times[0]] + sorted(t + rng.uniform(0, 0.07) for t in times[1:-1]) + [times[-1] + 0.1]
+    worst, findings = outcome_of("PROG-009", items, times=times, steps=READ)
+    assert worst == Outcome.PASS, findings[0].message
+
+
+def test_the_worst_run_is_found_as_by_trying_every_run():
+    rng = random.Random(7)
+    for _ in range(200):
+        times = sorted(rng.uniform(0, 5) for _ in range(rng.randint(0, 30)))
+        for least in (1, 2):
+            runs = [(m - (times[i + 4 * m] - times[i]), i, i + 4 * m) for m in range(least, len(times) // 4 + 1)
+                    for i in range(len(times) - 4 * m)]
+            found = _worst_run(times, least)
+            if not runs:
+                assert found is None
+            else:
+                deficit, i, j = found
+                assert deficit == pytest.approx(max(runs)[0], abs=1e-9)
+                assert (j - i) % 4 == 0 and (j - i) // 4 >= least
+                assert deficit == pytest.approx((j - i) / 4 - (times[j] - times[i]), abs=1e-9)
 
 
 def test_data_pacing_with_fewer_than_five_updates_passes():
@@ -194,6 +235,66 @@ def test_new_phase_at_once(late, want):
     worst, findings = outcome_of("PROG-011", items, times=[0.02, 0.52 + late, 1.02 + late], steps=PHASES)
     assert worst == want
     assert findings[0].measured["max_phase_delay_s"] == pytest.approx(late, abs=1e-6)
+
+
+DRIFT_STEPS = [{"think": 200}, {"tool": {"name": "bash", "what": "a", "ms": 200}}, {"think": 200},
+               {"tool": {"name": "bash", "what": "b", "ms": 200}}, {"think": 200},
+               {"tool": {"name": "bash", "what": "c", "ms": 200}}, {"finish": "ok"}]
+
+
+def _drifting(extra):
+    """DRIFT_STEPS played by a runtime whose steps each take `extra` s longer than scripted, every phase (and
+    the end) sent the moment it begins."""
+    items, times = [], []
+    for n, step in enumerate(DRIFT_STEPS[:-1]):
+        since = T0 + round(n * (0.2 + extra) * 1000)
+        items.append(item(p("thinking", since) if "think" in step else
+                          p("running_tool", since, tool="bash", what=step["tool"]["what"])))
+        times.append(n * (0.2 + extra))
+    return items + [item(None)], times + [6 * (0.2 + extra)]
+
+
+@pytest.mark.parametrize("extra", [0.06, 0.1])
+def test_schedule_drift_is_not_delay(extra):
+    # Before: the script's clock accumulated 6 × 0.1 s of drift and the turn's end FAILed "not sent at once".
+    items, times = _drifting(extra)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=DRIFT_STEPS)
+    assert worst == Outcome.PASS, findings[0].message
+    assert findings[0].measured["max_phase_delay_s"] == pytest.approx(extra, abs=1e-6)
+
+
+def test_a_phase_that_trails_its_start_fails_even_on_a_drifting_runtime():
+    items, times = _drifting(0.1)
+    times[3:] = [t + 0.7 for t in times[3:]]  # the fourth phase held 0.7 s after its step began
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=DRIFT_STEPS)
+    assert worst == Outcome.FAIL and "running_tool (step 4) arrived 0.800 s" in findings[0].message
+
+
+WRITE_THEN_TOOL = [{"write": {"tokens": 50, "ms": 500}}, {"tool": {"name": "bash", "what": "ls", "ms": 100}},
+                   {"finish": "ok"}]
+
+
+def _writing(last_data, tool_at):
+    items = [item(p("writing"))] + [item(p("writing", rate=float(k))) for k in range(1, 4)]
+    times = [0.0, 0.25, 0.5, last_data]
+    items += [item(p("running_tool", T0 + 900, tool="bash", what="ls")), item(None)]
+    return items, times + [tool_at, tool_at + 0.1]
+
+
+def test_a_step_that_ran_long_is_read_from_the_frame_before():
+    # writing's data kept changing 0.4 s past its scripted end; the tool's phase came right after the last of it
+    items, times = _writing(0.9, 0.92)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=WRITE_THEN_TOOL)
+    assert worst == Outcome.PASS, findings[0].message
+    assert "running_tool (step 2)" in str(findings[0].measured["delays_s"])
+
+
+def test_a_phase_held_behind_the_pacing_of_the_phase_before_fails():
+    # the last data-only frame at the step's end, the new phase a second after it
+    items, times = _writing(0.5, 1.5)
+    worst, findings = outcome_of("PROG-011", items, times=times, steps=WRITE_THEN_TOOL)
+    assert worst == Outcome.FAIL and "(the frame before it)" not in findings[0].message
+    assert findings[0].measured["max_phase_delay_s"] == pytest.approx(1.0, abs=1e-6)
 
 
 # -- the turn's end and the status ---------------------------------------------------------------------
@@ -227,12 +328,25 @@ def test_status_beside_progress_unchanged():
     steps = [{"status": "Planning"}, {"think": 100}, {"finish": "ok"}]
     good = [item(p("thinking"), "Planning"), item(None, "Planning")]
     replaced = [item(p("thinking"), "Thinking"), item(None, "Thinking")]
-    missing = [{"progress": p("thinking")}, item(None)]
+    never = [{"progress": p("thinking")}, {"progress": None}]
     assert outcome_of("PROG-014", good, steps=steps)[0] == Outcome.PASS
     assert outcome_of("PROG-014", replaced, steps=steps)[0] == Outcome.FAIL
-    assert outcome_of("PROG-014", missing, steps=steps)[0] == Outcome.FAIL
-    without_progress = [{"status": "Planning"}, item(None, "Planning")]
-    assert outcome_of("PROG-014", without_progress, steps=steps)[0] == Outcome.FAIL
+    assert outcome_of("PROG-014", never, steps=steps)[0] == Outcome.FAIL  # the script's text never shows
+
+
+def test_every_frame_with_the_status_text_carries_progress():
+    # §5: "every frame … that carries the status text carries progress beside it" — not the converse
+    steps = [{"status": "Reading"}, {"read_prompt": {"total": 100, "updates": 2, "ms": 500}}, {"finish": "ok"}]
+    data_only = [item(p("reading_prompt"), "Reading"), {"progress": p("reading_prompt", done=50, total=100)},
+                 {"progress": p("reading_prompt", done=100, total=100)}, item(None, "Reading")]
+    outcome, findings = outcome_of("PROG-014", data_only, steps=steps)
+    assert outcome == Outcome.PASS, findings[0].message
+    assert "2 frame(s) carried progress without the status text" in findings[0].message
+    status_alone = [item(p("reading_prompt"), "Reading"), {"status": "Reading"}, item(None, "Reading")]
+    outcome, findings = outcome_of("PROG-014", status_alone, steps=steps)
+    assert outcome == Outcome.FAIL and "status text without progress" in findings[0].message
+    not_text = [item(p("reading_prompt"), "Reading"), item(None, 7)]
+    assert outcome_of("PROG-014", not_text, steps=steps)[0] == Outcome.FAIL
 
 
 def test_a_frame_with_neither_status_nor_progress_is_not_bound():

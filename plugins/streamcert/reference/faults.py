@@ -208,7 +208,8 @@ PROGRESS_FAULTS = (
     Fault("prog-unknown-phase", "the turn opens with a phase of no such name ('preparing')", ("PROG-001",)),
     Fault("prog-since-seconds", "since is Unix time in seconds, with a fraction", ("PROG-002",)),
     Fault("prog-field-types", "reading_prompt's done and total are strings", ("PROG-003",)),
-    Fault("prog-done-without-total", "reading_prompt sends done without total", ("PROG-003",)),
+    Fault("prog-total-without-done", "reading_prompt sends total without done (done is known once total is)",
+          ("PROG-003",)),
     Fault("prog-null-field", "fields not known are sent as null (done/total, rate, what)", ("PROG-004",)),
     Fault("prog-guessed-what", "a tool call without a title gets the tool's name as its what", ("PROG-005",)),
     Fault("prog-what-unshortened", "running_tool's what is the whole command, several lines and long", ("PROG-006",)),
@@ -216,12 +217,15 @@ PROGRESS_FAULTS = (
     Fault("prog-since-not-renewed", "a call of the tool already running keeps the since of the call before",
           ("PROG-008",)),
     Fault("prog-pacing-off", "every data-only change is sent (40 a second while the prompt is read)", ("PROG-009",)),
+    Fault("prog-pacing-five", "data-only changes are paced at five a second, not four", ("PROG-009",)),
     Fault("prog-data-frozen", "data-only changes are never sent: only the phase's first frame", ("PROG-010",)),
     Fault("prog-pacing-delays-phase", "a new phase after data-only frames waits 1 s behind their pacing",
           ("PROG-011",), ("PROG-010",)),  # the held phase leaves the phase before without frames for 1 s
     Fault("prog-stopped-then-null", "a stopped or failed turn sends null after its last phase", ("PROG-012",)),
     Fault("prog-ends-with-last-phase", "a finished turn ends on its last phase, without null", ("PROG-013",)),
     Fault("prog-status-replaced", "the status text is replaced by a text made from the phase", ("PROG-014",)),
+    Fault("prog-status-without-progress", "a new status text is sent in a frame of its own, without progress",
+          ("PROG-014",)),
     Fault("prog-phase-mismatch", "a question is announced as waiting_for_person approval", ("PROG-015",)),
     # the steps of docs/script-extensions.md: waits, subagents, calls in parallel, a plan to approve
     # (without agent, the main agent's sequence holds the subagents' phases: their since, times and stopped)

@@ -136,6 +136,14 @@ class Turn:
         else:
             self.deadline = self.loop.time()  # late (e.g. a held frame): the schedule starts again from now
 
+    async def wait_until(self, at: float) -> None:
+        """Wait until `at` on the schedule (a moment inside one step, from its scheduled start): a tick that
+        comes late is caught up by the next, so a step's many ticks do not push its end later."""
+        self.deadline = at
+        delay = at - self.loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
     # -- playing ---------------------------------------------------------------------------------
     async def play(self, steps: list[Any]) -> None:
         """Play the steps to the turn's end (a script error fails the turn, with the error as its reason)."""
@@ -238,8 +246,9 @@ async def step_read_prompt(turn: Turn, arg: Any) -> None:
     span = _ms(arg.get("ms", 0), "read_prompt.ms")
     # No prompt-progress frame has come yet: done and total are not known (left out).
     await turn.phase("reading_prompt")
+    start = turn.deadline
     for k in range(1, updates + 1):
-        await turn.wait(span / updates)
+        await turn.wait_until(start + span * k / updates)
         turn.update(done=total * k // updates, total=total)
     if not updates:
         await turn.wait(span)
@@ -256,11 +265,10 @@ async def _stream_tokens(turn: Turn, tokens: int, span: float) -> None:
     """writing for `span`: the reply text, or a tool call's arguments (§4), `tokens` in all."""
     # Nothing measured yet: no rate (left out).
     await turn.phase("writing")
-    elapsed, last = 0.0, None
+    elapsed, last, start = 0.0, None, turn.deadline
     while elapsed < span:
-        step = min(WRITE_TICK_S, span - elapsed)
-        await turn.wait(step)
-        elapsed += step
+        elapsed += min(WRITE_TICK_S, span - elapsed)
+        await turn.wait_until(start + elapsed)
         # The writer speeds up (tokens grow as elapsed^1.5), so the measured rate keeps changing.
         written = round(tokens * (elapsed / span) ** 1.5)
         if written and elapsed > 0:
@@ -423,6 +431,8 @@ async def step_status(turn: Turn, arg: Any) -> None:
     if not isinstance(arg, str):
         raise ScriptError("status takes a text")
     turn.chat.status_text = arg
+    if STATUS_WITHOUT_PROGRESS.on(turn.options):
+        return _broken_status(turn)
     if turn.sent is not None:  # the text rides on the next frame when nothing is showing yet
         turn._send(turn.sent)
 
@@ -464,11 +474,12 @@ SINCE_NOT_RENEWED = switch("prog-since-not-renewed")
 SINCE_RESET_ON_DATA = switch("prog-since-reset-on-data")
 NULL_FIELD = switch("prog-null-field")
 FIELD_TYPES = switch("prog-field-types")
-DONE_WITHOUT_TOTAL = switch("prog-done-without-total")
+TOTAL_WITHOUT_DONE = switch("prog-total-without-done")
 GUESSED_WHAT = switch("prog-guessed-what")
 WHAT_UNSHORTENED = switch("prog-what-unshortened")
 PHASE_MISMATCH = switch("prog-phase-mismatch")
 STATUS_REPLACED = switch("prog-status-replaced")
+STATUS_WITHOUT_PROGRESS = switch("prog-status-without-progress")
 STOPPED_THEN_NULL = switch("prog-stopped-then-null")
 ENDS_WITH_LAST_PHASE = switch("prog-ends-with-last-phase")
 SUBAGENT_NO_AGENT = switch("prog-subagent-no-agent")
@@ -513,8 +524,8 @@ def _break_progress(progress: dict[str, Any], options: Options, data_only: bool 
             progress.setdefault(name, None)
     if FIELD_TYPES.on(options) and phase == "reading_prompt":
         progress.update({k: str(progress[k]) for k in ("done", "total") if k in progress})
-    if DONE_WITHOUT_TOTAL.on(options) and phase == "reading_prompt":
-        progress.pop("total", None)
+    if TOTAL_WITHOUT_DONE.on(options) and phase == "reading_prompt":
+        progress.pop("done", None)
     if GUESSED_WHAT.on(options) and phase == "running_tool":
         progress.setdefault("what", progress["tool"])
     if PHASE_MISMATCH.on(options) and phase == "waiting_for_person" and progress.get("what") == "question":
@@ -563,6 +574,11 @@ def _break_status(text: str, progress: dict[str, Any] | None, options: Options) 
     if STATUS_REPLACED.on(options) and progress is not None:
         return f"Working: {progress['phase']}"
     return text
+
+
+def _broken_status(turn: Turn) -> None:
+    """prog-status-without-progress: a new status text is sent at once in a frame of its own, without progress."""
+    turn.out.put_nowait({"status": turn.chat.status_text})
 
 
 async def _broken_end(turn: Turn, progress: dict[str, Any] | None) -> None:

@@ -21,7 +21,17 @@ from ..protocols.progress import (
     WHAT_MAX,
 )
 from . import Verdict, quote, rule
-from .progressview import _MISSING, MAIN, Frame, ProgressStream, ScriptedProgress, Sequence, is_int, is_number
+from .progressview import (
+    _MISSING,
+    MAIN,
+    Expected,
+    Frame,
+    ProgressStream,
+    ScriptedProgress,
+    Sequence,
+    is_int,
+    is_number,
+)
 
 MS_RANGE = (10**12, 10**14)  # Unix milliseconds from 2001-09-09 to the year 5138
 
@@ -41,9 +51,10 @@ SCHEMA: dict[str, dict[str, tuple[Any, bool]]] = {
     "stopped": {"reason": (STOP_REASONS, False)},
     "failed": {"reason": ("str", True)},
 }
-# Optional fields that come together or not at all: §2 draws reading_prompt "without total" and §4 says
-# "with done/total … without them where none come".
-PAIRED: dict[str, tuple[str, str]] = {"reading_prompt": ("done", "total")}
+# An optional field that another needs beside it: reading_prompt's total may be left out alone (§2 draws
+# "without total: Reading the prompt"; §1: a field not known is left out), and both where no prompt-progress
+# came (§4 "without them"); done is left out only with total, since a total known means done is known too.
+NEEDS: dict[str, tuple[str, str]] = {"reading_prompt": ("total", "done")}
 LINE_BREAKS = ("\n", "\r", "\u2028", "\u2029")
 
 
@@ -125,10 +136,10 @@ def phase_fields(v: ProgressStream, out: Verdict) -> None:
                 bad.append((f"{who(f)}{f.phase}.{name} is {value!r}, not {want}", v.evidence(f)))
             elif not strict:
                 loose.append((f"{f.phase}.{name} is {value!r}: an integer written as a float", v.evidence(f)))
-        pair = PAIRED.get(f.phase, ())
-        if len([name for name in pair if name in f.obj]) == 1:
-            have, lack = (pair[0], pair[1]) if pair[0] in f.obj else (pair[1], pair[0])
-            bad.append((f"{who(f)}{f.phase} carries {have!r} without {lack!r}: they come as a pair", v.evidence(f)))
+        have, lack = NEEDS.get(f.phase, (None, None))
+        if have in f.obj and lack not in f.obj:
+            bad.append((f"{who(f)}{f.phase} carries {have!r} without {lack!r}: {lack} is left out only together "
+                        f"with {have}", v.evidence(f)))
     if out.fail_each("field(s) missing or of the wrong type", bad):
         return
     if loose:
@@ -259,57 +270,79 @@ def since_renewed(v: ProgressStream, out: Verdict) -> None:
 
 @rule("PROG-009", view=ProgressStream)
 def data_pacing(v: ProgressStream, out: Verdict) -> None:
-    # Two windows, so that a burst on a loaded machine warns and only a sustained rate fails: five updates
-    # in a row must span 1 s (four a second), else WARNING; `fail_updates` within `fail_window_s` (six a
-    # second over two seconds: more than a 4-a-second sender can emit however its frames bunch) FAIL.
-    # Pacing binds each agent's progress: every instance belongs to one agent's sequence.
+    # "at most four times a second": in any second at most four data-only updates, so 4m + 1 updates in a row
+    # span at least m seconds. A run that falls short by its deficit: up to span_tolerance_s passes (timer
+    # jitter), more warns (a reader on a loaded machine may read frames late and in lumps), and more than
+    # jitter_s over a run of sustain_s seconds' worth or more is a rate above four a second that no lateness
+    # tolerated explains: FAIL. Pacing binds each agent's progress: every instance is one agent's.
     tol = out.tolerance("span_tolerance_s", 0.15)
-    window = out.tolerance("fail_window_s", 2.0)
-    fail_count = int(out.tolerance("fail_updates", 12))
-    min_span, worst_five, most, min_gap = None, None, 0, None
-    densest, dense = 0, None  # the most updates within one window, and where
+    jitter = out.tolerance("jitter_s", 0.35)
+    sustain = max(1, round(out.tolerance("sustain_s", 2.0)))
+    if not v.instances:
+        return
+    most, min_span, worst, worst_long = 0, None, None, None  # worst*: (deficit, seconds' worth, seq, run)
     for seq in v.sequences:
         for inst in seq.instances:
             ups = inst.data_updates()
             most = max(most, len(ups))
-            for x, y in zip(ups, ups[1:]):
-                gap = y.t - x.t
-                min_gap = gap if min_gap is None else min(min_gap, gap)
-            for i in range(len(ups) - 4):
-                span = ups[i + 4].t - ups[i].t
-                if min_span is None or span < min_span:
-                    min_span, worst_five = span, (seq, inst, ups[i:i + 5])
-            start = 0
-            for end in range(len(ups)):
-                while ups[end].t - ups[start].t > window:
-                    start += 1
-                if end - start + 1 > densest:
-                    densest, dense = end - start + 1, (seq, inst, ups[start:end + 1])
+            times = [f.t for f in ups]
+            spans5 = [b - a for a, b in zip(times, times[4:])]
+            if spans5:
+                min_span = min(spans5 + ([min_span] if min_span is not None else []))
+            for least, best in ((1, worst), (sustain, worst_long)):
+                found = _worst_run(times, least)
+                if found is not None and (best is None or found[0] > best[0]):
+                    deficit, i, j = found
+                    best = (deficit, (j - i) // 4, seq, ups[i:j + 1])
+                    if least == 1:
+                        worst = best
+                    else:
+                        worst_long = best
     measured = {"min_span_5_s": None if min_span is None else round(min_span, 3), "most_data_updates": most,
-                "min_gap_s": None if min_gap is None else round(min_gap, 3), "span_tolerance_s": tol,
-                f"max_updates_in_{window:g}_s": densest, "fail_updates": fail_count}
-    if not v.instances:
-        return
-    if dense is not None and densest >= fail_count:
-        seq, inst, ups = dense
-        span = ups[-1].t - ups[0].t
-        out.failed(f"{seq.name}{inst.phase}: {densest} data-only updates within {span:.3f} s, a sustained "
-                   f"{densest / window:.1f} a second over {window:g} s (at most four a second; {fail_count} in "
-                   f"{window:g} s fails)", [v.evidence(ups[0], "first"), v.evidence(ups[-1], "last")],
-                   measured=measured)
-        return
-    if min_span is None:
+                "max_deficit_s": None if worst is None else round(worst[0], 3),
+                "max_sustained_deficit_s": None if worst_long is None else round(worst_long[0], 3),
+                "span_tolerance_s": tol, "jitter_s": jitter, "sustain_s": sustain}
+    if worst_long is not None and worst_long[0] > jitter:
+        deficit, m, seq, run = worst_long
+        span = run[-1].t - run[0].t
+        out.failed(f"{seq.name}{run[0].phase}: {len(run)} data-only updates in a row within {span:.3f} s, "
+                   f"{(len(run) - 1) / span if span else float('inf'):.1f} a second sustained (at most four a "
+                   f"second: they span at least {m} s; {deficit:.3f} s short, more than the jitter tolerated, "
+                   f"{jitter:g} s)", [v.evidence(run[0], "first"), v.evidence(run[-1], "last")], measured=measured)
+    elif worst is not None and worst[0] > tol:
+        deficit, m, seq, run = worst
+        span = run[-1].t - run[0].t
+        out.warning(f"{seq.name}{run[0].phase}: {len(run)} data-only updates in a row within {span:.3f} s (at most "
+                    f"four a second: at least {m} s; tolerance {tol:g} s), not sustained beyond the jitter "
+                    f"tolerated ({jitter:g} s over {sustain} s' worth)",
+                    [v.evidence(run[0], "first"), v.evidence(run[-1], "last")], measured=measured)
+    elif worst is None:
         out.passed(f"no phase had five data-only updates (most: {most}): at most four a second", measured=measured)
-        return
-    seq, inst, five = worst_five
-    if min_span < 1.0 - tol:
-        out.warning(f"{seq.name}{inst.phase}: five consecutive data-only updates within {min_span:.3f} s (at most "
-                    f"four a second means at least 1 s; tolerance {tol:g} s), but no more than {densest} within "
-                    f"{window:g} s: a burst, not a sustained rate",
-                    [v.evidence(five[0], "first of five"), v.evidence(five[-1], "fifth")], measured=measured)
     else:
-        out.passed(f"five consecutive data-only updates span at least {min_span:.3f} s; at most {densest} within "
-                   f"{window:g} s", measured=measured)
+        out.passed(f"every 4m + 1 data-only updates in a row span at least m s (five: at least {min_span:.3f} s; "
+                   f"most in one phase: {most})", measured=measured)
+
+
+def _worst_run(times: list[float], least: int) -> tuple[float, int, int] | None:
+    """Of the runs of 4m + 1 consecutive times (m >= least), the one that falls furthest short of spanning m
+    seconds: (deficit, first index, last index), or None when none is that long. The deficit of a run from i
+    to j = i + 4m is m - (t_j - t_i) = g(j) - g(i) with g(k) = k / 4 - t_k, so one pass per residue of the
+    index modulo 4, keeping the least g seen at least 4 * least places back, finds it in linear time."""
+    best = None
+    for residue in range(4):
+        idx = list(range(residue, len(times), 4))
+        low = None  # (g, index) least so far among those far enough back
+        for n, j in enumerate(idx):
+            if n >= least:
+                i = idx[n - least]
+                g = i / 4 - times[i]
+                if low is None or g < low[0]:
+                    low = (g, i)
+            if low is not None:
+                deficit = (j / 4 - times[j]) - low[0]
+                if best is None or deficit > best[0]:
+                    best = (deficit, low[1], j)
+    return best
 
 
 @rule("PROG-010", view=ScriptedProgress)
@@ -350,33 +383,52 @@ def phase_at_once(v: ProgressStream, out: Verdict) -> None:
 
 
 def _phase_delays(seq: Sequence, out: Verdict, tol: float, fail_delay: float) -> None:
-    """PROG-011 on one agent's sequence: its scripted phase changes placed on its own arrival times."""
-    points: list[tuple[str, Frame, float]] = []  # (what, first frame, scripted start)
+    """PROG-011 on one agent's sequence: how long each new phase's first frame trails the moment its phase
+    began. That moment is the end of the step before, read from the stream: the later of the frame before it
+    (the phase before still showing, or the last of the subagents it waited on ending) and the phase before's
+    first frame plus the script's time between the two steps. So a runtime whose steps run longer than
+    scripted is judged step by step, its drift never adding up."""
+    points: list[tuple[Expected, str, Frame]] = []  # (the step, what, its first frame)
     for exp in seq.plan.expected:
         first = next((i for i in exp.seen if not i.repeat), None)
         if first is not None:
-            points.append((f"{exp.phase} (step {exp.index + 1})", first.first, exp.offset_s))
+            points.append((exp, f"{exp.phase} (step {exp.index + 1})", first.first))
     if seq.plan.ending == "finish":
         last_progress = seq.progress_frames[-1] if seq.progress_frames else None
         end = next((f for f in seq.frames if f.progress is None and f.problem is None
                     and (last_progress is None or f.ev.index > last_progress.ev.index)), None)
         if end is not None:
-            points.append(("the turn's end (null)", end, seq.plan.end_s))
+            points.append((None, "the turn's end (null)", end))
     if len(points) < 2:
-        return
-    anchor = min(f.t - offset for _, f, offset in points)
-    delays = [(what, f, f.t - offset - anchor) for what, f, offset in points]
-    what, frame, worst = max(delays, key=lambda d: d[2])
+        return  # the first phase of a sequence has no phase before it to be measured from
+    delays = []  # (what, frame, delay, how the phase's start was read)
+    for (before_exp, _, before), (exp, what, frame) in zip(points, points[1:]):
+        due = before.t + ((exp.offset_s if exp else seq.plan.end_s) - before_exp.offset_s)
+        prior = _frame_before(seq, before_exp, frame)
+        began, read = (prior.t, "the frame before it") if prior is not None and prior.t > due else \
+            (due, "the scripted end of the step before")
+        delays.append((what, frame, frame.t - began, read))
+    what, frame, worst, read = max(delays, key=lambda d: d[2])
     measured = {"max_phase_delay_s": round(worst, 3), "delay_tolerance_s": tol, "fail_delay_s": fail_delay,
-                "delays_s": {w: round(d, 3) for w, _, d in delays}}
-    text = f"{seq.name}{what} arrived {worst:.3f} s after the script's phase change"
+                "delays_s": {w: round(d, 3) for w, _, d, _ in delays}}
+    text = f"{seq.name}{what} arrived {worst:.3f} s after its phase began ({read})"
     if worst > fail_delay:
         out.failed(text, [seq.evidence(frame)], measured=measured)
     elif worst > tol:
         out.warning(f"{text}, past the tolerance of {tol:g} s", [seq.evidence(frame)], measured=measured)
     else:
-        out.passed(f"{seq.name or 'the main agent: '}every new phase within {worst * 1000:.0f} ms of the script's "
-                   "change", measured=measured)
+        out.passed(f"{seq.name or 'the main agent: '}every new phase within {max(worst, 0) * 1000:.0f} ms of its phase's "
+                   "start (the end of the step before)", measured=measured)
+
+
+def _frame_before(seq: Sequence, step: Expected, frame: Frame) -> Frame | None:
+    """The last frame before `frame` that shows the agent still at the step before: its own, or, after a
+    subagents step, one of the subagents it waited on (the last of them ending is when its wait ended)."""
+    keys = {seq.key}
+    if step.step == "subagents" and isinstance(step.arg, list):
+        waited = [seq.stream.sequence_of(s.get("id")) for s in step.arg if isinstance(s, dict)]
+        keys |= {s.key for s in waited if s is not None}
+    return next((f for f in reversed(seq.stream.frames) if f.key in keys and f.ev.index < frame.ev.index), None)
 
 
 # -- the turn's end and the status -----------------------------------------------------------------
@@ -419,20 +471,20 @@ def finished_ends_null(v: ProgressStream, out: Verdict) -> None:
 
 @rule("PROG-014", view=ProgressStream)
 def status_beside(v: ProgressStream, out: Verdict) -> None:
-    # "every frame … that carries the status text carries progress beside it": a frame that carries
-    # neither (a keep-alive, another kind of frame, one that is not JSON) is not bound by it.
-    bad, neither = [], 0
+    # "every frame … that carries the status text carries progress beside it": the sentence binds the frames
+    # that carry the status. A frame with progress and no status (a data-only frame that leaves out the
+    # unchanged text), or with neither (a keep-alive, another kind of frame), is not bound by it.
+    bad, without_status, neither = [], 0, 0
     for f in v.frames:
         has_progress, has_status = f.problem is None, f.status is not _MISSING
-        if not has_progress and not has_status:
-            neither += 1
+        if not has_status:
+            without_status += has_progress
+            neither += not has_progress
         elif not has_progress:
             bad.append((f"a status text without progress beside it ({f.problem})", v.evidence(f)))
-        elif not has_status:
-            bad.append((f"{who(f)}no status text beside progress", v.evidence(f)))
         elif not isinstance(f.status, str):
             bad.append((f"{who(f)}status is {f.status!r}, not a text", v.evidence(f)))
-    judged = [f for f in v.frames if f.problem is None or f.status is not _MISSING]
+    judged = [f for f in v.frames if f.status is not _MISSING]
     if not bad and v.plan is not None:
         shown = [f.status for f in judged]
         i = 0
@@ -444,9 +496,11 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
                 out.failed(f"the status text {text!r} set by the script never appears unchanged beside progress "
                            f"(texts seen: {quote(repr(seen), 200)})", [v.evidence(v.frames[-1])] if v.frames else [])
                 return
-    if not out.fail_each("frame(s) without the status text and progress side by side", bad) and judged:
-        out.passed(f"status beside progress on all {len(judged)} frames that carry either"
-                   + (f"; {neither} frame(s) carried neither (not bound by the sentence)" if neither else ""))
+    if not out.fail_each("frame(s) carrying a status text without progress beside it", bad) and judged:
+        out.passed(f"progress beside the status text on all {len(judged)} frames that carry it"
+                   + (f"; {without_status} frame(s) carried progress without the status text (not bound by the "
+                      "sentence)" if without_status else "")
+                   + (f"; {neither} frame(s) carried neither" if neither else ""))
 
 
 @rule("PROG-015", view=ScriptedProgress)
@@ -472,27 +526,77 @@ def phase_follows_steps(v: ProgressStream, out: Verdict) -> None:
 
 # -- subagents and calls in parallel ---------------------------------------------------------------
 
+# The two readings of "the server passes it on in /api/v2 as its own" (§5, the link) PROG-016 accepts.
+BESIDE = "subagents' progress in /api/v2, each frame carrying agent beside it"
+OWN_ONLY = "/api/v2 carries the chat's own progress; subagents' progress travels on the link and the tree"
+
+
 @rule("PROG-016", view=ProgressStream)
 def subagent_form(v: ProgressStream, out: Verdict) -> None:
     if not v.frames:
         return
     bad = [(f"agent is {f.agent!r}, not a subagent's id (a non-empty string)", v.evidence(f)) for f in v.frames
            if f.agent is not _MISSING and not (isinstance(f.agent, str) and f.agent)]
+    if out.fail_each("frame(s) whose agent is no subagent's id", bad):
+        return
     subs = [s for s in v.sequences if not s.is_main]
+    if not subs:
+        _own_only(v, out, out.tolerance("wait_margin_s", 0.15))
+    else:
+        _beside(v, out, subs)
+
+
+def _beside(v: ProgressStream, out: Verdict, subs: list[Sequence]) -> None:
+    """The first reading: every subagent's progress in frames of its own carrying agent; the main agent's without."""
+    bad = []
     for sid, plan in (v.plan.subagents if v.plan else {}).items():
         if v.sequence_of(sid) is None and plan.expected:
-            shown = ", ".join(repr(s.key) for s in subs) or "none"
+            shown = ", ".join(repr(s.key) for s in subs)
             bad.append((f"the script's subagent {sid!r} ({', '.join(e.step for e in plan.expected)}) shows in no "
-                        f"frame carrying agent (agents shown: {shown})", v.evidence(v.frames[0])))
-    if v.plan is not None and v.plan.expected and not v.main.progress_frames and subs:
+                        f"frame carrying agent, while others do (agents shown: {shown})", v.evidence(v.frames[0])))
+    if v.plan is not None and v.plan.expected and not v.main.progress_frames:
         first = subs[0].frames[0]
         bad.append((f"the main agent's steps show in no frame without agent: every progress carries one "
                     f"({first.agent!r} the first)", v.evidence(first)))
-    if out.fail_each("departure(s) from the subagent form", bad) or not subs:
+    if out.fail_each(f"departure(s) from the subagent form (reading: {BESIDE})", bad, reading=BESIDE):
         return
     renamed = [f"{s.scripted_id!r} as {s.key!r}" for s in subs if s.scripted_id not in (None, s.key)]
-    out.passed(f"{len(subs)} subagent sequence(s) carry agent ({', '.join(repr(s.key) for s in subs)}); the main "
-               "agent's progress carries none" + (f"; the runtime named {', '.join(renamed)}" if renamed else ""))
+    out.passed(f"reading taken: {BESIDE}; {len(subs)} subagent sequence(s) carry agent "
+               f"({', '.join(repr(s.key) for s in subs)}), the main agent's progress none"
+               + (f"; the runtime named {', '.join(renamed)}" if renamed else ""), reading=BESIDE)
+
+
+def _own_only(v: ProgressStream, out: Verdict, margin: float) -> None:
+    """The second reading: no frame carries agent, and /api/v2 shows the main agent alone: while its subagents
+    run (the script's time of the longest, less `margin`), the main agent has nothing to do but wait, so its
+    progress stays waiting_for_subagents, none of theirs merged into it (after that, a phase of its own before
+    the next step is the implementation's, PROG-015)."""
+    main = v.main
+    if main.plan is None:
+        return
+    waits = [e for e in main.plan.expected if e.step == "subagents" and e.seen]
+    merged = []
+    for exp in waits:
+        start = exp.seen[0].first
+        ids = [s.get("id") for s in exp.arg if isinstance(s, dict)] if isinstance(exp.arg, list) else []
+        lasts = max((main.plan.subagents[i].end_s for i in ids if i in main.plan.subagents), default=0.0)
+        for f in main.frames:
+            if start.ev.index < f.ev.index and f.t < start.t + lasts - margin and f.problem is None \
+                    and f.phase != "waiting_for_subagents":
+                shown = "null" if f.progress is None else quote(repr(f.progress), 120)
+                merged.append((f"while the main agent waits on its subagents (step {exp.index + 1}), the chat's "
+                               f"progress shows {shown}: a subagent's progress passed on as the main agent's, with "
+                               f"no agent beside it", v.evidence(f)))
+                break
+    unshown = [sid for sid, plan in (v.plan.subagents if v.plan else {}).items() if plan.expected]
+    if merged:
+        out.fail_each(f"wait(s) on subagents showing their progress as the chat's own; neither reading holds: not "
+                      f"{BESIDE} (no frame carries agent for {', '.join(map(repr, unshown))}), nor {OWN_ONLY}",
+                      merged)
+    elif waits:
+        out.passed(f"reading taken: {OWN_ONLY}; no frame carries agent, and while the main agent waits on its "
+                   f"subagents ({', '.join(map(repr, unshown))}) the chat's progress stays waiting_for_subagents",
+                   reading=OWN_ONLY)
 
 
 @rule("PROG-017", view=ScriptedProgress)
