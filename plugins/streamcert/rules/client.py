@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..catalogue import load_catalogue
 from ..outcomes import Outcome
 from ..protocols import a2a, interactions_v1
 from . import Verdict, rule
@@ -47,7 +48,9 @@ from .clientview import (
     TASK_STATE,
     ClientRun,
     Diff,
+    Frame,
     Sent,
+    ViewComparison,
     carried_lost,
     characters_lost,
     header,
@@ -153,54 +156,40 @@ def _carried_lost(run: ClientRun, d: Diff) -> bool:
     return d.why == STALE or carried_lost(d.expected, d.got)
 
 
-def _shown_as_at(run: ClientRun, d: Diff, frame: int) -> bool:
-    """Nothing shown, what a frame of the task up to `frame` carried, or an artifact with its later chunks
-    left out."""
-    return d.got is None or d.why == STALE and any(n <= frame for n in d.frames) or \
-        d.part == ARTIFACT and carried_lost(d.expected, d.got)
-
-
-def _stopped_at(run: ClientRun, frame: Any, rid: str) -> bool:
-    """The view is the task as the stream showed it up to `frame`, and nothing after: every difference is in
-    what followed it (`rid`'s part), shown as it was at `frame` or not at all; and the task's state or an
-    artifact continued after `frame` shows it (a value merely left out proves no stop)."""
-    if frame is None:
+def _plan_mistake(run: ClientRun, d: Diff) -> bool:
+    """A mistake in taking the plan, not in reading the stream (every other part of the view is right): it shows
+    no plan, or not a list of steps,
+    although a plan of the plain progress/v1 form was served; or it shows an older update's plan while the
+    updates after it that it passed over carry nothing a client may not know (a variant is CLIENT-010's)."""
+    if d.part != PLAN or any(e.part != PLAN for e in run.compared().diffs):
+        return False  # the rest of the view is right: the stream was read to its end
+    plain = [f for f in run.stream.plans if not f.variant]
+    if d.got in (None, []) or not isinstance(d.got, list) or \
+            not all(isinstance(s, dict) and "label" in s for s in d.got):
+        return bool(plain)
+    if d.why != STALE:
         return False
-    diffs, after = run.compared().diffs, PARTS[rid].holds
-    stopped = any(e.part == TASK_STATE and e.why == STALE and any(n <= frame.n for n in e.frames) or
-                  e.part == ARTIFACT and e.artifact in run.stream.after(frame) and _shown_as_at(run, e, frame.n)
-                  for e in diffs)
-    return stopped and all(after(run, e) and _shown_as_at(run, e, frame.n) for e in diffs)
+    skipped = [f for f in run.stream.plans if f.n > min(d.frames)]
+    return bool(skipped) and not any(f.variant for f in skipped)
 
 
-def _stopped_at_cut(run: ClientRun, d: Diff) -> bool:
-    """The client read no further than the first lastChunk."""
-    return run.made("stopped at cut", lambda r: _stopped_at(r, r.stream.last_chunk, "CLIENT-006"))
-
-
-def _stopped_at_interruption(run: ClientRun, d: Diff) -> bool:
-    """The client did not go on after the first interrupted state."""
-    return run.made("stopped at interruption", lambda r: _stopped_at(r, r.stream.interrupted, "CLIENT-008"))
-
-
-# Who a difference is blamed on: the first entry whose requirement the case names and exercises, whose part
-# holds the difference and whose test fits it. First the cause the run shows (a request the card does not
-# allow, a frame of another task, an update that arrived late, a view that stopped at an interruption or at a
-# lastChunk, characters lost, something carried left out), then the part the difference is in, then, last,
-# the variation of a case that changes how the stream reads.
+# Who a difference is blamed on, when the view is no stop (stop_of): the first entry whose requirement the
+# case names and exercises, whose part holds the difference and whose test fits it. First the cause the run
+# shows (a request the card does not allow, a frame of another task, an update that arrived late, a plan
+# taken wrong while the stream was read, characters lost, something carried left out), then the part the
+# difference is in, then, last, the variation of a case that changes how the stream reads.
 BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
     ("CLIENT-018", _anything),
     ("CLIENT-007", _foreign),
     ("CLIENT-002", _arrived_late),
-    ("CLIENT-008", _stopped_at_interruption),
-    ("CLIENT-006", _stopped_at_cut),
+    ("CLIENT-001", _plan_mistake),
     ("CLIENT-004", _characters_lost),
     ("CLIENT-005", _carried_lost),
     ("CLIENT-010", _carried_lost),
     ("CLIENT-007", _anything),
     ("CLIENT-001", _anything),
     ("CLIENT-003", _anything),
-    ("CLIENT-008", lambda run, d: d.part == TASK_STATE),  # the rest of its part only as a stop (above)
+    ("CLIENT-008", lambda run, d: d.part == TASK_STATE),  # the rest of its part only as a stop (stop_of)
     ("CLIENT-013", _anything),
     ("CLIENT-004", _anything),
     ("CLIENT-005", _anything),
@@ -208,30 +197,87 @@ BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Stop:
+    """A wrong view explained whole: it is exactly the task as the stream showed it up to `frame` (a place a
+    client may wrongly take for the end) and nothing after; the mistake is `rid`'s."""
+
+    rid: str
+    frame: Frame
+    where: str
+
+    def describe(self) -> str:
+        return f"the view is the task as the stream showed it up to frame {self.frame.n} ({self.where}) and " \
+               f"nothing after"
+
+
+def stop_of(run: ClientRun) -> Stop | None:
+    """The stop that explains the view, if one does: the candidates are the stream up to its first interrupted
+    state (CLIENT-008: the client did not go on) and up to its first lastChunk that more frames follow
+    (CLIENT-006: lastChunk taken as the end); each is the view a client that read those frames rightly shows
+    (Stream.shown_up_to), and explains the view when the view equals it and the expected view does not. The
+    earlier candidate is tried first (it claims less was read)."""
+    view = run.require_view()
+    stream, expected = run.stream, run.expected
+    candidates = []
+    if stream.interrupted is not None:
+        candidates.append(Stop("CLIENT-008", stream.interrupted, f"its first interrupted state, "
+                                                                  f"{stream.interrupted.state}"))
+    if stream.last_chunk is not None:
+        candidates.append(Stop("CLIENT-006", stream.last_chunk, f"the first lastChunk, of artifact "
+                                                                 f"{stream.last_chunk.artifact_id}"))
+    compare = ViewComparison(stream).compare
+    for stop in sorted(candidates, key=lambda c: c.frame.n):
+        shown_then = stream.shown_up_to(stop.frame.n, expected)
+        if compare(expected, shown_then).diffs and not compare(shown_then, view).diffs:
+            return stop
+    return None
+
+
 def blamed_on(run: ClientRun, d: Diff, named: set[str]) -> str | None:
+    """The requirement a difference is blamed on: the stop's when the view is one (whether or not the case names
+    it: no other requirement takes its blame), else the first fitting entry of BLAME."""
+    stop = run.made("stop", stop_of)
+    if stop is not None:
+        return stop.rid if stop.rid in named else None
     return next((rid for rid, fits in BLAME if rid in named and PARTS[rid].exercised(run) and
                  PARTS[rid].holds(run, d) and fits(run, d)), None)
 
 
+def departure(out: Verdict) -> Outcome:
+    """A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD or a MAY (DESIGN §3)."""
+    req = load_catalogue().get(out.req_id)
+    return Outcome.FAIL if req is None or req.level == "MUST" else Outcome.NON_STRICT
+
+
 def shows_expected(run: ClientRun, out: Verdict, reading: str | None = None) -> None:
-    """Judge the part of the view `out`'s requirement looks at: FAIL on the differences blamed on it."""
+    """Judge the part of the view `out`'s requirement looks at: the differences blamed on it are a departure
+    (FAIL for a crash: the client showed nothing of the task, see ClientRun.crash)."""
     part = PARTS[out.req_id]
     compared = run.compared()  # without a view: ERROR, whether or not the case exercises the requirement
     if not part.exercised(run):
         return
     named = set(run.listed or PARTS) | {out.req_id}
-    mine = [d for d in compared.diffs if part.holds(run, d)]
+    stop = run.made("stop", stop_of)
+    mine = compared.diffs if stop is not None and stop.rid == out.req_id else \
+        [d for d in compared.diffs if part.holds(run, d)]
     blamed = [d for d in mine if blamed_on(run, d, named) == out.req_id]
     if blamed:
-        listed = "; ".join(d.describe() for d in blamed[:MORE_SHOWN])
+        read_to = stop.frame.n if stop is not None else None
+        listed = "; ".join(d.describe(read_to) for d in blamed[:MORE_SHOWN])
         more = f" (and {len(blamed) - MORE_SHOWN} more)" if len(blamed) > MORE_SHOWN else ""
-        out.failed(f"{part.what}: shown otherwise than the case expects: {listed}{more}",
-                   [run.client_evidence(blamed[0].describe()), *run.stream_evidence()],
-                   measured={"differences": len(blamed)})
+        why = f"{stop.describe()}: " if stop is not None else ""
+        if run.crash:
+            out.failed(f"{part.what}: {run.crash}; so nothing of it was shown: {listed}{more}",
+                       [run.client_evidence(run.crash), *run.stream_evidence()], measured={"differences": len(blamed)})
+            return
+        out.add(departure(out), f"{part.what}: shown otherwise than the case expects: {why}{listed}{more}",
+                [run.client_evidence(blamed[0].describe(read_to)), *run.stream_evidence(read_to=read_to)],
+                measured={"differences": len(blamed)})
     elif not mine:
         readings = [r for r in (reading, *compared.readings) if r]
         out.passed(f"{part.what}: shown as the case expects", reading="; ".join(readings) or None)
-    # else: the part differs only where another requirement the case names takes the blame
+    # else: the part differs only where another requirement takes the blame
 
 
 # -- the requests the client sent ----------------------------------------------------------------------------
@@ -266,7 +312,7 @@ def judge_requests(out: Verdict, what: str, checks: list[Check]) -> None:
     failed = [(c.text, c.evidence) for c in checks if c.outcome == "bad"]
     weaker = [c for c in checks if c.outcome == "weak"]
     readings = "; ".join(dict.fromkeys(c.reading for c in checks if c.reading)) or None
-    if out.fail_each(f"of {len(checks)} request(s) that must {what}, departure(s)", failed):
+    if out.fail_each(f"of {len(checks)} request(s) that must {what}, departure(s)", failed, outcome=departure(out)):
         return
     if weaker:
         out.fail_each(f"of {len(checks)} request(s) that must {what}, weaker form(s)",
@@ -473,7 +519,7 @@ def prompt_shown(v: ClientRun, out: Verdict) -> None:
 @rule("CLIENT-009", view=ClientRun)
 def finishes_at_close(v: ClientRun, out: Verdict) -> None:
     if v.hung and v.closed_at is not None and v.stream.ended_terminal:
-        out.failed(f"the client was still running after the last stream closed at the terminal status "
+        out.warning(f"the client was still running after the last stream closed at the terminal status "
                    f"({v.stream.statuses[-1].state}), and {v.how_it_ended()}", [v.client_evidence()])
         return
     v.require_view()
