@@ -70,6 +70,36 @@ def test_every_client_requirement_has_a_case_and_every_fault_its_requirement():
     assert set(FAULT_REQUIREMENTS.values()) <= named
 
 
+def _results(log: FrameLog) -> list[dict]:
+    """Every result the case's POST answers serve, in order."""
+    out = []
+    for ex in log.exchanges:
+        if ex.method == "POST" and ex.status is not None:
+            values = data(ex) if ex.is_sse else [ex.json()[0]]
+            out += [v["result"] for v in values if isinstance(v, dict) and isinstance(v.get("result"), dict)]
+    return out
+
+
+@pytest.mark.parametrize("case_id", CASES)
+def test_a_case_names_every_requirement_a_stop_or_a_plan_mistake_is_blamed_on(case_id):
+    # Issue 22: a view that is the stream up to the first lastChunk or interruption is CLIENT-006's or -008's in
+    # every case where that explains it, and a plan taken wrong CLIENT-001's: a case whose stream offers the
+    # chance names them, or the blame would go to the case's variation (rules/client.py, stop_of)
+    results = _results(built(case_id))
+    named = set(load_scenario(case_id).requirements)
+
+    def status(r):
+        return (r.get("statusUpdate") or r.get("task") or {}) if isinstance(r, dict) else {}
+
+    cut = any((r.get("artifactUpdate") or {}).get("lastChunk") is True for r in results[:-1])
+    paused = any((status(r).get("status") or {}).get("state") in ("TASK_STATE_INPUT_REQUIRED",
+                                                                  "TASK_STATE_AUTH_REQUIRED") for r in results)
+    planned = any(PROGRESS in (status(r).get("metadata") or {}) for r in results)
+    wanted = {rid for rid, offered in (("CLIENT-006", cut), ("CLIENT-008", paused), ("CLIENT-001", planned))
+              if offered}
+    assert wanted <= named, f"{case_id} does not name {sorted(wanted - named)}"
+
+
 @pytest.mark.parametrize("case_id", CASES)
 def test_what_a_case_serves_is_what_its_file_says(case_id):
     case = client_cases.load_case(case_id)
