@@ -33,11 +33,11 @@ from logs import agent_card, task, text_msg
 from streamcert.catalogue import load_catalogue
 from streamcert.framelog import END_CLIENT_STOP, END_ERROR, END_TIME_LIMIT, MAX_JSON_DEPTH
 from streamcert.outcomes import Outcome
-from streamcert.protocols import progress_v1
+from streamcert.protocols import interactions_v1, progress_v1
 from streamcert.rules import judge
 from streamcert.rules.clientview import carried_lost, characters_lost
 
-ALL = tuple(f"CLIENT-{n:03d}" for n in range(1, 19))
+ALL = tuple(f"CLIENT-{n:03d}" for n in range(1, 21))
 # A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD (DESIGN §3: a SHOULD not met never FAILs).
 MISSED = {rid: Outcome.FAIL if load_catalogue()[rid].level == "MUST" else Outcome.NON_STRICT for rid in ALL}
 
@@ -69,7 +69,7 @@ def test_a_right_client_passes_every_requirement_its_case_exercises():
     got = outcomes(case_log(w), *ALL, w=w)
     assert set(got.values()) == {Outcome.PASS}, got
     # not exercised by this case: no disorder, no interruption, no interaction, no retry, no unknown parts
-    assert set(got) == set(ALL) - {"CLIENT-002", "CLIENT-008", "CLIENT-011", "CLIENT-012", "CLIENT-013"}
+    assert set(got) == set(ALL) - {"CLIENT-002", "CLIENT-008", "CLIENT-011", "CLIENT-012", "CLIENT-013", "CLIENT-019"}
 
 
 def test_the_view_compares_as_json_values_with_extra_keys_and_any_order():
@@ -356,6 +356,72 @@ def test_011_a_right_answer_passes():
     w = question_world()
     assert outcomes(case_log(w), "CLIENT-011", "CLIENT-013", w=w) == \
         {"CLIENT-011": Outcome.PASS, "CLIENT-013": Outcome.PASS}
+
+
+def approval_world(answer: dict) -> World:
+    """question_world, the interaction an approval (TASK_STATE_AUTH_REQUIRED), answered with `answer`."""
+    w = question_world(answers=[sent(message=answer, answer="answer_1", t=0.5)])
+    status = w.frames[1]["statusUpdate"]["status"]
+    status["state"] = "TASK_STATE_AUTH_REQUIRED"
+    status["message"]["metadata"][interactions_v1.URI].update(kind="approval", prompt="Approve shell / rm?")
+    w.expected["interaction"] = {"kind": "approval", "prompt": "Approve shell / rm?"}
+    return w
+
+
+def approval_answer(parts: list, **under_uri) -> dict:
+    msg = answer_message()
+    msg["parts"] = parts
+    msg["metadata"][interactions_v1.URI] = {"interactionId": "ix-1", **under_uri}
+    return msg
+
+
+@pytest.mark.parametrize("parts,under_uri,outcome", [
+    ([{"data": {"approved": False}}], {"approved": False}, Outcome.PASS),
+    ([{"text": "yes"}], {"value": True}, Outcome.PASS),
+    ([{"data": {"approved": True}}], {}, Outcome.NON_STRICT),
+    ([{"text": "no"}], {}, Outcome.FAIL),
+    ([{"text": "approved"}], {"approved": "yes"}, Outcome.FAIL),
+], ids=["approved", "boolean-value", "data-part-only", "text-only", "approved-not-boolean"])
+def test_019_an_approval_is_answered_by_a_boolean_approved_and_text_never_approves(parts, under_uri, outcome):
+    w = approval_world(approval_answer(parts, **under_uri))
+    [f] = findings(case_log(w), "CLIENT-019", w)
+    assert f.outcome == outcome, f.message
+    if outcome == Outcome.FAIL:
+        assert "approval" in f.message and "answer #3" in f.message
+
+
+@pytest.mark.parametrize("parts,under_uri,outcome", [
+    ([{"data": {"value": "blue"}}], {"value": "blue"}, Outcome.PASS), ([{"text": "blue"}], {}, Outcome.PASS),
+    ([{"data": {"colour": "blue"}}], {}, Outcome.PASS), ([], {}, Outcome.FAIL)],
+    ids=["value", "text-part", "data-part", "nothing"])
+def test_019_a_question_is_answered_by_a_value_or_a_data_or_text_part(parts, under_uri, outcome):
+    w = question_world(answers=[sent(message=approval_answer(parts, **under_uri), answer="answer_1", t=0.5)])
+    [f] = findings(case_log(w), "CLIENT-019", w)
+    assert f.outcome == outcome, f.message
+
+
+def test_019_without_an_answer_sent_gives_no_finding():
+    assert findings(case_log(World()), "CLIENT-019") == []
+
+
+def test_020_every_request_at_the_interface_the_card_declares():
+    w = World()
+    [f] = findings(case_log(w), "CLIENT-020", w)
+    assert f.outcome == Outcome.PASS and "all 2 request(s)" in f.message
+
+
+@pytest.mark.parametrize("where,word", [
+    ("http://127.0.0.1:41241/", "sent to /,"), ("http://127.0.0.1:41241/agents/x/a2a/jsonrpc", "/agents/x/a2a/jsonrpc"),
+    ("http://127.0.0.1:41241/agents/x/.well-known/agent-card.json", "reads an agent card at /agents/x/")],
+    ids=["origin", "another-path", "card-under-a-path"])
+def test_020_a_request_elsewhere_fails(where, word):
+    w = World()
+    if "agent-card" in where:
+        w.requests[0].url = where
+    else:
+        w.requests[1].url = where
+    [f] = findings(case_log(w), "CLIENT-020", w)
+    assert f.outcome == Outcome.FAIL and word in f.message, f.message
 
 
 @pytest.mark.parametrize("broken,word", [

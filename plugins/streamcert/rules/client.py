@@ -27,6 +27,7 @@ CLIENT-015 without a streaming request, CLIENT-018 without a message sent.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..catalogue import load_catalogue
 from ..outcomes import Outcome
 from ..protocols import a2a, interactions_v1
+from ..wire.a2a_client import jsonrpc_paths
 from . import Verdict, rule
 from .clientview import (
     ARTIFACT,
@@ -423,6 +425,70 @@ def answer_checks(run: ClientRun) -> list[Check]:
     return checks
 
 
+def _answer_form(kind: Any, msg: dict[str, Any]) -> tuple[str, str]:
+    """How an answer to an interaction of `kind` answers it: ("ok" | "weak" | "bad", what it carries). Seed 004:
+    an approval is answered by a boolean `approved` under the extension's URI (or a boolean `value`, read as
+    approved), and text never approves; a question or a connection by a `value` (or `approved`, read as the
+    value), or a data or text part."""
+    named = interactions_v1.interaction_of(msg) or {}
+    parts = [p for p in msg.get("parts") or [] if isinstance(p, dict)] if isinstance(msg.get("parts"), list) else []
+    data = [p["data"] for p in parts if "data" in p]
+    texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+    if kind == interactions_v1.APPROVAL:
+        for key in (interactions_v1.APPROVED, interactions_v1.VALUE):
+            if isinstance(named.get(key), bool):
+                return "ok", f"{key} {json.dumps(named[key])} under the extension's URI"
+        if any(isinstance(d, dict) and isinstance(d.get(interactions_v1.APPROVED), bool) for d in data):
+            return "weak", "approved only in a data part"
+        carried = f"text {shown(''.join(texts))}" if texts else "no boolean approved"
+        return "bad", f"{carried} and no boolean approved under the extension's URI: text never approves"
+    if interactions_v1.VALUE in named or interactions_v1.APPROVED in named:
+        return "ok", "value under the extension's URI" if interactions_v1.VALUE in named else \
+            "approved, read as the value"
+    if data or texts:
+        return "ok", "a data part" if data else "a text part"
+    return "bad", "no value, no approved and no data or text part"
+
+
+def answer_form_checks(run: ClientRun) -> list[Check]:
+    """Every answer against the kind of the interaction open when it was sent."""
+    asked = [f for f in run.stream.statuses if f.interaction is not None]
+    checks = []
+    for s in run.answers:
+        open_ = [f for f in asked if f.sent.n < s.n]
+        if not open_:
+            continue
+        kind = open_[-1].interaction.get(interactions_v1.KIND)
+        outcome, what = _answer_form(kind, s.message)
+        text = f"the answer #{s.n} to the {kind} carries {what}"
+        checks.append(ok(s, text) if outcome == "ok" else
+                      weak(s, text, "an approval's answer as a data part {approved} only") if outcome == "weak"
+                      else bad(s, text))
+    return checks
+
+
+def interface_checks(run: ClientRun) -> list[Check]:
+    """Every request at a URL the agent card declares: the card's GET at the origin's well-known path, every
+    other request at a JSONRPC interface URL of the card (read before it, else the one the case served)."""
+    checks = []
+    for s in run.sent:
+        path = urlsplit(s.ex.url).path or "/"
+        if s.ex.method.upper() == "GET" and path.endswith(a2a.CARD_PATH):
+            checks.append(ok(s, f"the card read at {path}") if path == a2a.CARD_PATH else
+                          bad(s, f"request #{s.n} reads an agent card at {path}, not at the origin's {a2a.CARD_PATH}"))
+            continue
+        card = next((c for c in reversed(run.sent[:s.n - 1]) if c.is_card and c.answer.status == 200), None)
+        declared = jsonrpc_paths(card.answer.json()[0] if card is not None else run.card)
+        if not declared:
+            continue  # no card that declares a JSONRPC interface: nothing to judge it against
+        if path in declared:
+            checks.append(ok(s, f"{s.method} (request #{s.n}) at the JSONRPC interface {path}"))
+        else:
+            checks.append(bad(s, f"{s.method} (request #{s.n}) sent to {path}, not to the JSONRPC interface the "
+                                 f"card declares ({', '.join(sorted(declared))})"))
+    return checks
+
+
 def retry_checks(run: ClientRun) -> list[Check]:
     checks = []
     for first, again in run.retries():
@@ -542,6 +608,18 @@ def finishes_at_close(v: ClientRun, out: Verdict) -> None:
 def answers_on_the_task(v: ClientRun, out: Verdict) -> None:
     v.require_view()
     judge_requests(out, "answer the interaction on the task, listing interactions/v1", answer_checks(v))
+
+
+@rule("CLIENT-019", view=ClientRun)
+def answers_in_the_kinds_form(v: ClientRun, out: Verdict) -> None:
+    v.require_view()
+    judge_requests(out, "answer the interaction in the form its kind takes", answer_form_checks(v))
+
+
+@rule("CLIENT-020", view=ClientRun)
+def requests_at_declared_interfaces(v: ClientRun, out: Verdict) -> None:
+    v.require_view()
+    judge_requests(out, "go to a URL the agent card declares", interface_checks(v))
 
 
 @rule("CLIENT-012", view=ClientRun)

@@ -793,6 +793,7 @@ class ClientRun:
     sent: list[Sent]
     stream: Stream
     closed_at: float | None
+    card: Any = None  # the agent card the case served (its JSON value)
     view: dict[str, Any] | None = None
     view_line: str = ""
     view_t: float | None = None
@@ -818,7 +819,10 @@ class ClientRun:
         for s in sent:
             s.results = answered_results(s.answer) if not s.dropped else []
         closed = log.notes.get("stream_closed_at")
-        run = cls(case, listed, client, sent, Stream.of(sent), closed if isinstance(closed, (int, float)) else None)
+        card = next((ex.json()[0] for ex in served.values() if ex.method.upper() == "GET"
+                     and urlsplit(ex.url).path.endswith(a2a.CARD_PATH)), None)
+        run = cls(case, listed, client, sent, Stream.of(sent), closed if isinstance(closed, (int, float)) else None,
+                  card)
         run._read_view()
         return run
 
