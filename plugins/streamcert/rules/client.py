@@ -129,6 +129,10 @@ PARTS: dict[str, Part] = {
     "CLIENT-018": Part("the whole view, after a request the agent card does not allow",
                        lambda r: r.made("card refused", lambda run: any(c.outcome == "bad" for c in
                                                                           streaming_checks(run))), _whole),
+    # Likewise a request sent where the card declares no interface: the replay answered it 404.
+    "CLIENT-020": Part("the whole view, after a request sent where the agent card declares no interface",
+                       lambda r: r.made("misdirected", lambda run: any(c.outcome == "bad" for c in
+                                                                         interface_checks(run))), _whole),
     "CLIENT-013": Part("the open interaction's prompt",
                        lambda r: isinstance(r.expected.get("interaction"), dict) and
                        interactions_v1.PROMPT in r.expected["interaction"],
@@ -182,6 +186,7 @@ def _plan_mistake(run: ClientRun, d: Diff) -> bool:
 # difference is in, then, last, the variation of a case that changes how the stream reads.
 BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
     ("CLIENT-018", _anything),
+    ("CLIENT-020", _anything),
     ("CLIENT-007", _foreign),
     ("CLIENT-002", _arrived_late),
     ("CLIENT-001", _plan_mistake),
