@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -328,6 +329,29 @@ def test_the_replay_records_what_it_is_sent_and_what_it_answers():
     assert sent[2].request_body["params"]["message"]["messageId"] == sent[3].request_body["params"]["message"]["messageId"]
     times = [(s.t_sent, s.t_end) for s in sent]
     assert all(a <= b for a, b in times) and [a for a, _ in times] == sorted(a for a, _ in times)
+
+
+@pytest.mark.parametrize("case_id", ["client-basic", "client-no-streaming"])
+def test_the_card_is_served_at_the_origin_and_rpc_only_at_the_interface_it_declares(case_id):
+    # Issue 22: STREAMCERT_URL is an origin; no-streaming's recording served its agent under /agents/no-streaming,
+    # and an SDK that read the card at the origin, as A2A places it, got 404 there
+    log = built(case_id)
+    record = FrameLog(scenario="record")
+    body = _rpc("SendMessage" if case_id == "client-no-streaming" else "SendStreamingMessage", 1, _message())
+    with ReplayServer([log], pace="fast", record=record, interfaces=client_cases.interface_paths(log)) as server, \
+            httpx.Client(timeout=10) as http:
+        card = http.get(server.url + "/.well-known/agent-card.json")
+        rpc = card.json()["supportedInterfaces"][0]["url"]
+        assert card.status_code == 200 and rpc.startswith(server.url + "/")
+        under = http.get(server.url + "/agents/no-streaming/.well-known/agent-card.json")
+        at_origin = http.post(server.url, json=body, headers={"A2A-Version": "1.0"})
+        elsewhere = http.post(server.url + "/a2a/other", json=body, headers={"A2A-Version": "1.0"})
+        right = http.post(rpc, json=body, headers={"A2A-Version": "1.0"})
+    assert (under.status_code, at_origin.status_code, elsewhere.status_code, right.status_code) == (404, 404, 404, 200)
+    assert "not an interface URL the agent card declares" in record.all(SENT)[2].notes["unmatched"]
+    assert client_cases.interface_paths(log) == {urlsplit(rpc).path}
+    if case_id == "client-no-streaming":
+        assert urlsplit(rpc).path == "/agents/no-streaming/a2a/jsonrpc"
 
 
 def test_a_held_stream_goes_on_once_the_answer_comes():
