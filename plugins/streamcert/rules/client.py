@@ -1,28 +1,36 @@
 """CLIENT-: an A2A client under test, judged on the final view it printed and on the requests it sent
 (issue 11; DESIGN §7 extended). What is read, and how the view is found and compared: rules/clientview.py.
 
-A client with no final view (it could not start, crashed, hung or printed no JSON object) leaves every
-requirement of the case ERROR, with the reason (exit status, the end of its stderr, the limit that cut it);
-except CLIENT-009, which FAILs when the client was cut at a time limit although the last stream had closed
-after the terminal status: it waited for something the protocol never sends.
+A client with no final view (it could not start, hung, was cut at a limit or printed no JSON object) leaves
+every requirement of the case ERROR, with the reason (exit status, the end of its stderr, the limit that cut
+it); except CLIENT-009, which WARNs when the client was cut at a time limit although the last stream had closed
+after the terminal status: it waited for something the protocol never sends. A client that exited in error
+after the stream was served crashed on it: it is judged on an empty view (DESIGN §7), and the requirement the
+difference is blamed on FAILs, its message quoting the stderr from its error line (clientview.error_line).
 
-The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected
-view (PARTS). A difference is blamed once (BLAME): first on what it shows of its cause, where the case names
-and exercises the requirement of that cause — a frame of another task shown (CLIENT-007), an older update
-that arrived after a later one or again (CLIENT-002: arrival order trusted), a view that is the stream up to
-its first lastChunk and nothing after (CLIENT-006), characters outside ASCII left out or shown as U+FFFD
-(CLIENT-004), something the stream carried left out or an older value kept (CLIENT-005 the case's line ends,
-BOM, comments and cut lines; CLIENT-010 unknown metadata and variants); then on the requirement whose part
-it is in (ids 007, plan 001, artifacts 003,
-state after an interruption 008, prompt 013); last on the variation of a case that changes how the stream
-reads (004, 005, 010), since the case differs from one the client reads right only by it. A requirement
-whose part differs only where another one takes the blame gives no finding. Without a view every
-requirement of the case is ERROR; with one, a requirement the case does not exercise gives no finding.
+A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (DESIGN §3; `departure`).
 
-The request requirements (011, 012, 014–018) judge the `sent` exchanges. Those a case does not exercise
+The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected view
+(PARTS). A wrong view is diagnosed first (`stop_of`): when it is exactly what a client that read the stream
+rightly up to its first interrupted state, or up to its first lastChunk that more frames follow, shows, the
+whole of it is blamed on CLIENT-008 or CLIENT-006, whatever else the case varies, and its findings cite no frame
+after the stop. Otherwise each difference is blamed once (BLAME): first on what it shows of its cause, where
+the case names and exercises the requirement of that cause — a request the card does not allow or sent where
+it declares no interface (CLIENT-018, CLIENT-020), a frame of another task shown (CLIENT-007), an older update
+that arrived after a later one or again (CLIENT-002), a plan taken wrong while the rest of the view is right
+(CLIENT-001), characters outside ASCII left out or shown as U+FFFD (CLIENT-004), something the stream carried
+left out or an older value kept (CLIENT-005 the case's line ends, BOM, comments and cut lines; CLIENT-010
+unknown metadata and variants); then on the requirement whose part it is in (ids 007, plan 001, artifacts
+003, state after an interruption 008, prompt 013); last on the variation of a case that changes how the stream
+reads (004, 005, 010), since the case differs from one the client reads right only by it. A requirement whose
+part differs only where another one takes the blame gives no finding. Without a view every requirement of the
+case is ERROR; with one, a requirement the case does not exercise gives no finding.
+
+The request requirements (011, 012, 014–020) judge the `sent` exchanges. Those a case does not exercise
 give no finding: CLIENT-011 without an interaction served, CLIENT-012 without a retry (an answer
 sent again for the same interaction after the replay server dropped the connection of the one before),
-CLIENT-015 without a streaming request, CLIENT-018 without a message sent.
+CLIENT-015 without a streaming request, CLIENT-018 without a message sent, CLIENT-019 without an answer sent while
+an interaction was open, CLIENT-020 without a card that declares a JSONRPC interface.
 """
 
 from __future__ import annotations

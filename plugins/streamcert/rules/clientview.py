@@ -29,8 +29,10 @@ The final view is the last stdout line that is a JSON object (a line starting wi
 object; the stdout's last line without a line end counts), or else the whole stdout parsed as one JSON
 object. Reading is bounded (framelog.read_json: a text nested deeper than the suite reads is a complaint,
 never a harness fault). A client that could not be started, was cut at a limit, did not exit by itself,
-exited with a status other than 0, or printed no JSON object has no view: every requirement of the case is
-ERROR with that reason (CLIENT-009 reads `hung` first: see rules/client.py).
+or printed no JSON object has no view: every requirement of the case is ERROR with that reason (CLIENT-009
+reads `hung` first: see rules/client.py). One that exited with a status other than 0 after frames were served
+crashed on them: its view is empty ({}) and `crash` says how, quoting its stderr from the error line; before
+any frame was served it has no view.
 
 The view is compared with the case's `expected` as JSON values: numbers by value (11.0 equals 11, an integer
 and a float equal only when they are the same number; true is not 1), strings exactly, objects whatever
