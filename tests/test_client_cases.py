@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -68,6 +69,36 @@ def test_every_client_requirement_has_a_case_and_every_fault_its_requirement():
     wanted = {r for r in load_catalogue() if r.startswith("CLIENT-") and not r.startswith("CLIENT-ACP-")}
     assert wanted <= named, sorted(wanted - named)
     assert set(FAULT_REQUIREMENTS.values()) <= named
+
+
+def _results(log: FrameLog) -> list[dict]:
+    """Every result the case's POST answers serve, in order."""
+    out = []
+    for ex in log.exchanges:
+        if ex.method == "POST" and ex.status is not None:
+            values = data(ex) if ex.is_sse else [ex.json()[0]]
+            out += [v["result"] for v in values if isinstance(v, dict) and isinstance(v.get("result"), dict)]
+    return out
+
+
+@pytest.mark.parametrize("case_id", CASES)
+def test_a_case_names_every_requirement_a_stop_or_a_plan_mistake_is_blamed_on(case_id):
+    # Issue 22: a view that is the stream up to the first lastChunk or interruption is CLIENT-006's or -008's in
+    # every case where that explains it, and a plan taken wrong CLIENT-001's: a case whose stream offers the
+    # chance names them, or the blame would go to the case's variation (rules/client.py, stop_of)
+    results = _results(built(case_id))
+    named = set(load_scenario(case_id).requirements)
+
+    def status(r):
+        return (r.get("statusUpdate") or r.get("task") or {}) if isinstance(r, dict) else {}
+
+    cut = any((r.get("artifactUpdate") or {}).get("lastChunk") is True for r in results[:-1])
+    paused = any((status(r).get("status") or {}).get("state") in ("TASK_STATE_INPUT_REQUIRED",
+                                                                  "TASK_STATE_AUTH_REQUIRED") for r in results)
+    planned = any(PROGRESS in (status(r).get("metadata") or {}) for r in results)
+    wanted = {rid for rid, offered in (("CLIENT-006", cut), ("CLIENT-008", paused), ("CLIENT-001", planned))
+              if offered}
+    assert wanted <= named, f"{case_id} does not name {sorted(wanted - named)}"
 
 
 @pytest.mark.parametrize("case_id", CASES)
@@ -298,6 +329,29 @@ def test_the_replay_records_what_it_is_sent_and_what_it_answers():
     assert sent[2].request_body["params"]["message"]["messageId"] == sent[3].request_body["params"]["message"]["messageId"]
     times = [(s.t_sent, s.t_end) for s in sent]
     assert all(a <= b for a, b in times) and [a for a, _ in times] == sorted(a for a, _ in times)
+
+
+@pytest.mark.parametrize("case_id", ["client-basic", "client-no-streaming"])
+def test_the_card_is_served_at_the_origin_and_rpc_only_at_the_interface_it_declares(case_id):
+    # Issue 22: STREAMCERT_URL is an origin; no-streaming's recording served its agent under /agents/no-streaming,
+    # and an SDK that read the card at the origin, as A2A places it, got 404 there
+    log = built(case_id)
+    record = FrameLog(scenario="record")
+    body = _rpc("SendMessage" if case_id == "client-no-streaming" else "SendStreamingMessage", 1, _message())
+    with ReplayServer([log], pace="fast", record=record, interfaces=client_cases.interface_paths(log)) as server, \
+            httpx.Client(timeout=10) as http:
+        card = http.get(server.url + "/.well-known/agent-card.json")
+        rpc = card.json()["supportedInterfaces"][0]["url"]
+        assert card.status_code == 200 and rpc.startswith(server.url + "/")
+        under = http.get(server.url + "/agents/no-streaming/.well-known/agent-card.json")
+        at_origin = http.post(server.url, json=body, headers={"A2A-Version": "1.0"})
+        elsewhere = http.post(server.url + "/a2a/other", json=body, headers={"A2A-Version": "1.0"})
+        right = http.post(rpc, json=body, headers={"A2A-Version": "1.0"})
+    assert (under.status_code, at_origin.status_code, elsewhere.status_code, right.status_code) == (404, 404, 404, 200)
+    assert "not an interface URL the agent card declares" in record.all(SENT)[2].notes["unmatched"]
+    assert client_cases.interface_paths(log) == {urlsplit(rpc).path}
+    if case_id == "client-no-streaming":
+        assert urlsplit(rpc).path == "/agents/no-streaming/a2a/jsonrpc"
 
 
 def test_a_held_stream_goes_on_once_the_answer_comes():

@@ -433,6 +433,28 @@ def test_the_faults_on_what_it_sends(fault, check, tmp_path, sent):
     assert check(sent, messages(sent))
 
 
+def test_approval_as_text_answers_an_approval_in_words_and_a_question_as_before(tmp_path, sent):
+    answers = [{"interaction": "approval", "approved": True}, {"interaction": "approval", "approved": False}]
+    with ReferenceServer() as server:
+        play(server.url, context("ix-approval-granted", answers[:1] * 2), fault="approval-as-text")
+    for msg in messages(sent)[1:]:
+        assert msg["parts"] == [{"text": "yes"}] and interactions_v1.APPROVED not in msg["metadata"][interactions_v1.URI]
+    sent.clear()
+    with replayed(tmp_path, "ix-question") as server:
+        play(server.url, context("ix-question", QUESTION), fault="approval-as-text")
+    assert messages(sent)[1]["metadata"][interactions_v1.URI]["value"] == ANSWER  # a question: unchanged
+
+
+def test_posts_to_origin_sends_its_requests_to_streamcert_url_not_the_cards_interface(sent):
+    with ReferenceServer() as server:
+        view, _ = play(server.url, context("stream-basic"))
+        good = [str(r.url) for r in sent if r.method == "POST"]
+        sent.clear()
+        play(server.url, context("stream-basic"), fault="posts-to-origin")
+    assert good and all(url.endswith("/a2a/jsonrpc") for url in good)
+    assert [str(r.url) for r in sent if r.method == "POST"] == [server.url]
+
+
 def test_streams_regardless_streams_to_an_agent_that_does_not(sent):
     with ReferenceServer() as server:
         play(server.agent_url("no-streaming"), context("stream-basic"), fault="streams-regardless")

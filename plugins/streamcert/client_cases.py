@@ -27,12 +27,15 @@ from datetime import datetime, timedelta, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import cassette
 from .framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
+from .protocols import a2a
 from .protocols.interactions_v1 import URI as EXT_INTERACTIONS
 from .protocols.progress_v1 import URI as EXT_PROGRESS
 from .replay import HOLD, substituted
+from .wire.a2a_client import jsonrpc_paths
 from .wire.sse import SSEParser
 
 BOM = "\ufeff".encode("utf-8")
@@ -593,9 +596,19 @@ def _cuts(body: bytes, starts: list[int], split: dict[str, Any]) -> list[int]:
     return sorted(c for c in cuts | {0} if 0 <= c < len(body))
 
 
+def served_url(url: str, method: str) -> str:
+    """Where the replay serves a recorded exchange: the agent card at the origin's
+    /.well-known/agent-card.json whatever path the recording found it under (STREAMCERT_URL is an origin,
+    docs/clients.md), everything else where it was recorded."""
+    parts = urlsplit(url)
+    if method == "GET" and parts.path.endswith(a2a.CARD_PATH):
+        return f"{parts.scheme}://{parts.netloc}{a2a.CARD_PATH}"
+    return url
+
+
 def _render(s: Served, replace: dict[str, str]) -> Exchange:
     base = s.base
-    ex = Exchange(label=s.label, method=base.method, url=base.url, rpc_method=base.rpc_method,
+    ex = Exchange(label=s.label, method=base.method, url=served_url(base.url, base.method), rpc_method=base.rpc_method,
                   request_headers=dict(base.request_headers), request_body=copy.deepcopy(base.request_body),
                   status=base.status, response_headers=dict(base.response_headers), t_sent=0.0,
                   t_headers=0.0, end=base.end, notes={"served_from": base.label})
@@ -655,27 +668,23 @@ def _find_all(body: bytes, needle: bytes) -> Iterator[int]:
         at = body.find(needle, at + len(needle))
 
 
-def base_path(log: FrameLog) -> str:
-    """The path under the replay's URL that a client is given: where the served card's path ends before
-    /.well-known/agent-card.json ("" for the reference's main agent, /agents/no-streaming for its twin)."""
-    from urllib.parse import urlsplit
+def served_card(log: FrameLog) -> Any:
+    """The agent card the case serves (its JSON value; None: no card)."""
+    return next((ex.json()[0] for ex in log.exchanges if ex.method == "GET" and
+                 urlsplit(ex.url).path == a2a.CARD_PATH), None)
 
-    for ex in log.exchanges:
-        path = urlsplit(ex.url).path
-        if ex.method == "GET" and path.endswith("/.well-known/agent-card.json"):
-            return path.removesuffix("/.well-known/agent-card.json")
-    return ""
+
+def interface_paths(log: FrameLog) -> set[str]:
+    """The paths of the JSONRPC interfaces the served card declares: the only ones the replay answers at."""
+    return jsonrpc_paths(served_card(log))
 
 
 def card_streaming(log: FrameLog) -> bool | None:
     """What the served card says of `capabilities.streaming` (None: no card, or it says nothing)."""
-    for ex in log.exchanges:
-        if ex.method == "GET" and ex.url.endswith("/.well-known/agent-card.json"):
-            card = ex.json()[0]
-            caps = card.get("capabilities") if isinstance(card, dict) else None
-            value = caps.get("streaming") if isinstance(caps, dict) else None
-            return value if isinstance(value, bool) else None
-    return None
+    card = served_card(log)
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    value = caps.get("streaming") if isinstance(caps, dict) else None
+    return value if isinstance(value, bool) else None
 
 
 def stream_time(log: FrameLog, pace: str) -> float:

@@ -283,8 +283,11 @@ class ReplayServer:
 
     def __init__(self, cassettes: Iterable[str | Path | FrameLog], *, port: int = 0, pace: str = "recorded",
                  scenario: str | None = None, record: FrameLog | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, interfaces: set[str] | None = None) -> None:
         self.replayer = Replayer(cassettes, scenario=scenario, pace=pace)
+        # The only paths a request other than a GET is answered at (client certification: the interface URLs
+        # the served card declares); any other path gets 404. None: any path.
+        self.interfaces = interfaces
         self.record = record  # where each request received goes, as a `sent` exchange (None: nowhere)
         self.clock = clock or time.monotonic  # the record's times (the frame log's clock)
         self._arrivals: set[asyncio.Event] = set()  # set at each request: the holds waiting for one wake up
@@ -408,11 +411,16 @@ class ReplayServer:
     async def _answer(self, request: _Request, body: Any, reader: asyncio.StreamReader,
                       writer: asyncio.StreamWriter, sent: Exchange | None) -> bool:
         arrived = asyncio.get_running_loop().time()
-        ex, why = self.replayer.answer(request.method, request.path, body)
+        elsewhere = self.interfaces is not None and request.method != "GET" and request.path not in self.interfaces
+        if elsewhere:
+            ex, why = None, (f"{request.method} {request.path}: not an interface URL the agent card declares (its "
+                             f"JSONRPC interface: {', '.join(sorted(self.interfaces or ())) or 'none'})")
+        else:
+            ex, why = self.replayer.answer(request.method, request.path, body)
         for waiting in self._arrivals:
             waiting.set()
         if ex is None:
-            keep, status, headers = await _unmatched(writer, request, body, why)
+            keep, status, headers = await _unmatched(writer, request, body, why, not_found=elsewhere)
             if sent is not None:
                 sent.status, sent.response_headers, sent.t_headers = status, headers, self.clock()
                 sent.notes.update(served=None, unmatched=why)
@@ -575,9 +583,10 @@ async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
 
 
 async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any,
-                     why: str) -> tuple[bool, int, dict[str, str]]:
-    """Answer a request no recording holds an answer for; (keep the connection, the status, the headers)."""
-    if request.method == "GET" or not isinstance(body, dict) or "jsonrpc" not in body:
+                     why: str, not_found: bool = False) -> tuple[bool, int, dict[str, str]]:
+    """Answer a request no recording holds an answer for (`not_found`: one sent to a path that serves
+    nothing); (keep the connection, the status, the headers)."""
+    if not_found or request.method == "GET" or not isinstance(body, dict) or "jsonrpc" not in body:
         payload = json.dumps({"error": why}).encode()
         status = 404
     else:

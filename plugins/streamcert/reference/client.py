@@ -497,7 +497,7 @@ class Client:
             card = await self.read_card(http)
             base = self.url.rstrip("/") + "/"
             rpc = jsonrpc_url(card)
-            agent = Agent(http, urljoin(base, rpc) if rpc else self.url,
+            agent = Agent(http, _break_rpc_url(urljoin(base, rpc) if rpc else self.url, self),
                           [uri for uri in SHOWN_EXTENSIONS if uri in _declared(card)], self.fault)
             try:
                 first = self.first_message()
@@ -717,6 +717,8 @@ ARTIFACTS_BY_ARRIVAL = switch("artifacts-by-arrival")
 OTHER_TASK_FRAMES = switch("other-task-frames")
 D3_CLOSE_ENDS = switch("d3-close-ends")
 ANSWER_WITHOUT_EXTENSION = switch("answer-without-extension")
+APPROVAL_AS_TEXT = switch("approval-as-text")
+POSTS_TO_ORIGIN = switch("posts-to-origin")
 PROMPT_NOT_SHOWN = switch("prompt-not-shown")
 NO_VERSION_HEADER = switch("no-version-header")
 STREAM_ACCEPT_JSON = switch("stream-accept-json")
@@ -793,7 +795,17 @@ def _break_artifact_id(artifact_id: str, update: dict[str, Any], artifacts: Arti
     return artifact_id
 
 
+def _break_rpc_url(url: str, client: Client) -> str:
+    if POSTS_TO_ORIGIN.on(client.fault):
+        return client.url  # STREAMCERT_URL itself, not the interface URL the card declares
+    return url
+
+
 def _break_answer(message: dict[str, Any], client: Client) -> dict[str, Any]:
+    if APPROVAL_AS_TEXT.on(client.fault) and isinstance(message["metadata"][interactions_v1.URI].get(
+            interactions_v1.APPROVED), bool):  # "yes" / "no" in words, no approved
+        approved = message["metadata"][interactions_v1.URI].pop(interactions_v1.APPROVED)
+        message["parts"] = [{"text": "yes" if approved else "no"}]
     if ANSWER_WITHOUT_EXTENSION.on(client.fault):
         message.pop("extensions")
     if ANSWER_REUSES_ID.on(client.fault):

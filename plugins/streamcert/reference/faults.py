@@ -195,12 +195,16 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      "is answered", _client(8), ()),
     ("answer-without-extension", "the answer to an interaction does not list the interactions/v1 extension",
      _client(11), ()),
+    ("approval-as-text", "an approval is answered in words (a text part 'yes' or 'no') with no boolean approved",
+     _client(19), ()),
     ("prompt-not-shown", "the interaction shown leaves out its prompt", _client(13), ()),
     ("no-version-header", "requests carry no A2A-Version header", _client(14), ()),
     ("stream-accept-json", "streaming calls send Accept: application/json", _client(15), ()),
     ("answer-reuses-id", "the answer carries the messageId of the task's first message", _client(16), ()),
     ("new-task-with-task-id", "a new task's message carries a taskId the client made up", _client(17), ()),
     ("streams-regardless", "SendStreamingMessage is used whatever the card says about streaming", _client(18), ()),
+    ("posts-to-origin", "JSON-RPC requests go to STREAMCERT_URL itself, not to the interface URL the card declares",
+     _client(20), ()),
 ))
 
 # PROG-: the reference's progress route (reference/progress.py, reference/pacing.py).

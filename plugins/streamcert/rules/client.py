@@ -1,40 +1,51 @@
 """CLIENT-: an A2A client under test, judged on the final view it printed and on the requests it sent
 (issue 11; DESIGN §7 extended). What is read, and how the view is found and compared: rules/clientview.py.
 
-A client with no final view (it could not start, crashed, hung or printed no JSON object) leaves every
-requirement of the case ERROR, with the reason (exit status, the end of its stderr, the limit that cut it);
-except CLIENT-009, which FAILs when the client was cut at a time limit although the last stream had closed
-after the terminal status: it waited for something the protocol never sends.
+A client with no final view (it could not start, hung, was cut at a limit or printed no JSON object) leaves
+every requirement of the case ERROR, with the reason (exit status, the end of its stderr, the limit that cut
+it); except CLIENT-009, which WARNs when the client was cut at a time limit although the last stream had closed
+after the terminal status: it waited for something the protocol never sends. A client that exited in error
+after the stream was served crashed on it: it is judged on an empty view (DESIGN §7), and the requirement the
+difference is blamed on FAILs, its message quoting the stderr from its error line (clientview.error_line).
 
-The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected
-view (PARTS). A difference is blamed once (BLAME): first on what it shows of its cause, where the case names
-and exercises the requirement of that cause — a frame of another task shown (CLIENT-007), an older update
-that arrived after a later one or again (CLIENT-002: arrival order trusted), a view that is the stream up to
-its first lastChunk and nothing after (CLIENT-006), characters outside ASCII left out or shown as U+FFFD
-(CLIENT-004), something the stream carried left out or an older value kept (CLIENT-005 the case's line ends,
-BOM, comments and cut lines; CLIENT-010 unknown metadata and variants); then on the requirement whose part
-it is in (ids 007, plan 001, artifacts 003,
-state after an interruption 008, prompt 013); last on the variation of a case that changes how the stream
-reads (004, 005, 010), since the case differs from one the client reads right only by it. A requirement
-whose part differs only where another one takes the blame gives no finding. Without a view every
-requirement of the case is ERROR; with one, a requirement the case does not exercise gives no finding.
+A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (DESIGN §3; `departure`).
 
-The request requirements (011, 012, 014–018) judge the `sent` exchanges. Those a case does not exercise
+The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected view
+(PARTS). A wrong view is diagnosed first (`stop_of`): when it is exactly what a client that read the stream
+rightly up to its first interrupted state, or up to its first lastChunk that more frames follow, shows, the
+whole of it is blamed on CLIENT-008 or CLIENT-006, whatever else the case varies, and its findings cite no frame
+after the stop. Otherwise each difference is blamed once (BLAME): first on what it shows of its cause, where
+the case names and exercises the requirement of that cause — a request the card does not allow or sent where
+it declares no interface (CLIENT-018, CLIENT-020), a frame of another task shown (CLIENT-007), an older update
+that arrived after a later one or again (CLIENT-002), a plan taken wrong while the rest of the view is right
+(CLIENT-001), characters outside ASCII left out or shown as U+FFFD (CLIENT-004), something the stream carried
+left out or an older value kept (CLIENT-005 the case's line ends, BOM, comments and cut lines; CLIENT-010
+unknown metadata and variants); then on the requirement whose part it is in (ids 007, plan 001, artifacts
+003, state after an interruption 008, prompt 013); last on the variation of a case that changes how the stream
+reads (004, 005, 010), since the case differs from one the client reads right only by it. A requirement whose
+part differs only where another one takes the blame gives no finding. Without a view every requirement of the
+case is ERROR; with one, a requirement the case does not exercise gives no finding.
+
+The request requirements (011, 012, 014–020) judge the `sent` exchanges. Those a case does not exercise
 give no finding: CLIENT-011 without an interaction served, CLIENT-012 without a retry (an answer
 sent again for the same interaction after the replay server dropped the connection of the one before),
-CLIENT-015 without a streaming request, CLIENT-018 without a message sent.
+CLIENT-015 without a streaming request, CLIENT-018 without a message sent, CLIENT-019 without an answer sent while
+an interaction was open, CLIENT-020 without a card that declares a JSONRPC interface.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from ..catalogue import load_catalogue
 from ..outcomes import Outcome
 from ..protocols import a2a, interactions_v1
+from ..wire.a2a_client import jsonrpc_paths
 from . import Verdict, rule
 from .clientview import (
     ARTIFACT,
@@ -47,7 +58,9 @@ from .clientview import (
     TASK_STATE,
     ClientRun,
     Diff,
+    Frame,
     Sent,
+    ViewComparison,
     carried_lost,
     characters_lost,
     header,
@@ -124,6 +137,10 @@ PARTS: dict[str, Part] = {
     "CLIENT-018": Part("the whole view, after a request the agent card does not allow",
                        lambda r: r.made("card refused", lambda run: any(c.outcome == "bad" for c in
                                                                           streaming_checks(run))), _whole),
+    # Likewise a request sent where the card declares no interface: the replay answered it 404.
+    "CLIENT-020": Part("the whole view, after a request sent where the agent card declares no interface",
+                       lambda r: r.made("misdirected", lambda run: any(c.outcome == "bad" for c in
+                                                                         interface_checks(run))), _whole),
     "CLIENT-013": Part("the open interaction's prompt",
                        lambda r: isinstance(r.expected.get("interaction"), dict) and
                        interactions_v1.PROMPT in r.expected["interaction"],
@@ -153,54 +170,41 @@ def _carried_lost(run: ClientRun, d: Diff) -> bool:
     return d.why == STALE or carried_lost(d.expected, d.got)
 
 
-def _shown_as_at(run: ClientRun, d: Diff, frame: int) -> bool:
-    """Nothing shown, what a frame of the task up to `frame` carried, or an artifact with its later chunks
-    left out."""
-    return d.got is None or d.why == STALE and any(n <= frame for n in d.frames) or \
-        d.part == ARTIFACT and carried_lost(d.expected, d.got)
-
-
-def _stopped_at(run: ClientRun, frame: Any, rid: str) -> bool:
-    """The view is the task as the stream showed it up to `frame`, and nothing after: every difference is in
-    what followed it (`rid`'s part), shown as it was at `frame` or not at all; and the task's state or an
-    artifact continued after `frame` shows it (a value merely left out proves no stop)."""
-    if frame is None:
+def _plan_mistake(run: ClientRun, d: Diff) -> bool:
+    """A mistake in taking the plan, not in reading the stream (every other part of the view is right): it shows
+    no plan, or not a list of steps,
+    although a plan of the plain progress/v1 form was served; or it shows an older update's plan while the
+    updates after it that it passed over carry nothing a client may not know (a variant is CLIENT-010's)."""
+    if d.part != PLAN or any(e.part != PLAN for e in run.compared().diffs):
+        return False  # the rest of the view is right: the stream was read to its end
+    plain = [f for f in run.stream.plans if not f.variant]
+    if d.got in (None, []) or not isinstance(d.got, list) or \
+            not all(isinstance(s, dict) and "label" in s for s in d.got):
+        return bool(plain)
+    if d.why != STALE:
         return False
-    diffs, after = run.compared().diffs, PARTS[rid].holds
-    stopped = any(e.part == TASK_STATE and e.why == STALE and any(n <= frame.n for n in e.frames) or
-                  e.part == ARTIFACT and e.artifact in run.stream.after(frame) and _shown_as_at(run, e, frame.n)
-                  for e in diffs)
-    return stopped and all(after(run, e) and _shown_as_at(run, e, frame.n) for e in diffs)
+    skipped = [f for f in run.stream.plans if f.n > min(d.frames)]
+    return bool(skipped) and not any(f.variant for f in skipped)
 
 
-def _stopped_at_cut(run: ClientRun, d: Diff) -> bool:
-    """The client read no further than the first lastChunk."""
-    return run.made("stopped at cut", lambda r: _stopped_at(r, r.stream.last_chunk, "CLIENT-006"))
-
-
-def _stopped_at_interruption(run: ClientRun, d: Diff) -> bool:
-    """The client did not go on after the first interrupted state."""
-    return run.made("stopped at interruption", lambda r: _stopped_at(r, r.stream.interrupted, "CLIENT-008"))
-
-
-# Who a difference is blamed on: the first entry whose requirement the case names and exercises, whose part
-# holds the difference and whose test fits it. First the cause the run shows (a request the card does not
-# allow, a frame of another task, an update that arrived late, a view that stopped at an interruption or at a
-# lastChunk, characters lost, something carried left out), then the part the difference is in, then, last,
-# the variation of a case that changes how the stream reads.
+# Who a difference is blamed on, when the view is no stop (stop_of): the first entry whose requirement the
+# case names and exercises, whose part holds the difference and whose test fits it. First the cause the run
+# shows (a request the card does not allow, a frame of another task, an update that arrived late, a plan
+# taken wrong while the stream was read, characters lost, something carried left out), then the part the
+# difference is in, then, last, the variation of a case that changes how the stream reads.
 BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
     ("CLIENT-018", _anything),
+    ("CLIENT-020", _anything),
     ("CLIENT-007", _foreign),
     ("CLIENT-002", _arrived_late),
-    ("CLIENT-008", _stopped_at_interruption),
-    ("CLIENT-006", _stopped_at_cut),
+    ("CLIENT-001", _plan_mistake),
     ("CLIENT-004", _characters_lost),
     ("CLIENT-005", _carried_lost),
     ("CLIENT-010", _carried_lost),
     ("CLIENT-007", _anything),
     ("CLIENT-001", _anything),
     ("CLIENT-003", _anything),
-    ("CLIENT-008", lambda run, d: d.part == TASK_STATE),  # the rest of its part only as a stop (above)
+    ("CLIENT-008", lambda run, d: d.part == TASK_STATE),  # the rest of its part only as a stop (stop_of)
     ("CLIENT-013", _anything),
     ("CLIENT-004", _anything),
     ("CLIENT-005", _anything),
@@ -208,30 +212,87 @@ BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Stop:
+    """A wrong view explained whole: it is exactly the task as the stream showed it up to `frame` (a place a
+    client may wrongly take for the end) and nothing after; the mistake is `rid`'s."""
+
+    rid: str
+    frame: Frame
+    where: str
+
+    def describe(self) -> str:
+        return f"the view is the task as the stream showed it up to frame {self.frame.n} ({self.where}) and " \
+               f"nothing after"
+
+
+def stop_of(run: ClientRun) -> Stop | None:
+    """The stop that explains the view, if one does: the candidates are the stream up to its first interrupted
+    state (CLIENT-008: the client did not go on) and up to its first lastChunk that more frames follow
+    (CLIENT-006: lastChunk taken as the end); each is the view a client that read those frames rightly shows
+    (Stream.shown_up_to), and explains the view when the view equals it and the expected view does not. The
+    earlier candidate is tried first (it claims less was read)."""
+    view = run.require_view()
+    stream, expected = run.stream, run.expected
+    candidates = []
+    if stream.interrupted is not None:
+        candidates.append(Stop("CLIENT-008", stream.interrupted, f"its first interrupted state, "
+                                                                  f"{stream.interrupted.state}"))
+    if stream.last_chunk is not None:
+        candidates.append(Stop("CLIENT-006", stream.last_chunk, f"the first lastChunk, of artifact "
+                                                                 f"{stream.last_chunk.artifact_id}"))
+    compare = ViewComparison(stream).compare
+    for stop in sorted(candidates, key=lambda c: c.frame.n):
+        shown_then = stream.shown_up_to(stop.frame.n, expected)
+        if compare(expected, shown_then).diffs and not compare(shown_then, view).diffs:
+            return stop
+    return None
+
+
 def blamed_on(run: ClientRun, d: Diff, named: set[str]) -> str | None:
+    """The requirement a difference is blamed on: the stop's when the view is one (whether or not the case names
+    it: no other requirement takes its blame), else the first fitting entry of BLAME."""
+    stop = run.made("stop", stop_of)
+    if stop is not None:
+        return stop.rid if stop.rid in named else None
     return next((rid for rid, fits in BLAME if rid in named and PARTS[rid].exercised(run) and
                  PARTS[rid].holds(run, d) and fits(run, d)), None)
 
 
+def departure(out: Verdict) -> Outcome:
+    """A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD or a MAY (DESIGN §3)."""
+    req = load_catalogue().get(out.req_id)
+    return Outcome.FAIL if req is None or req.level == "MUST" else Outcome.NON_STRICT
+
+
 def shows_expected(run: ClientRun, out: Verdict, reading: str | None = None) -> None:
-    """Judge the part of the view `out`'s requirement looks at: FAIL on the differences blamed on it."""
+    """Judge the part of the view `out`'s requirement looks at: the differences blamed on it are a departure
+    (FAIL for a crash: the client showed nothing of the task, see ClientRun.crash)."""
     part = PARTS[out.req_id]
     compared = run.compared()  # without a view: ERROR, whether or not the case exercises the requirement
     if not part.exercised(run):
         return
     named = set(run.listed or PARTS) | {out.req_id}
-    mine = [d for d in compared.diffs if part.holds(run, d)]
+    stop = run.made("stop", stop_of)
+    mine = compared.diffs if stop is not None and stop.rid == out.req_id else \
+        [d for d in compared.diffs if part.holds(run, d)]
     blamed = [d for d in mine if blamed_on(run, d, named) == out.req_id]
     if blamed:
-        listed = "; ".join(d.describe() for d in blamed[:MORE_SHOWN])
+        read_to = stop.frame.n if stop is not None else None
+        listed = "; ".join(d.describe(read_to) for d in blamed[:MORE_SHOWN])
         more = f" (and {len(blamed) - MORE_SHOWN} more)" if len(blamed) > MORE_SHOWN else ""
-        out.failed(f"{part.what}: shown otherwise than the case expects: {listed}{more}",
-                   [run.client_evidence(blamed[0].describe()), *run.stream_evidence()],
-                   measured={"differences": len(blamed)})
+        why = f"{stop.describe()}: " if stop is not None else ""
+        if run.crash:
+            out.failed(f"{part.what}: {run.crash}; so nothing of it was shown: {listed}{more}",
+                       [run.client_evidence(run.crash), *run.stream_evidence()], measured={"differences": len(blamed)})
+            return
+        out.add(departure(out), f"{part.what}: shown otherwise than the case expects: {why}{listed}{more}",
+                [run.client_evidence(blamed[0].describe(read_to)), *run.stream_evidence(read_to=read_to)],
+                measured={"differences": len(blamed)})
     elif not mine:
         readings = [r for r in (reading, *compared.readings) if r]
         out.passed(f"{part.what}: shown as the case expects", reading="; ".join(readings) or None)
-    # else: the part differs only where another requirement the case names takes the blame
+    # else: the part differs only where another requirement takes the blame
 
 
 # -- the requests the client sent ----------------------------------------------------------------------------
@@ -266,7 +327,7 @@ def judge_requests(out: Verdict, what: str, checks: list[Check]) -> None:
     failed = [(c.text, c.evidence) for c in checks if c.outcome == "bad"]
     weaker = [c for c in checks if c.outcome == "weak"]
     readings = "; ".join(dict.fromkeys(c.reading for c in checks if c.reading)) or None
-    if out.fail_each(f"of {len(checks)} request(s) that must {what}, departure(s)", failed):
+    if out.fail_each(f"of {len(checks)} request(s) that must {what}, departure(s)", failed, outcome=departure(out)):
         return
     if weaker:
         out.fail_each(f"of {len(checks)} request(s) that must {what}, weaker form(s)",
@@ -377,6 +438,70 @@ def answer_checks(run: ClientRun) -> list[Check]:
     return checks
 
 
+def _answer_form(kind: Any, msg: dict[str, Any]) -> tuple[str, str]:
+    """How an answer to an interaction of `kind` answers it: ("ok" | "weak" | "bad", what it carries). Seed 004:
+    an approval is answered by a boolean `approved` under the extension's URI (or a boolean `value`, read as
+    approved), and text never approves; a question or a connection by a `value` (or `approved`, read as the
+    value), or a data or text part."""
+    named = interactions_v1.interaction_of(msg) or {}
+    parts = [p for p in msg.get("parts") or [] if isinstance(p, dict)] if isinstance(msg.get("parts"), list) else []
+    data = [p["data"] for p in parts if "data" in p]
+    texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
+    if kind == interactions_v1.APPROVAL:
+        for key in (interactions_v1.APPROVED, interactions_v1.VALUE):
+            if isinstance(named.get(key), bool):
+                return "ok", f"{key} {json.dumps(named[key])} under the extension's URI"
+        if any(isinstance(d, dict) and isinstance(d.get(interactions_v1.APPROVED), bool) for d in data):
+            return "weak", "approved only in a data part"
+        carried = f"text {shown(''.join(texts))}" if texts else "no boolean approved"
+        return "bad", f"{carried} and no boolean approved under the extension's URI: text never approves"
+    if interactions_v1.VALUE in named or interactions_v1.APPROVED in named:
+        return "ok", "value under the extension's URI" if interactions_v1.VALUE in named else \
+            "approved, read as the value"
+    if data or texts:
+        return "ok", "a data part" if data else "a text part"
+    return "bad", "no value, no approved and no data or text part"
+
+
+def answer_form_checks(run: ClientRun) -> list[Check]:
+    """Every answer against the kind of the interaction open when it was sent."""
+    asked = [f for f in run.stream.statuses if f.interaction is not None]
+    checks = []
+    for s in run.answers:
+        open_ = [f for f in asked if f.sent.n < s.n]
+        if not open_:
+            continue
+        kind = open_[-1].interaction.get(interactions_v1.KIND)
+        outcome, what = _answer_form(kind, s.message)
+        text = f"the answer #{s.n} to the {kind} carries {what}"
+        checks.append(ok(s, text) if outcome == "ok" else
+                      weak(s, text, "an approval's answer as a data part {approved} only") if outcome == "weak"
+                      else bad(s, text))
+    return checks
+
+
+def interface_checks(run: ClientRun) -> list[Check]:
+    """Every request at a URL the agent card declares: the card's GET at the origin's well-known path, every
+    other request at a JSONRPC interface URL of the card (read before it, else the one the case served)."""
+    checks = []
+    for s in run.sent:
+        path = urlsplit(s.ex.url).path or "/"
+        if s.ex.method.upper() == "GET" and path.endswith(a2a.CARD_PATH):
+            checks.append(ok(s, f"the card read at {path}") if path == a2a.CARD_PATH else
+                          bad(s, f"request #{s.n} reads an agent card at {path}, not at the origin's {a2a.CARD_PATH}"))
+            continue
+        card = next((c for c in reversed(run.sent[:s.n - 1]) if c.is_card and c.answer.status == 200), None)
+        declared = jsonrpc_paths(card.answer.json()[0] if card is not None else run.card)
+        if not declared:
+            continue  # no card that declares a JSONRPC interface: nothing to judge it against
+        if path in declared:
+            checks.append(ok(s, f"{s.method} (request #{s.n}) at the JSONRPC interface {path}"))
+        else:
+            checks.append(bad(s, f"{s.method} (request #{s.n}) sent to {path}, not to the JSONRPC interface the "
+                                 f"card declares ({', '.join(sorted(declared))})"))
+    return checks
+
+
 def retry_checks(run: ClientRun) -> list[Check]:
     checks = []
     for first, again in run.retries():
@@ -473,7 +598,7 @@ def prompt_shown(v: ClientRun, out: Verdict) -> None:
 @rule("CLIENT-009", view=ClientRun)
 def finishes_at_close(v: ClientRun, out: Verdict) -> None:
     if v.hung and v.closed_at is not None and v.stream.ended_terminal:
-        out.failed(f"the client was still running after the last stream closed at the terminal status "
+        out.warning(f"the client was still running after the last stream closed at the terminal status "
                    f"({v.stream.statuses[-1].state}), and {v.how_it_ended()}", [v.client_evidence()])
         return
     v.require_view()
@@ -496,6 +621,18 @@ def finishes_at_close(v: ClientRun, out: Verdict) -> None:
 def answers_on_the_task(v: ClientRun, out: Verdict) -> None:
     v.require_view()
     judge_requests(out, "answer the interaction on the task, listing interactions/v1", answer_checks(v))
+
+
+@rule("CLIENT-019", view=ClientRun)
+def answers_in_the_kinds_form(v: ClientRun, out: Verdict) -> None:
+    v.require_view()
+    judge_requests(out, "answer the interaction in the form its kind takes", answer_form_checks(v))
+
+
+@rule("CLIENT-020", view=ClientRun)
+def requests_at_declared_interfaces(v: ClientRun, out: Verdict) -> None:
+    v.require_view()
+    judge_requests(out, "go to a URL the agent card declares", interface_checks(v))
 
 
 @rule("CLIENT-012", view=ClientRun)

@@ -29,8 +29,10 @@ The final view is the last stdout line that is a JSON object (a line starting wi
 object; the stdout's last line without a line end counts), or else the whole stdout parsed as one JSON
 object. Reading is bounded (framelog.read_json: a text nested deeper than the suite reads is a complaint,
 never a harness fault). A client that could not be started, was cut at a limit, did not exit by itself,
-exited with a status other than 0, or printed no JSON object has no view: every requirement of the case is
-ERROR with that reason (CLIENT-009 reads `hung` first: see rules/client.py).
+or printed no JSON object has no view: every requirement of the case is ERROR with that reason (CLIENT-009
+reads `hung` first: see rules/client.py). One that exited with a status other than 0 after frames were served
+crashed on them: its view is empty ({}) and `crash` says how, quoting its stderr from the error line; before
+any frame was served it has no view.
 
 The view is compared with the case's `expected` as JSON values: numbers by value (11.0 equals 11, an integer
 and a float equal only when they are the same number; true is not 1), strings exactly, objects whatever
@@ -50,6 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -68,7 +71,7 @@ from ..framelog import (
     nested_deeper,
     read_json,
 )
-from ..protocols import a2a, interactions_v1
+from ..protocols import a2a, interactions_v1, progress_v1
 from ..wire.sse import SSEParser
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ex_evidence, quote
@@ -170,6 +173,27 @@ def text_of(message: Any) -> str | None:
     texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)] \
         if isinstance(parts, list) else []
     return "".join(texts) if texts else None
+
+
+# -- a crash's error line -----------------------------------------------------------------------------
+
+# A line that names an error: Python's exception line (the last of its traceback), the first line of a
+# JavaScript error (its stack follows it), Go's panic, a Rust or shell `error:` line.
+ERROR_LINE = re.compile(r"^(?:Uncaught\s+)?[A-Za-z_$][\w.$]*(?:Error|Exception)\b|^(?:panic|error|fatal)\b",
+                        re.IGNORECASE)
+STACK_LINE = re.compile(r"^\s+(?:at\s|File\s|\^)|^\s*Traceback\b|^\s*$")
+
+
+def error_line(stderr: str) -> str:
+    """What a crashed client's stderr says went wrong, quoted from its error line (the last line naming an
+    error, with what follows it up to the quote's limit), not from the bottom of a stack; without one, its
+    last line that is no stack frame; "" for an empty stderr."""
+    lines = stderr.splitlines()
+    at = next((i for i in range(len(lines) - 1, -1, -1) if ERROR_LINE.match(lines[i].strip())
+               and not lines[i][:1].isspace()), None)
+    if at is None:
+        at = next((i for i in range(len(lines) - 1, -1, -1) if not STACK_LINE.match(lines[i])), None)
+    return quote("\n".join(line.rstrip() for line in lines[at:]).strip(), SHOWN_LIMIT) if at is not None else ""
 
 
 # -- what the client sent, and what it was answered ------------------------------------------------------
@@ -304,6 +328,24 @@ class Frame:
         art = self.body.get("artifact") if self.kind == a2a.ARTIFACT_UPDATE else None
         return art.get("artifactId") if isinstance(art, dict) else None
 
+    @cached_property
+    def plan(self) -> list[Any] | None:
+        """The steps of the progress/v1 plan a Task or status update carries (None: it carries none)."""
+        return steps_of(plan_of(self.body.get("metadata"))) if self.status is not None else None
+
+    @cached_property
+    def variant(self) -> bool:
+        """It carries something a client may not know: metadata under another URI than progress/v1's, members
+        of the plan or of a step beyond progress/v1's, or a step state progress/v1 does not list."""
+        metadata = self.body.get("metadata")
+        if isinstance(metadata, dict) and any(k != progress_v1.URI for k in metadata):
+            return True
+        plan = plan_of(metadata)
+        if isinstance(plan, dict) and set(plan) - {"steps"}:
+            return True
+        return any(not isinstance(step, dict) or set(step) - set(progress_v1.STEP_FIELDS) or
+                   step.get("state") not in progress_v1.STATES for step in self.plan or [])
+
 
 @dataclass
 class Stream:
@@ -405,6 +447,51 @@ class Stream:
         last = self.statuses[-1] if self.statuses else None
         return last is not None and a2a.is_terminal(last.state) and not last.sent.dropped
 
+    def shown_up_to(self, n: int, expected: dict[str, Any]) -> dict[str, Any]:
+        """The view a client that reads the task's frames 1 to `n` rightly shows, in the fields `expected` holds
+        (DESIGN §7): the Task's ids; the state, status text, plan and interaction of the latest status
+        (status.timestamp, a tie or a status without one by arrival) that carried each; the artifacts begun,
+        their chunks joined. A field no frame up to `n` set (a status text, say) is left out."""
+        tid, ctx = self.task_ids
+        latest: dict[str, tuple[datetime | None, Any]] = {}
+        artifacts: dict[Any, dict[str, Any]] = {}
+        for f in self.own:
+            if f.n > n:
+                break
+            if f.status is not None:
+                shown_plan = [{k: s.get(k) for k in STEP_FIELDS} if isinstance(s, dict) else s for s in f.plan] \
+                    if f.plan is not None else None
+                for key, value in (("state", f.state), ("statusText", f.text), ("plan", shown_plan),
+                                   ("interaction", f.interaction)):
+                    before = latest.get(key)
+                    if value is not None and (before is None or f.when is None or before[0] is None
+                                              or f.when >= before[0]):
+                        latest[key] = (f.when if f.when is not None else before and before[0], value)
+            if f.kind == a2a.TASK and isinstance(f.body.get("artifacts"), list):
+                artifacts = {}
+                for art in f.body["artifacts"]:
+                    _join(artifacts, art, append=False)
+            elif f.kind == a2a.ARTIFACT_UPDATE:
+                _join(artifacts, f.body.get("artifact"), append=f.body.get("append") is True)
+        view: dict[str, Any] = {}
+        for key, want in expected.items():
+            if key == "task":
+                task = {"id": tid, "contextId": ctx}
+                if "state" in latest:
+                    task["state"] = latest["state"][1]
+                view[key] = {k: task[k] for k in want if k in task} if isinstance(want, dict) else task
+            elif key == "artifacts":
+                view[key] = [_artifact_shown(a) for a in artifacts.values()]
+            elif key == "plan":
+                view[key] = latest["plan"][1] if "plan" in latest else None
+            elif key == "interaction":
+                got = latest["interaction"][1] if "interaction" in latest else None
+                keys = want if isinstance(want, dict) else ("kind", interactions_v1.PROMPT)
+                view[key] = {k: got.get(k) for k in keys} if isinstance(got, dict) else None
+            elif key in latest:
+                view[key] = latest[key][1]
+        return view
+
     def given_ids(self, before: int) -> set[str]:
         """Every id the server gave in answers to the requests before request `before`."""
         found: set[str] = set()
@@ -412,6 +499,31 @@ class Stream:
             if f.sent.n < before:
                 found |= ids_in(f.body)
         return found
+
+
+def _join(artifacts: dict[Any, dict[str, Any]], art: Any, append: bool) -> None:
+    """One artifact chunk joined into the artifacts shown (by artifactId)."""
+    if not isinstance(art, dict):
+        return
+    aid = art.get("artifactId")
+    parts = [p for p in art.get("parts") or [] if isinstance(p, dict)]
+    if append and aid in artifacts:
+        artifacts[aid]["parts"] += parts
+    else:
+        artifacts[aid] = {"artifactId": aid, "name": None, "parts": parts}
+    if isinstance(art.get("name"), str):
+        artifacts[aid]["name"] = art["name"]
+
+
+def _artifact_shown(joined: dict[str, Any]) -> dict[str, Any]:
+    texts = [p["text"] for p in joined["parts"] if isinstance(p.get("text"), str)]
+    data = [p["data"] for p in joined["parts"] if "data" in p]
+    shown = {"artifactId": joined["artifactId"], "name": joined["name"]}
+    if data and not texts:
+        shown["data"] = data[0] if len(data) == 1 else data
+    else:
+        shown["text"] = "".join(texts)
+    return shown
 
 
 def ids_in(value: Any) -> set[str]:
@@ -446,10 +558,14 @@ class Diff:
     artifact: Any = None
     frames: tuple[int, ...] = ()  # the frames whose value the view shows instead (STALE, FOREIGN)
 
-    def describe(self) -> str:
-        frames = ", ".join(map(str, self.frames[:3]))
+    def describe(self, read_to: int | None = None) -> str:
+        """The difference in words; the frames it cites are those up to `read_to` (the last frame the client
+        read, when a stop shows it: blame cites no frame the client never read)."""
+        cited = [n for n in self.frames if read_to is None or n <= read_to]
+        frames = ", ".join(map(str, cited[:3]))
         instead = {STALE: f" (what the task's own frame {frames} carried, not the latest)",
-                   FOREIGN: f" (what frame {frames}, of another task or context, carried)"}.get(self.why, "")
+                   FOREIGN: f" (what frame {frames}, of another task or context, carried)"}.get(self.why, "") \
+            if cited else ""
         return f"{self.path}: shown {shown(self.got)}, expected {shown(self.expected)}{instead}"
 
 
@@ -679,10 +795,12 @@ class ClientRun:
     sent: list[Sent]
     stream: Stream
     closed_at: float | None
+    card: Any = None  # the agent card the case served (its JSON value)
     view: dict[str, Any] | None = None
     view_line: str = ""
     view_t: float | None = None
     no_view: str = ""  # why there is no view
+    crash: str = ""  # the client exited in error after the stream was served: how, quoting its error line
     _made: dict[str, Any] = field(default_factory=dict, repr=False)  # what `made` keeps
 
     @classmethod
@@ -703,7 +821,10 @@ class ClientRun:
         for s in sent:
             s.results = answered_results(s.answer) if not s.dropped else []
         closed = log.notes.get("stream_closed_at")
-        run = cls(case, listed, client, sent, Stream.of(sent), closed if isinstance(closed, (int, float)) else None)
+        card = next((ex.json()[0] for ex in served.values() if ex.method.upper() == "GET"
+                     and urlsplit(ex.url).path.endswith(a2a.CARD_PATH)), None)
+        run = cls(case, listed, client, sent, Stream.of(sent), closed if isinstance(closed, (int, float)) else None,
+                  card)
         run._read_view()
         return run
 
@@ -760,6 +881,12 @@ class ClientRun:
             printed = "a JSON object, not taken as a final view" if self.view is not None else "no JSON object"
             self.view = None
             self.no_view = f"the client crashed: it {self.how_it_ended()}; it printed {found.lines} line(s), {printed}"
+            if self.stream.frames:  # it crashed on what it was served: judged on an empty view (DESIGN §7)
+                stderr = str(self.client.notes.get("stderr") or self.client.notes.get("stderr_tail") or "")
+                line = error_line(stderr)
+                self.view, self.view_line = {}, line
+                self.crash = f"the client crashed (exit status {self.exit_status}) on the stream it was served" + \
+                    (f": {line!r}" if line else ", with nothing on its stderr")
 
     def require_view(self) -> dict[str, Any]:
         """The final view; without one, every requirement of the case is ERROR with why."""
@@ -831,9 +958,9 @@ class ClientRun:
                     yield first, again
 
     # -- evidence ----------------------------------------------------------------------------------------
-    def stream_evidence(self, shown_at_most: int = 2) -> list[dict[str, Any]]:
-        """The requests whose answers carried the task's stream."""
-        carried = list(dict.fromkeys(f.sent.n for f in self.stream.frames))
+    def stream_evidence(self, shown_at_most: int = 2, read_to: int | None = None) -> list[dict[str, Any]]:
+        """The requests whose answers carried the task's stream (up to frame `read_to`, when given)."""
+        carried = list(dict.fromkeys(f.sent.n for f in self.stream.frames if read_to is None or f.n <= read_to))
         return [self.sent[n - 1].evidence("served the task's stream") for n in carried[:shown_at_most]]
 
     def client_evidence(self, note: str = "") -> dict[str, Any]:

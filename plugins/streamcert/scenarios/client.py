@@ -4,7 +4,9 @@ One client case (cases/client/<id>.json) per scenario. The case's stream is buil
 and variations (client_cases.build) and served by the replay server (replay.py) on 127.0.0.1, at the case's
 `pace` (default `fast`). The client command (`target.client_cmd`) is run once, in a process group of its own
 (wire/stdio.py), with the caller's environment plus
-  STREAMCERT_URL      the served agent's base URL (its card at URL/.well-known/agent-card.json)
+  STREAMCERT_URL      the replay's origin (http://127.0.0.1:PORT, no path): the card at its
+                      /.well-known/agent-card.json, the JSON-RPC interface at the URL the card declares (the
+                      only URL answered: any other path gets 404)
   STREAMCERT_CASE     the case id
   STREAMCERT_CONTEXT  the case's `context` as JSON: the message to send, the answers to give, `retry`
 and nothing on its standard input (closed at once). It must print its final view, one JSON object, and exit.
@@ -79,10 +81,11 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
     context = case.get("context") or {}
     clock = Clock()
     allowed = client_cases.stream_time(served, pace) + target.timeout  # then bounded by the stream limit
-    server = ReplayServer([served], pace=pace, record=log, clock=clock)
+    server = ReplayServer([served], pace=pace, record=log, clock=clock,
+                          interfaces=client_cases.interface_paths(served))
     server.start()
     try:
-        url = server.url + client_cases.base_path(served)
+        url = server.url  # an origin: the card at its /.well-known/agent-card.json (docs/clients.md)
         log.notes["client_case"].update(streaming=client_cases.card_streaming(served), url=url,
                                         limit_s=min(allowed, target.stream_limit))
         peer = StdioPeer(target.client_cmd or "", log, label=LABEL, clock=clock,

@@ -27,7 +27,7 @@ import inspect
 import json
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 
@@ -542,6 +542,14 @@ def jsonrpc_url(card: Any) -> str | None:
         if str(iface.get("protocolVersion", "")).startswith(a2a.PROTOCOL_VERSION):
             return iface["url"]
     return candidates[0]["url"] if candidates else None
+
+
+def jsonrpc_paths(card: Any) -> set[str]:
+    """The paths of every JSONRPC interface the card declares: where its JSON-RPC requests go."""
+    interfaces = card.get("supportedInterfaces") if isinstance(card, dict) else None
+    return {urlsplit(schemed(i["url"])).path or "/" for i in interfaces or [] if isinstance(i, dict)
+            and i.get("protocolBinding") == "JSONRPC" and isinstance(i.get("url"), str)} \
+        if isinstance(interfaces, list) else set()
 
 
 def schemed(url: str) -> str:
