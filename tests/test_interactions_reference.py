@@ -124,6 +124,7 @@ def test_text_never_approves(server):
                                         ({"value": True}, "Connected: Linear"),
                                         ({"approved": True}, "Connected: Linear"),
                                         ({"value": {"connected": False}}, "Not connected: Linear"),
+                                        ({"approved": False}, "Not connected: Linear"),
                                         ({"value": "yes"}, "Not connected: Linear")])
 def test_connection_prompt_and_answers(server, given, seen):
     task = start(server, {"connect": {"app": "Linear", "reason": "to file the bug"}}, {"say": "{{result}}"},
@@ -136,12 +137,31 @@ def test_connection_prompt_and_answers(server, given, seen):
     assert seen in said(server, task["id"])
 
 
+LONG_APP, LONG_REASON = "x" + "🚀" * 100, "🚀 Because: " + "e\u0301" * 200 + " and a plain tail" * 6
+
+
 def test_connection_cuts_app_and_reason_in_code_points(server):
-    app, reason = "x" + "🚀" * 100, "🚀 Because: " + "e\u0301" * 200
-    task = start(server, {"connect": {"app": app, "reason": reason}}, {"finish": "done"})
+    task = start(server, {"connect": {"app": LONG_APP, "reason": LONG_REASON}}, {"finish": "done"})
     detail = interaction(task)["detail"]
-    assert detail == {"app": app[:80], "reason": reason[:280]}  # no "…": the reference's reading
-    assert interaction(task)["prompt"] == f"Connect {app[:80]}: {reason[:280]}"
+    assert detail == {"app": LONG_APP[:80], "reason": LONG_REASON[:280]}  # no "…": the reference's reading
+    assert interaction(task)["prompt"] == f"Connect {LONG_APP[:80]}: {LONG_REASON[:280]}"
+
+
+@pytest.mark.parametrize("fault,app,reason", [
+    ("connection-reason-uncut", LONG_APP[:80], LONG_REASON),
+    ("connection-cut-plus-ellipsis", LONG_APP[:80] + "…", LONG_REASON[:280] + "…")])
+def test_the_cut_faults_send_past_the_limit(fault, app, reason):
+    with ReferenceServer(fault=fault) as broken:
+        task = start(broken, {"connect": {"app": LONG_APP, "reason": LONG_REASON}}, {"finish": "done"})
+    assert interaction(task)["detail"] == {"app": app, "reason": reason}
+
+
+def test_the_approved_false_fault_connects():
+    with ReferenceServer(fault="connection-approved-false-connects") as broken:
+        task = start(broken, {"connect": {"app": "Linear", "reason": "to file"}}, {"say": "{{result}}"},
+                     {"finish": "done"})
+        send(broken, answer(task, approved=False))
+        assert "Connected: Linear" in said(broken, task["id"])
 
 
 # -- answers: ids, retries, refusals -----------------------------------------------------------------------

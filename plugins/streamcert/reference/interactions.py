@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocols import a2a
-from ..protocols.interactions_v1 import APPROVAL, QUESTION, URI, interaction_of
+from ..protocols.interactions_v1 import APPROVAL, ELLIPSIS, QUESTION, URI, interaction_of
 from .faults import switch
 from .options import Options
 from .rpc import RpcError, invalid_params
@@ -84,6 +84,8 @@ def cut(text: str, limit: int, options: Options) -> str:
     if TRUNCATE_UTF16.on(options):  # counts UTF-16 code units and cuts there, even inside a pair
         units = text.encode("utf-16-le")  # (the half pair left at the cut becomes U+FFFD)
         return units[: 2 * limit].decode("utf-16-le", "replace") if len(units) > 2 * limit else text
+    if CUT_PLUS_ELLIPSIS.on(options):  # keeps the limit and appends the ellipsis: one past it
+        return text[:limit] + ELLIPSIS if len(text) > limit else text
     return text[:limit]
 
 
@@ -212,6 +214,7 @@ def value_text(answer: Answer, options: Options) -> str:
 
 # -- fault variants ---------------------------------------------------------------------------------
 TRUNCATE_UTF16 = switch("truncate-utf16")
+CUT_PLUS_ELLIPSIS = switch("connection-cut-plus-ellipsis")
 PROMPT_ONLY_IN_METADATA = switch("prompt-only-in-metadata")
 INTERACTION_NO_EXTENSIONS_LIST = switch("interaction-no-extensions-list")
 RETRY_ANSWERS_AGAIN = switch("retry-answers-again")

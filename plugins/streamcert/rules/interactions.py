@@ -226,23 +226,34 @@ def _detail(pause: Pause) -> dict[str, Any]:
 
 @rule("IX-003", view=Interruptions)
 def approval_names_the_held_call(v: Interruptions, out: Verdict) -> None:
+    """The detail is optional (seed 004); when present it names the held call's server and tool as the script's
+    call step defines them (DESIGN §6: detail {server, tool}). A reason is the runtime's policy's: never compared."""
     approvals = v.pauses_of(APPROVAL)
     if not v.extension or not approvals:
         return
-    bad = []
+    bad, readings = [], set()
     for pause, step in approvals:
-        meta, detail = pause.interaction or {}, _detail(pause)
-        want = {"server": step.arg.get("server"), "tool": step.arg.get("tool")}
-        if isinstance(step.arg.get("reason"), str):  # a call that gives no reason: none is asked for
-            want["reason"] = step.arg["reason"]
-        got = {k: detail.get(k) for k in want}
-        if got != want or not isinstance(meta.get(INTERACTION_ID), str) or not meta.get(INTERACTION_ID):
-            why = (f"pause {pause.n}: detail {json.dumps(detail)}, interactionId {meta.get(INTERACTION_ID)!r}; "
-                   f"the held call is {json.dumps(want)}")
+        meta = pause.interaction or {}
+        problems = []
+        if not isinstance(meta.get(INTERACTION_ID), str) or not meta.get(INTERACTION_ID):
+            problems.append(f"interactionId {meta.get(INTERACTION_ID)!r} is not a non-empty string")
+        if DETAIL not in meta:
+            readings.add("detail left out (optional)")
+        elif isinstance(meta[DETAIL], dict):  # (a detail that is not an object: IX-002)
+            want = {"server": step.arg.get("server"), "tool": step.arg.get("tool")}
+            got = {k: meta[DETAIL].get(k) for k in want}
+            if got != want:
+                problems.append(f"detail {json.dumps(meta[DETAIL], ensure_ascii=False)}; the held call is "
+                                f"{json.dumps(want, ensure_ascii=False)}")
+            readings.add("detail with a reason" if "reason" in meta[DETAIL] else "detail without a reason")
+        if problems:
+            why = f"pause {pause.n}: " + "; ".join(problems)
             bad.append((why, pause.evidence(why)))
-    if not out.fail_each("approval(s) whose detail does not name the held call's server, tool and reason", bad):
-        out.passed(f"{len(approvals)} approval(s) name the held call's server and tool, and its reason where it "
-                   "gave one")
+    if not out.fail_each("approval(s) whose interactionId is not a non-empty string or whose detail does not name "
+                         "the held call's server and tool", bad):
+        reading = ", ".join(sorted(readings))
+        out.passed(f"{len(approvals)} approval(s) with an interactionId; {reading} (a reason is the runtime's, "
+                   "not compared)", reading=reading)
 
 
 @rule("IX-004", view=Interruptions)
