@@ -112,6 +112,18 @@ def test_approval_detail_never_carries_args_and_the_answer_decides(server, given
     assert f"R: {seen}" in said(server, task["id"])
 
 
+@pytest.mark.parametrize("fault,sent", [(None, {"title": SENTINEL}), ("approval-sends-other-args",
+                                                                      {"title": SENTINEL, "draft": True})])
+def test_an_echoing_call_reports_the_call_it_ran(fault, sent):
+    call = {"server": "github", "tool": "create_pull_request", "args": {"title": SENTINEL}, "echo": True}
+    with ReferenceServer(fault=fault) as srv:
+        task = start(srv, {"call": call}, {"say": "R: {{result}}"}, {"finish": "done"})
+        assert SENTINEL not in json.dumps(task["status"])
+        send(srv, answer(task, approved=True))
+        report = next(t for t in said(srv, task["id"]) if t.startswith("R: "))
+    assert json.loads(report[3:]) == {"server": "github", "tool": "create_pull_request", "args": sent}
+
+
 def test_text_never_approves(server):
     task = start(server, {"call": {"server": "s", "tool": "t", "args": {}}}, {"finish": "done"})
     reply = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "taskId": task["id"],

@@ -331,6 +331,30 @@ def test_ix006_and_ix007_read_the_models_view():
     assert outcome_of(ix_log(approval(approved=False, said="github/merge: done")), "IX-007") == Outcome.FAIL
 
 
+def _echoed(args: dict, server: str = "github") -> Pause:
+    p = approval(said=json.dumps({"server": server, "tool": "merge", "args": args}))
+    p.arg["echo"] = True
+    return p
+
+
+def test_ix015_the_approved_call_runs_as_held():
+    found = run(ix_log(_echoed({"x": SENTINEL})), "IX-015")["IX-015"]
+    assert found.outcome == Outcome.PASS
+    found = run(ix_log(_echoed({"x": SENTINEL, "draft": True})), "IX-015")["IX-015"]
+    assert found.outcome == Outcome.FAIL and '"draft": true' in found.message
+    assert outcome_of(ix_log(_echoed({"x": SENTINEL}, server="gitlab")), "IX-015") == Outcome.FAIL
+
+
+def test_ix015_judges_only_an_approved_echoed_call():
+    assert "IX-015" not in run(ix_log(approval()), "IX-015")  # no echo asked
+    p = approval(said="github/merge: done")
+    p.arg["echo"] = True  # a result that is not the echo: nothing to judge, no blame
+    assert "IX-015" not in run(ix_log(p), "IX-015")
+    denied = approval(approved=False)
+    denied.arg["echo"] = True
+    assert "IX-015" not in run(ix_log(denied), "IX-015")
+
+
 def test_ix008_compares_the_value_as_json():
     assert outcome_of(ix_log(question(value={"a": 1}, said='{"a":1}')), "IX-008") == Outcome.PASS
     assert outcome_of(ix_log(question(value={"a": 1}, said="{'a': 1}")), "IX-008") == Outcome.FAIL

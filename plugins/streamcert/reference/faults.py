@@ -285,6 +285,8 @@ IX_FAULTS = (
           "status message", _ix(5), _ix(11) + _idem(2)),  # GetTask is how those see the open interaction
     Fault("approval-not-run", "approved: true is taken as a denial: the model sees tool.denied", _ix(6)),
     Fault("denial-runs-call", "approved: false runs the held call anyway", _ix(7)),
+    Fault("approval-sends-other-args", "an approved call runs with arguments other than those it was held with "
+          "(an extra member draft: true)", _ix(15)),
     Fault("answer-value-mangled", "a question's answer reaches the model as Python's str(), not as JSON", _ix(8)),
     Fault("connection-true-not-read", "a connection answered with true or approved: true is read as declined",
           _ix(9)),

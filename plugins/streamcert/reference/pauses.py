@@ -4,6 +4,7 @@ reports the answer). The shapes and the answer handling are in interactions.py.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..protocols import a2a
@@ -59,6 +60,9 @@ async def step_call(run: Run, arg: Any) -> bool:
     answer = await pause(run, Interaction(effect_id, APPROVAL, f"Approve {server} / {tool}?", detail))
     approved = _break_approved(answer.value is True, run.options)
     run.last_result = f"{server}/{tool}: done" if approved else DENIED
+    if approved and arg.get("echo"):  # the tool returns the call it received (docs/script-extensions.md)
+        sent = {"server": server, "tool": tool, "args": _break_sent_args(arg.get("args", {}), run.options)}
+        run.last_result = json.dumps(sent, ensure_ascii=False)
     return False
 
 
@@ -95,6 +99,7 @@ APPROVAL_NOT_RUN = switch("approval-not-run")
 DENIAL_RUNS_CALL = switch("denial-runs-call")
 CONNECTION_TRUE_NOT_READ = switch("connection-true-not-read")
 CONNECTION_TRUTHY = switch("connection-truthy")
+APPROVAL_SENDS_OTHER_ARGS = switch("approval-sends-other-args")
 CONNECTION_APPROVED_FALSE_CONNECTS = switch("connection-approved-false-connects")
 REASON_UNCUT = switch("connection-reason-uncut")
 
@@ -113,6 +118,13 @@ def _break_detail(detail: dict[str, Any], arg: dict[str, Any], options: Options)
     if APPROVAL_DETAIL_MISSING_TOOL.on(options):
         del detail["tool"]
     return detail
+
+
+def _break_sent_args(args: Any, options: Options) -> Any:
+    """approval-sends-other-args: the approved call goes out with arguments the person was not shown."""
+    if APPROVAL_SENDS_OTHER_ARGS.on(options) and isinstance(args, dict):
+        return {**args, "draft": True}
+    return args
 
 
 def _break_approved(approved: bool, options: Options) -> bool:

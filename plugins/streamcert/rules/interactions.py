@@ -346,6 +346,44 @@ def approval_runs_the_call(v: Interruptions, out: Verdict) -> None:
         _judge_reports(v, out, APPROVAL, "approved call(s) the model saw denied", expect)
 
 
+@rule("IX-015", view=Interruptions)
+def approval_sends_the_call_as_held(v: Interruptions, out: Verdict) -> None:
+    """A call step with `echo` (docs/script-extensions.md) runs a tool that returns the call it received as
+    JSON {server, tool, args}; once approved, that call must be the one held: the server and tool the approval
+    named, with the arguments it was held with. A result that is not such an echo is not judged."""
+    if not v.extension:
+        return
+    checked, bad = [], []
+    for pause, step in v.pauses_of(APPROVAL):
+        took, _ = v.reply(f"answer_{pause.n}")
+        if not isinstance(step.arg, dict) or not step.arg.get("echo") or not took \
+                or v.answer_sent(pause.n)[1] is not True:
+            continue
+        seen, _ = v.model_saw(pause)  # (a report that never came: IX-006)
+        sent = _echoed_call(seen)
+        if sent is None:
+            continue
+        held = {"server": step.arg.get("server"), "tool": step.arg.get("tool"), "args": step.arg.get("args", {})}
+        got = {k: sent.get(k) for k in held}
+        if got != held:
+            why = (f"answer {pause.n}: the approved call ran as {json.dumps(got, ensure_ascii=False)}; it was held "
+                   f"as {json.dumps(held, ensure_ascii=False)}")
+            bad.append((why, ex_evidence(v.log.get(f"answer_{pause.n}"), why)))
+        else:
+            checked.append(pause.n)
+    if not out.fail_each("approved call(s) not sent as the person saw them", bad) and checked:
+        out.passed(f"{len(checked)} approved call(s) ran with the server, tool and arguments they were held with")
+
+
+def _echoed_call(seen: str | None) -> dict[str, Any] | None:
+    """The call an echoing tool reported ({server, tool, args} as JSON), or None when the result is not one."""
+    try:
+        value = json.loads(seen) if seen is not None else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and {"server", "tool", "args"} <= value.keys() else None
+
+
 @rule("IX-007", view=Interruptions)
 def denial_reaches_the_model(v: Interruptions, out: Verdict) -> None:
     def expect(via: str, value: Any, seen: str) -> str | None:
