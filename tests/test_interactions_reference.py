@@ -94,6 +94,16 @@ def test_question_takes_a_plain_text_reply(server):
     assert 'T: "4821"' in said(server, task["id"])
 
 
+@pytest.mark.parametrize("fault", [None, "pause-text-for-questions-only"])
+def test_a_plain_client_reads_an_approval_and_a_connection_as_text(fault):
+    call = {"call": {"server": "github", "tool": "merge", "args": {}}}
+    connect = {"connect": {"app": "Linear", "reason": "to file"}}
+    with ReferenceServer(fault=fault) as srv:
+        texts = [start(srv, step, {"finish": "done"}, headers=PLAIN_HEADERS)["status"]["message"]["parts"][0].get("text")
+                 for step in (call, connect)]
+    assert texts == ([None, None] if fault else ["Approve github / merge?", "Connect Linear: to file"])
+
+
 @pytest.mark.parametrize("given,seen", [({"approved": True}, "github/create_pull_request: done"),
                                         ({"value": True}, "github/create_pull_request: done"),
                                         ({"approved": False}, "tool.denied")])

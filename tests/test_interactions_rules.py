@@ -499,6 +499,30 @@ def test_ix014_plain_client():
     assert outcome_of(ix_log(p, extension=False), "IX-014") == Outcome.FAIL
 
 
+def test_ix014_an_approval_and_a_connection_to_a_plain_client():
+    found = run(ix_log(approval(1), connection(2), extension=False), "IX-014")["IX-014"]
+    assert found.outcome == Outcome.PASS and "(approval, connection)" in found.message
+    wrong = connection(2)
+    wrong.message["parts"] = [{"text": "Connect Linear"}]  # not Connect <app>: <reason>
+    found = run(ix_log(approval(1), wrong, extension=False), "IX-014")["IX-014"]
+    assert found.outcome == Outcome.FAIL and "'Connect Linear: to file'" in found.message
+    data_only = approval(1)
+    data_only.message["parts"] = [{"data": data_only.meta}]  # the prompt only in a data part
+    assert outcome_of(ix_log(data_only, connection(2), extension=False), "IX-014") == Outcome.FAIL
+
+
+def test_ix014_a_pause_first_seen_with_the_extension_is_judged_as_get_task_showed_it():
+    log = ix_log(approval(1), connection(2), extension=False)
+    log.notes["interactions"]["activated"] = ["subscribe_1"]  # (pause 2 first arrives on it)
+    found = run(log, "IX-014")["IX-014"]
+    assert found.outcome == Outcome.PASS and "(approval, connection)" in found.message
+    hidden = agent_msg("pause-2", "", None)
+    hidden["parts"] = [{"data": {"prompt": "Connect Linear: to file"}}]
+    set_result(log, "get_pause_2", task(STATE["connection"], hidden))
+    found = run(log, "IX-014")["IX-014"]
+    assert found.outcome == Outcome.FAIL and found.evidence[0]["exchange"] == "get_pause_2"
+
+
 # -- IDEM- -----------------------------------------------------------------------------------------------------
 
 def _retry_log(retry_result=None, retry_error=None, reuse_error=None, moved=False, says_twice=False):

@@ -313,6 +313,8 @@ IX_FAULTS = (
           "answer to the open one", _ix(12)),
     Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "
           "data part", _ix(14), _int(1) + _ix(2)),
+    Fault("pause-text-for-questions-only", "an approval's or a connection's status message has no text part (the "
+          "prompt only in a data part): only a question reads as plain text", _ix(14), _ix(2)),
     Fault("retry-shows-before", "an answer retried with the same messageId and body gets the task as it was "
           "before the answer (its interaction still open)", _idem(1)),
     Fault("retry-answers-again", "messageIds are not remembered: a retried answer answers whatever is open",

@@ -95,7 +95,7 @@ def pause_message(message_id: str, task_id: str, context_id: str, interaction: I
     message: dict[str, Any] = {"messageId": message_id, "role": a2a.ROLE_AGENT, "parts": [{"text": interaction.prompt}],
                                "taskId": task_id, "contextId": context_id, "metadata": {URI: meta},
                                "extensions": [URI]}
-    return _break_pause_message(message, options)
+    return _break_pause_message(message, interaction.kind, options)
 
 
 def fingerprint(message: dict[str, Any]) -> str:
@@ -216,6 +216,7 @@ def value_text(answer: Answer, options: Options) -> str:
 TRUNCATE_UTF16 = switch("truncate-utf16")
 CUT_PLUS_ELLIPSIS = switch("connection-cut-plus-ellipsis")
 PROMPT_ONLY_IN_METADATA = switch("prompt-only-in-metadata")
+TEXT_FOR_QUESTIONS_ONLY = switch("pause-text-for-questions-only")
 INTERACTION_NO_EXTENSIONS_LIST = switch("interaction-no-extensions-list")
 RETRY_ANSWERS_AGAIN = switch("retry-answers-again")
 CONCURRENT_DOUBLE_EFFECT = switch("concurrent-double-effect")
@@ -232,8 +233,8 @@ ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
 RACE_WINDOW_S = 0.5
 
 
-def _break_pause_message(message: dict[str, Any], options: Options) -> dict[str, Any]:
-    if PROMPT_ONLY_IN_METADATA.on(options):
+def _break_pause_message(message: dict[str, Any], kind: str, options: Options) -> dict[str, Any]:
+    if PROMPT_ONLY_IN_METADATA.on(options) or (TEXT_FOR_QUESTIONS_ONLY.on(options) and kind != QUESTION):
         message["parts"] = [{"data": message["metadata"][URI], "mediaType": "application/json"}]
     if INTERACTION_NO_EXTENSIONS_LIST.on(options):
         del message["extensions"]

@@ -31,7 +31,7 @@ from ..protocols.interactions_v1 import (
     interaction_of,
 )
 from . import Run, Verdict, Verdicts, ev_evidence, ex_evidence, quote, rule
-from .ixview import Interruptions, Pause, answer_value, named_code, reply, same_json, text_of, without_user_messages
+from .ixview import Interruptions, Pause, Step, answer_value, named_code, reply, same_json, text_of, without_user_messages
 
 
 def _never_paused(v: Interruptions, out: Verdict, what: str) -> None:
@@ -514,20 +514,51 @@ def plain_client_sees_text(v: Interruptions, out: Verdict) -> None:
     if v.extension:
         return
     if not v.pauses:
-        _never_paused(v, out, "a question to a client without the extension")
+        _never_paused(v, out, "a pausing step shown to a client without the extension")
         return
-    bad, kept = [], []
+    bad, kept, kinds = [], [], []
     for pause in v.pauses:
-        step = v.step(pause)
-        if step is None:
+        step, seen = v.step(pause), _plain_view(v, pause)
+        if step is None or seen is None:
             continue
-        prompt = step.arg if step.kind == QUESTION else None
-        text = text_of(pause.message)
-        if text is None or (prompt is not None and text != prompt) or pause.state != STATE_OF[step.kind]:
-            why = f"pause {pause.n}: state {pause.state}, text {text!r}"
-            bad.append((why, pause.evidence(why)))
-        kept.append(pause.interaction is not None)
+        (state, message), evidence = seen
+        text, want = text_of(message), _plain_text(step)
+        if not isinstance(text, str) or not text or (want is not None and text != want) or state != STATE_OF[step.kind]:
+            why = (f"pause {pause.n} ({step.kind}): state {state}, text {text!r}; expected {STATE_OF[step.kind]}"
+                   + (f" with the text {want!r}" if want is not None else " with a text"))
+            bad.append((why, evidence(why)))
+        kept.append(interaction_of(message) is not None)
+        kinds.append(step.kind)
     if not out.fail_each("pause(s) a client without the extension does not see as plain text in its kind's state",
-                         bad):
+                         bad) and kinds:
         reading = "metadata left on the message" if all(kept) else "metadata left off for that client"
-        out.passed(f"the question reached the plain client as text ({reading})", reading=reading)
+        shown = ", ".join(sorted(set(kinds)))
+        out.passed(f"{len(kinds)} pause(s) ({shown}) reached the plain client as text in their kind's state "
+                   f"({reading})", reading=reading)
+
+
+def _plain_view(v: Interruptions, pause: Pause) -> tuple[tuple[Any, Any], Callable[[str], dict]] | None:
+    """((state, message), evidence maker) of the pause as the client without the extension saw it: where it
+    arrived first, unless that was a stream the client opened with the extension (an answer only plain text cannot
+    give); then as GetTask at the pause showed it (sent without the extension); None when neither is plain."""
+    if pause.exchange.label not in v.activated:
+        return (pause.state, pause.message), pause.evidence
+    label = f"get_pause_{pause.n}"
+    task = v.unary_result(label) if label not in v.activated else None
+    status = task.get("status") if isinstance(task, dict) else None
+    if not isinstance(status, dict) or not a2a.is_interrupted(status.get("state")):
+        return None
+    return (status.get("state"), status.get("message")), lambda why: ex_evidence(v.log.get(label), why)
+
+
+def _plain_text(step: Step) -> str | None:
+    """The text a client without the extension sees for this step, where the text gives it: the question, or
+    Connect <app>: <reason> for a connection within its limits; None for an approval (its prompt is the
+    runtime's)."""
+    if step.kind == QUESTION:
+        return step.arg
+    if step.kind == CONNECTION and isinstance(step.arg, dict):
+        app, reason = step.arg.get("app"), step.arg.get("reason")
+        if isinstance(app, str) and isinstance(reason, str) and len(app) <= APP_MAX and len(reason) <= REASON_MAX:
+            return ix.CONNECT_PROMPT.format(app=app, reason=reason)
+    return None
