@@ -10,11 +10,14 @@ SCENARIOS = {
                    "stream is open, then sent after the end",
     "ix-question-plain": "Two questions to a client without the extension, answered by plain text, by SendMessage then "
                          "by SendStreamingMessage",
-    "ix-approval-granted": "Two held calls approved (approved: true, value: true); never the arguments",
+    "ix-plain-kinds": "An approval and a connection to a client without the extension: plain text in their kind's "
+                      "state; answered with the extension activated on the answer alone",
+    "ix-approval-granted": "Two held calls approved (approved: true, value: true); never the arguments; each runs "
+                           "as it was held",
     "ix-approval-denied": "Held calls denied by approved: false and by value: false: the model sees tool.denied",
     "ix-approval-text": "A held call answered by text: -32004, the task unchanged; then approved",
-    "ix-connection": "Connections: {connected: true}, true, approved: true, {connected: false}, and other values "
-                     "(Not connected)",
+    "ix-connection": "Connections: {connected: true}, true, approved: true, {connected: false}, approved: false, "
+                     "and other values (Not connected)",
     "ix-truncation": "request_connection with an over-long app and reason (emoji, combining marks at the cut)",
     "ix-two-questions": "Two questions in a row: retry, reused messageId, wrong and stale interactionIds",
     "ix-answer-forms": "Questions answered with approved, a plain data reply, and values of every JSON type",

@@ -94,6 +94,16 @@ def test_question_takes_a_plain_text_reply(server):
     assert 'T: "4821"' in said(server, task["id"])
 
 
+@pytest.mark.parametrize("fault", [None, "pause-text-for-questions-only"])
+def test_a_plain_client_reads_an_approval_and_a_connection_as_text(fault):
+    call = {"call": {"server": "github", "tool": "merge", "args": {}}}
+    connect = {"connect": {"app": "Linear", "reason": "to file"}}
+    with ReferenceServer(fault=fault) as srv:
+        texts = [start(srv, step, {"finish": "done"}, headers=PLAIN_HEADERS)["status"]["message"]["parts"][0].get("text")
+                 for step in (call, connect)]
+    assert texts == ([None, None] if fault else ["Approve github / merge?", "Connect Linear: to file"])
+
+
 @pytest.mark.parametrize("given,seen", [({"approved": True}, "github/create_pull_request: done"),
                                         ({"value": True}, "github/create_pull_request: done"),
                                         ({"approved": False}, "tool.denied")])
@@ -112,6 +122,18 @@ def test_approval_detail_never_carries_args_and_the_answer_decides(server, given
     assert f"R: {seen}" in said(server, task["id"])
 
 
+@pytest.mark.parametrize("fault,sent", [(None, {"title": SENTINEL}), ("approval-sends-other-args",
+                                                                      {"title": SENTINEL, "draft": True})])
+def test_an_echoing_call_reports_the_call_it_ran(fault, sent):
+    call = {"server": "github", "tool": "create_pull_request", "args": {"title": SENTINEL}, "echo": True}
+    with ReferenceServer(fault=fault) as srv:
+        task = start(srv, {"call": call}, {"say": "R: {{result}}"}, {"finish": "done"})
+        assert SENTINEL not in json.dumps(task["status"])
+        send(srv, answer(task, approved=True))
+        report = next(t for t in said(srv, task["id"]) if t.startswith("R: "))
+    assert json.loads(report[3:]) == {"server": "github", "tool": "create_pull_request", "args": sent}
+
+
 def test_text_never_approves(server):
     task = start(server, {"call": {"server": "s", "tool": "t", "args": {}}}, {"finish": "done"})
     reply = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "taskId": task["id"],
@@ -124,6 +146,7 @@ def test_text_never_approves(server):
                                         ({"value": True}, "Connected: Linear"),
                                         ({"approved": True}, "Connected: Linear"),
                                         ({"value": {"connected": False}}, "Not connected: Linear"),
+                                        ({"approved": False}, "Not connected: Linear"),
                                         ({"value": "yes"}, "Not connected: Linear")])
 def test_connection_prompt_and_answers(server, given, seen):
     task = start(server, {"connect": {"app": "Linear", "reason": "to file the bug"}}, {"say": "{{result}}"},
@@ -136,12 +159,31 @@ def test_connection_prompt_and_answers(server, given, seen):
     assert seen in said(server, task["id"])
 
 
+LONG_APP, LONG_REASON = "x" + "🚀" * 100, "🚀 Because: " + "e\u0301" * 200 + " and a plain tail" * 6
+
+
 def test_connection_cuts_app_and_reason_in_code_points(server):
-    app, reason = "x" + "🚀" * 100, "🚀 Because: " + "e\u0301" * 200
-    task = start(server, {"connect": {"app": app, "reason": reason}}, {"finish": "done"})
+    task = start(server, {"connect": {"app": LONG_APP, "reason": LONG_REASON}}, {"finish": "done"})
     detail = interaction(task)["detail"]
-    assert detail == {"app": app[:80], "reason": reason[:280]}  # no "…": the reference's reading
-    assert interaction(task)["prompt"] == f"Connect {app[:80]}: {reason[:280]}"
+    assert detail == {"app": LONG_APP[:80], "reason": LONG_REASON[:280]}  # no "…": the reference's reading
+    assert interaction(task)["prompt"] == f"Connect {LONG_APP[:80]}: {LONG_REASON[:280]}"
+
+
+@pytest.mark.parametrize("fault,app,reason", [
+    ("connection-reason-uncut", LONG_APP[:80], LONG_REASON),
+    ("connection-cut-plus-ellipsis", LONG_APP[:80] + "…", LONG_REASON[:280] + "…")])
+def test_the_cut_faults_send_past_the_limit(fault, app, reason):
+    with ReferenceServer(fault=fault) as broken:
+        task = start(broken, {"connect": {"app": LONG_APP, "reason": LONG_REASON}}, {"finish": "done"})
+    assert interaction(task)["detail"] == {"app": app, "reason": reason}
+
+
+def test_the_approved_false_fault_connects():
+    with ReferenceServer(fault="connection-approved-false-connects") as broken:
+        task = start(broken, {"connect": {"app": "Linear", "reason": "to file"}}, {"say": "{{result}}"},
+                     {"finish": "done"})
+        send(broken, answer(task, approved=False))
+        assert "Connected: Linear" in said(broken, task["id"])
 
 
 # -- answers: ids, retries, refusals -----------------------------------------------------------------------

@@ -323,15 +323,29 @@ def test_ix003_fails_a_detail_without_the_tool():
     p = approval()
     del p.meta["detail"]["tool"]
     assert outcome_of(ix_log(p), "IX-003") == Outcome.FAIL
-
-
-def test_ix003_compares_the_reason_a_call_gives():
     p = approval()
-    p.arg["reason"] = p.meta["detail"]["reason"] = "Opens the release pull request"
-    assert outcome_of(ix_log(p), "IX-003") == Outcome.PASS
-    del p.meta["detail"]["reason"]
+    p.meta["detail"]["server"] = "gitlab"
     found = run(ix_log(p), "IX-003")["IX-003"]
-    assert found.outcome == Outcome.FAIL and "Opens the release" in found.message
+    assert found.outcome == Outcome.FAIL and "gitlab" in found.message
+
+
+def test_ix003_an_absent_detail_passes_it_is_optional():
+    p = approval()
+    del p.meta["detail"]
+    found = run(ix_log(p), "IX-003")["IX-003"]
+    assert found.outcome == Outcome.PASS and found.reading == "detail left out (optional)"
+    p.meta["interactionId"] = ""
+    assert outcome_of(ix_log(p), "IX-003") == Outcome.FAIL
+
+
+def test_ix003_a_reason_is_the_runtimes_neither_required_nor_compared():
+    p = approval()
+    p.arg["reason"] = "Opens the release pull request"  # a reason beside the call: its absence is no error
+    found = run(ix_log(p), "IX-003")["IX-003"]
+    assert found.outcome == Outcome.PASS and found.reading == "detail without a reason"
+    p.meta["detail"]["reason"] = "the policy holds every write"  # a reason of the runtime's own policy
+    found = run(ix_log(p), "IX-003")["IX-003"]
+    assert found.outcome == Outcome.PASS and found.reading == "detail with a reason"
 
 
 def test_ix004_searches_everything_but_the_users_own_messages():
@@ -353,6 +367,30 @@ def test_ix006_and_ix007_read_the_models_view():
     assert outcome_of(ix_log(approval(approved=False, said="github/merge: done")), "IX-007") == Outcome.FAIL
 
 
+def _echoed(args: dict, server: str = "github") -> Pause:
+    p = approval(said=json.dumps({"server": server, "tool": "merge", "args": args}))
+    p.arg["echo"] = True
+    return p
+
+
+def test_ix015_the_approved_call_runs_as_held():
+    found = run(ix_log(_echoed({"x": SENTINEL})), "IX-015")["IX-015"]
+    assert found.outcome == Outcome.PASS
+    found = run(ix_log(_echoed({"x": SENTINEL, "draft": True})), "IX-015")["IX-015"]
+    assert found.outcome == Outcome.FAIL and '"draft": true' in found.message
+    assert outcome_of(ix_log(_echoed({"x": SENTINEL}, server="gitlab")), "IX-015") == Outcome.FAIL
+
+
+def test_ix015_judges_only_an_approved_echoed_call():
+    assert "IX-015" not in run(ix_log(approval()), "IX-015")  # no echo asked
+    p = approval(said="github/merge: done")
+    p.arg["echo"] = True  # a result that is not the echo: nothing to judge, no blame
+    assert "IX-015" not in run(ix_log(p), "IX-015")
+    denied = approval(approved=False)
+    denied.arg["echo"] = True
+    assert "IX-015" not in run(ix_log(denied), "IX-015")
+
+
 def test_ix008_compares_the_value_as_json():
     assert outcome_of(ix_log(question(value={"a": 1}, said='{"a":1}')), "IX-008") == Outcome.PASS
     assert outcome_of(ix_log(question(value={"a": 1}, said="{'a': 1}")), "IX-008") == Outcome.FAIL
@@ -371,16 +409,30 @@ def test_ix009_connections():
     assert outcome_of(ix_log(p), "IX-009") == Outcome.FAIL
 
 
+def test_ix009_a_connection_declined_with_approved_false():
+    declined = connection(value=False)
+    declined.answer = {"approved": False}  # approved: true or false is read the same way
+    log = ix_log(declined)
+    assert json.loads(json.dumps(find(log, "answer_1").params))["message"]["metadata"][URI]["approved"] is False
+    assert outcome_of(log, "IX-009") == Outcome.PASS
+    connected = connection(value=False, said="Connected: Linear")
+    connected.answer = {"approved": False}
+    found = run(ix_log(connected), "IX-009")["IX-009"]
+    assert found.outcome == Outcome.FAIL and "Not connected: Linear" in found.message
+
+
 def test_ix010_cuts():
     app = "x" + "🚀" * 100
     assert judge_cut(app, app[:80], 80)[0] == "strict"
     assert judge_cut(app, app[:79] + "…", 80)[0] == "strict"
-    assert judge_cut(app, app[:80] + "…", 80)[0] == "strict"
     assert judge_cut(app, "x" + "🚀" * 39 + "\ufffd", 80)[0] == "bad"  # split inside a pair
+    assert judge_cut(app, "x" + "🚀" * 39, 80)[0] == "utf16"  # 79 units: the next pair does not fit
     reason = "🚀 Because: " + "e\u0301" * 200
-    assert judge_cut(reason, reason[:279], 280)[0] == "utf16"  # 280 UTF-16 units
+    assert judge_cut(reason, reason[:278] + "…", 280)[0] == "utf16"  # 280 UTF-16 units, … included
+    # 279 code points is both 280 UTF-16 units and a back-off from a cut between e and its mark: it passes
+    assert judge_cut(reason, reason[:279], 280)[0] == "strict"
     assert judge_cut(reason, reason[:200], 280)[0] == "bad"
-    # grapheme clusters: the reason is 212 clusters (411 code points), so kept whole is one reading,
+    # grapheme clusters: the reason is 211 clusters (411 code points), so kept whole is one reading,
     # and a cut to 280 clusters of a longer one another
     assert judge_cut(reason, reason, 280)[0] == "graphemes"
     longer = "Because: " + "e\u0301" * 300
@@ -396,6 +448,34 @@ def test_ix010_cuts():
     utf16 = connection(app="🚀" * 100, cut=("🚀" * 40, "to file"))
     found = run(ix_log(utf16), "IX-010")["IX-010"]
     assert found.outcome == Outcome.NON_STRICT and "UTF-16" in found.message
+
+
+def test_ix010_the_limit_plus_the_ellipsis_fails_as_plan006_does():
+    app = "x" + "🚀" * 100
+    verdict, seen = judge_cut(app, app[:80] + "…", 80)
+    assert verdict == "bad" and "81 code points" in seen
+    reason = "🚀 Because: " + "e\u0301" * 200 + " and a plain tail" * 6  # over 280 clusters too
+    assert judge_cut(reason, reason[:280], 280)[0] == "strict"
+    assert judge_cut(reason, reason[:279] + "…", 280)[0] == "strict"
+    # 281 code points and 282 UTF-16 units; 147 clusters is no cut to 280 clusters either
+    verdict, seen = judge_cut(reason, reason[:280] + "…", 280)
+    assert verdict == "bad" and "281 code points" in seen
+    plus = connection(app=app, reason=reason, cut=(app[:80] + "…", reason[:280] + "…"))
+    found = run(ix_log(plus), "IX-010")["IX-010"]
+    assert found.outcome == Outcome.FAIL and "at most" in found.message
+    plus = connection(app=app, reason=reason, cut=(app[:79] + "…", reason[:279] + "…"))
+    found = run(ix_log(plus), "IX-010")["IX-010"]
+    assert found.outcome == Outcome.PASS and found.reading == "code points, ending in …"
+
+
+def test_ix010_a_reason_not_cut_fails():
+    reason = "🚀 Because: " + "e\u0301" * 200 + " and a plain tail" * 6
+    verdict, seen = judge_cut(reason, reason, 280)
+    assert verdict == "bad" and "not cut" in seen
+    uncut = connection(app="Linear", reason=reason, cut=("Linear", reason))
+    assert outcome_of(ix_log(uncut), "IX-010") == Outcome.FAIL
+    cut = connection(app="Linear", reason=reason, cut=("Linear", reason[:280]))
+    assert outcome_of(ix_log(cut), "IX-010") == Outcome.PASS
 
 
 def _text_reply(result=None, error=None, after_state="TASK_STATE_AUTH_REQUIRED", after_message=None):
@@ -453,6 +533,30 @@ def test_ix014_plain_client():
     assert found.outcome == Outcome.PASS and found.reading == "metadata left off for that client"
     p.message["parts"] = [{"data": {"q": 1}}]
     assert outcome_of(ix_log(p, extension=False), "IX-014") == Outcome.FAIL
+
+
+def test_ix014_an_approval_and_a_connection_to_a_plain_client():
+    found = run(ix_log(approval(1), connection(2), extension=False), "IX-014")["IX-014"]
+    assert found.outcome == Outcome.PASS and "(approval, connection)" in found.message
+    wrong = connection(2)
+    wrong.message["parts"] = [{"text": "Connect Linear"}]  # not Connect <app>: <reason>
+    found = run(ix_log(approval(1), wrong, extension=False), "IX-014")["IX-014"]
+    assert found.outcome == Outcome.FAIL and "'Connect Linear: to file'" in found.message
+    data_only = approval(1)
+    data_only.message["parts"] = [{"data": data_only.meta}]  # the prompt only in a data part
+    assert outcome_of(ix_log(data_only, connection(2), extension=False), "IX-014") == Outcome.FAIL
+
+
+def test_ix014_a_pause_first_seen_with_the_extension_is_judged_as_get_task_showed_it():
+    log = ix_log(approval(1), connection(2), extension=False)
+    log.notes["interactions"]["activated"] = ["subscribe_1"]  # (pause 2 first arrives on it)
+    found = run(log, "IX-014")["IX-014"]
+    assert found.outcome == Outcome.PASS and "(approval, connection)" in found.message
+    hidden = agent_msg("pause-2", "", None)
+    hidden["parts"] = [{"data": {"prompt": "Connect Linear: to file"}}]
+    set_result(log, "get_pause_2", task(STATE["connection"], hidden))
+    found = run(log, "IX-014")["IX-014"]
+    assert found.outcome == Outcome.FAIL and found.evidence[0]["exchange"] == "get_pause_2"
 
 
 # -- IDEM- -----------------------------------------------------------------------------------------------------

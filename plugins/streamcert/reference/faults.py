@@ -288,17 +288,22 @@ IX_FAULTS = (
     Fault("interaction-no-extensions-list", "the interrupted status message does not list the extension in "
           "`extensions`", _ix(2)),
     Fault("approval-detail-missing-tool", "an approval's detail names the server but not the tool", _ix(3)),
-    Fault("approval-detail-no-reason", "an approval's detail leaves out the reason the held call gave", _ix(3)),
     Fault("approval-detail-args", "an approval's detail carries the held call's arguments", _ix(4)),
     Fault("get-task-interaction-dropped", "GetTask of a paused task leaves the interaction metadata off its "
           "status message", _ix(5), _ix(11) + _idem(2)),  # GetTask is how those see the open interaction
     Fault("approval-not-run", "approved: true is taken as a denial: the model sees tool.denied", _ix(6)),
     Fault("denial-runs-call", "approved: false runs the held call anyway", _ix(7)),
+    Fault("approval-sends-other-args", "an approved call runs with arguments other than those it was held with "
+          "(an extra member draft: true)", _ix(15)),
     Fault("answer-value-mangled", "a question's answer reaches the model as Python's str(), not as JSON", _ix(8)),
     Fault("connection-true-not-read", "a connection answered with true or approved: true is read as declined",
           _ix(9)),
     Fault("truncate-utf16", "request_connection counts UTF-16 code units and cuts inside a surrogate pair",
           _ix(10)),
+    Fault("connection-reason-uncut", "request_connection cuts the app but sends the reason whole, past 280 "
+          "characters", _ix(10)),
+    Fault("connection-cut-plus-ellipsis", "request_connection keeps 80 (280) code points and appends …: one past "
+          "the limit", _ix(10)),
     Fault("text-approves", "a text reply to a task waiting for an approval approves the call", _ix(11)),
     Fault("interaction-id-ignored", "an answer is taken for the open interaction whatever interactionId it names",
           _ix(12), _ix(13)),  # the wrong id answers the last question: the stale answer then meets an ended task
@@ -310,10 +315,14 @@ IX_FAULTS = (
           _ix(8)),
     Fault("connection-truthy", "a connection answered with any value but false, null or {connected: false} "
           "connects (\"yes\", 1 and {connected: \"true\"} included)", _ix(9)),
+    Fault("connection-approved-false-connects", "a connection answered approved: false (a boolean false) connects: "
+          "the model sees Connected", _ix(9)),
     Fault("wrong-id-taken", "an answer naming an interaction never opened is refused, and taken anyway as the "
           "answer to the open one", _ix(12)),
     Fault("prompt-only-in-metadata", "the interrupted status message has no text part: the prompt is only in a "
           "data part", _ix(14), _int(1) + _ix(2)),
+    Fault("pause-text-for-questions-only", "an approval's or a connection's status message has no text part (the "
+          "prompt only in a data part): only a question reads as plain text", _ix(14), _ix(2)),
     Fault("retry-shows-before", "an answer retried with the same messageId and body gets the task as it was "
           "before the answer (its interaction still open)", _idem(1)),
     Fault("retry-answers-again", "messageIds are not remembered: a retried answer answers whatever is open",

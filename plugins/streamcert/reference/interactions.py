@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..protocols import a2a
-from ..protocols.interactions_v1 import APPROVAL, QUESTION, URI, interaction_of
+from ..protocols.interactions_v1 import APPROVAL, ELLIPSIS, QUESTION, URI, interaction_of
 from .faults import switch
 from .options import Options
 from .rpc import RpcError, invalid_params
@@ -84,6 +84,8 @@ def cut(text: str, limit: int, options: Options) -> str:
     if TRUNCATE_UTF16.on(options):  # counts UTF-16 code units and cuts there, even inside a pair
         units = text.encode("utf-16-le")  # (the half pair left at the cut becomes U+FFFD)
         return units[: 2 * limit].decode("utf-16-le", "replace") if len(units) > 2 * limit else text
+    if CUT_PLUS_ELLIPSIS.on(options):  # keeps the limit and appends the ellipsis: one past it
+        return text[:limit] + ELLIPSIS if len(text) > limit else text
     return text[:limit]
 
 
@@ -93,7 +95,7 @@ def pause_message(message_id: str, task_id: str, context_id: str, interaction: I
     message: dict[str, Any] = {"messageId": message_id, "role": a2a.ROLE_AGENT, "parts": [{"text": interaction.prompt}],
                                "taskId": task_id, "contextId": context_id, "metadata": {URI: meta},
                                "extensions": [URI]}
-    return _break_pause_message(message, options)
+    return _break_pause_message(message, interaction.kind, options)
 
 
 def fingerprint(message: dict[str, Any]) -> str:
@@ -212,7 +214,9 @@ def value_text(answer: Answer, options: Options) -> str:
 
 # -- fault variants ---------------------------------------------------------------------------------
 TRUNCATE_UTF16 = switch("truncate-utf16")
+CUT_PLUS_ELLIPSIS = switch("connection-cut-plus-ellipsis")
 PROMPT_ONLY_IN_METADATA = switch("prompt-only-in-metadata")
+TEXT_FOR_QUESTIONS_ONLY = switch("pause-text-for-questions-only")
 INTERACTION_NO_EXTENSIONS_LIST = switch("interaction-no-extensions-list")
 RETRY_ANSWERS_AGAIN = switch("retry-answers-again")
 CONCURRENT_DOUBLE_EFFECT = switch("concurrent-double-effect")
@@ -229,8 +233,8 @@ ID_IGNORED = (INTERACTION_ID_IGNORED, RETRY_ANSWERS_AGAIN)
 RACE_WINDOW_S = 0.5
 
 
-def _break_pause_message(message: dict[str, Any], options: Options) -> dict[str, Any]:
-    if PROMPT_ONLY_IN_METADATA.on(options):
+def _break_pause_message(message: dict[str, Any], kind: str, options: Options) -> dict[str, Any]:
+    if PROMPT_ONLY_IN_METADATA.on(options) or (TEXT_FOR_QUESTIONS_ONLY.on(options) and kind != QUESTION):
         message["parts"] = [{"data": message["metadata"][URI], "mediaType": "application/json"}]
     if INTERACTION_NO_EXTENSIONS_LIST.on(options):
         del message["extensions"]

@@ -4,6 +4,7 @@ reports the answer). The shapes and the answer handling are in interactions.py.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..protocols import a2a
@@ -59,6 +60,9 @@ async def step_call(run: Run, arg: Any) -> bool:
     answer = await pause(run, Interaction(effect_id, APPROVAL, f"Approve {server} / {tool}?", detail))
     approved = _break_approved(answer.value is True, run.options)
     run.last_result = f"{server}/{tool}: done" if approved else DENIED
+    if approved and arg.get("echo"):  # the tool returns the call it received (docs/script-extensions.md)
+        sent = {"server": server, "tool": tool, "args": _break_sent_args(arg.get("args", {}), run.options)}
+        run.last_result = json.dumps(sent, ensure_ascii=False)
     return False
 
 
@@ -66,13 +70,16 @@ async def step_connect(run: Run, arg: Any) -> bool:
     if not isinstance(arg, dict):
         raise ScriptError("connect needs an object {app, reason}")
     app = cut(text_arg(arg.get("app"), "the app"), APP_MAX, run.options)
-    reason = cut(text_arg(arg.get("reason"), "the reason"), REASON_MAX, run.options)
+    reason = text_arg(arg.get("reason"), "the reason")
+    reason = reason if REASON_UNCUT.on(run.options) else cut(reason, REASON_MAX, run.options)
     interaction = Interaction(run.options.clock.new_id(), CONNECTION, ix.CONNECT_PROMPT.format(app=app, reason=reason),
                               {"app": app, "reason": reason})
     answer = await pause(run, interaction)
     yes = connected(answer.value)
     if CONNECTION_TRUE_NOT_READ.on(run.options):  # only {"connected": true} connects
         yes = isinstance(answer.value, dict) and yes
+    if CONNECTION_APPROVED_FALSE_CONNECTS.on(run.options):  # any approved (or boolean value) reads as yes
+        yes = yes or answer.value is False
     if CONNECTION_TRUTHY.on(run.options):  # any value but false, null or {"connected": false} connects
         yes = answer.value not in (False, None) and answer.value != {"connected": False}
     run.last_result = (ix.CONNECTED if yes else ix.NOT_CONNECTED).format(app=app)
@@ -88,11 +95,13 @@ ASK_STAYS_WORKING = switch("ask-stays-working")
 RESUME_SUBMITTED = switch("resume-submitted")
 APPROVAL_DETAIL_ARGS = switch("approval-detail-args")
 APPROVAL_DETAIL_MISSING_TOOL = switch("approval-detail-missing-tool")
-APPROVAL_DETAIL_NO_REASON = switch("approval-detail-no-reason")
 APPROVAL_NOT_RUN = switch("approval-not-run")
 DENIAL_RUNS_CALL = switch("denial-runs-call")
 CONNECTION_TRUE_NOT_READ = switch("connection-true-not-read")
 CONNECTION_TRUTHY = switch("connection-truthy")
+APPROVAL_SENDS_OTHER_ARGS = switch("approval-sends-other-args")
+CONNECTION_APPROVED_FALSE_CONNECTS = switch("connection-approved-false-connects")
+REASON_UNCUT = switch("connection-reason-uncut")
 
 
 def _break_pause_state(kind: str, state: str, options: Options) -> str:
@@ -108,9 +117,14 @@ def _break_detail(detail: dict[str, Any], arg: dict[str, Any], options: Options)
         detail["args"] = arg.get("args", {})
     if APPROVAL_DETAIL_MISSING_TOOL.on(options):
         del detail["tool"]
-    if APPROVAL_DETAIL_NO_REASON.on(options):
-        detail.pop("reason", None)
     return detail
+
+
+def _break_sent_args(args: Any, options: Options) -> Any:
+    """approval-sends-other-args: the approved call goes out with arguments the person was not shown."""
+    if APPROVAL_SENDS_OTHER_ARGS.on(options) and isinstance(args, dict):
+        return {**args, "draft": True}
+    return args
 
 
 def _break_approved(approved: bool, options: Options) -> bool:

@@ -31,7 +31,7 @@ from ..protocols.interactions_v1 import (
     interaction_of,
 )
 from . import Run, Verdict, Verdicts, ev_evidence, ex_evidence, quote, rule
-from .ixview import Interruptions, Pause, answer_value, named_code, reply, same_json, text_of, without_user_messages
+from .ixview import Interruptions, Pause, Step, answer_value, named_code, reply, same_json, text_of, without_user_messages
 
 
 def _never_paused(v: Interruptions, out: Verdict, what: str) -> None:
@@ -229,23 +229,34 @@ def _detail(pause: Pause) -> dict[str, Any]:
 
 @rule("IX-003", view=Interruptions)
 def approval_names_the_held_call(v: Interruptions, out: Verdict) -> None:
+    """The detail is optional (seed 004); when present it names the held call's server and tool as the script's
+    call step defines them (DESIGN §6: detail {server, tool}). A reason is the runtime's policy's: never compared."""
     approvals = v.pauses_of(APPROVAL)
     if not v.extension or not approvals:
         return
-    bad = []
+    bad, readings = [], set()
     for pause, step in approvals:
-        meta, detail = pause.interaction or {}, _detail(pause)
-        want = {"server": step.arg.get("server"), "tool": step.arg.get("tool")}
-        if isinstance(step.arg.get("reason"), str):  # a call that gives no reason: none is asked for
-            want["reason"] = step.arg["reason"]
-        got = {k: detail.get(k) for k in want}
-        if got != want or not isinstance(meta.get(INTERACTION_ID), str) or not meta.get(INTERACTION_ID):
-            why = (f"pause {pause.n}: detail {json.dumps(detail)}, interactionId {meta.get(INTERACTION_ID)!r}; "
-                   f"the held call is {json.dumps(want)}")
+        meta = pause.interaction or {}
+        problems = []
+        if not isinstance(meta.get(INTERACTION_ID), str) or not meta.get(INTERACTION_ID):
+            problems.append(f"interactionId {meta.get(INTERACTION_ID)!r} is not a non-empty string")
+        if DETAIL not in meta:
+            readings.add("detail left out (optional)")
+        elif isinstance(meta[DETAIL], dict):  # (a detail that is not an object: IX-002)
+            want = {"server": step.arg.get("server"), "tool": step.arg.get("tool")}
+            got = {k: meta[DETAIL].get(k) for k in want}
+            if got != want:
+                problems.append(f"detail {json.dumps(meta[DETAIL], ensure_ascii=False)}; the held call is "
+                                f"{json.dumps(want, ensure_ascii=False)}")
+            readings.add("detail with a reason" if "reason" in meta[DETAIL] else "detail without a reason")
+        if problems:
+            why = f"pause {pause.n}: " + "; ".join(problems)
             bad.append((why, pause.evidence(why)))
-    if not out.fail_each("approval(s) whose detail does not name the held call's server, tool and reason", bad):
-        out.passed(f"{len(approvals)} approval(s) name the held call's server and tool, and its reason where it "
-                   "gave one")
+    if not out.fail_each("approval(s) whose interactionId is not a non-empty string or whose detail does not name "
+                         "the held call's server and tool", bad):
+        reading = ", ".join(sorted(readings))
+        out.passed(f"{len(approvals)} approval(s) with an interactionId; {reading} (a reason is the runtime's, "
+                   "not compared)", reading=reading)
 
 
 @rule("IX-004", view=Interruptions)
@@ -336,6 +347,44 @@ def approval_runs_the_call(v: Interruptions, out: Verdict) -> None:
 
     if v.extension:
         _judge_reports(v, out, APPROVAL, "approved call(s) the model saw denied", expect)
+
+
+@rule("IX-015", view=Interruptions)
+def approval_sends_the_call_as_held(v: Interruptions, out: Verdict) -> None:
+    """A call step with `echo` (docs/script-extensions.md) runs a tool that returns the call it received as
+    JSON {server, tool, args}; once approved, that call must be the one held: the server and tool the approval
+    named, with the arguments it was held with. A result that is not such an echo is not judged."""
+    if not v.extension:
+        return
+    checked, bad = [], []
+    for pause, step in v.pauses_of(APPROVAL):
+        took, _ = v.reply(f"answer_{pause.n}")
+        if not isinstance(step.arg, dict) or not step.arg.get("echo") or not took \
+                or v.answer_sent(pause.n)[1] is not True:
+            continue
+        seen, _ = v.model_saw(pause)  # (a report that never came: IX-006)
+        sent = _echoed_call(seen)
+        if sent is None:
+            continue
+        held = {"server": step.arg.get("server"), "tool": step.arg.get("tool"), "args": step.arg.get("args", {})}
+        got = {k: sent.get(k) for k in held}
+        if got != held:
+            why = (f"answer {pause.n}: the approved call ran as {json.dumps(got, ensure_ascii=False)}; it was held "
+                   f"as {json.dumps(held, ensure_ascii=False)}")
+            bad.append((why, ex_evidence(v.log.get(f"answer_{pause.n}"), why)))
+        else:
+            checked.append(pause.n)
+    if not out.fail_each("approved call(s) not sent as the person saw them", bad) and checked:
+        out.passed(f"{len(checked)} approved call(s) ran with the server, tool and arguments they were held with")
+
+
+def _echoed_call(seen: str | None) -> dict[str, Any] | None:
+    """The call an echoing tool reported ({server, tool, args} as JSON), or None when the result is not one."""
+    try:
+        value = json.loads(seen) if seen is not None else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and {"server", "tool", "args"} <= value.keys() else None
 
 
 @rule("IX-007", view=Interruptions)
@@ -468,20 +517,51 @@ def plain_client_sees_text(v: Interruptions, out: Verdict) -> None:
     if v.extension:
         return
     if not v.pauses:
-        _never_paused(v, out, "a question to a client without the extension")
+        _never_paused(v, out, "a pausing step shown to a client without the extension")
         return
-    bad, kept = [], []
+    bad, kept, kinds = [], [], []
     for pause in v.pauses:
-        step = v.step(pause)
-        if step is None:
+        step, seen = v.step(pause), _plain_view(v, pause)
+        if step is None or seen is None:
             continue
-        prompt = step.arg if step.kind == QUESTION else None
-        text = text_of(pause.message)
-        if text is None or (prompt is not None and text != prompt) or pause.state != STATE_OF[step.kind]:
-            why = f"pause {pause.n}: state {pause.state}, text {text!r}"
-            bad.append((why, pause.evidence(why)))
-        kept.append(pause.interaction is not None)
+        (state, message), evidence = seen
+        text, want = text_of(message), _plain_text(step)
+        if not isinstance(text, str) or not text or (want is not None and text != want) or state != STATE_OF[step.kind]:
+            why = (f"pause {pause.n} ({step.kind}): state {state}, text {text!r}; expected {STATE_OF[step.kind]}"
+                   + (f" with the text {want!r}" if want is not None else " with a text"))
+            bad.append((why, evidence(why)))
+        kept.append(interaction_of(message) is not None)
+        kinds.append(step.kind)
     if not out.fail_each("pause(s) a client without the extension does not see as plain text in its kind's state",
-                         bad):
+                         bad) and kinds:
         reading = "metadata left on the message" if all(kept) else "metadata left off for that client"
-        out.passed(f"the question reached the plain client as text ({reading})", reading=reading)
+        shown = ", ".join(sorted(set(kinds)))
+        out.passed(f"{len(kinds)} pause(s) ({shown}) reached the plain client as text in their kind's state "
+                   f"({reading})", reading=reading)
+
+
+def _plain_view(v: Interruptions, pause: Pause) -> tuple[tuple[Any, Any], Callable[[str], dict]] | None:
+    """((state, message), evidence maker) of the pause as the client without the extension saw it: where it
+    arrived first, unless that was a stream the client opened with the extension (an answer only plain text cannot
+    give); then as GetTask at the pause showed it (sent without the extension); None when neither is plain."""
+    if pause.exchange.label not in v.activated:
+        return (pause.state, pause.message), pause.evidence
+    label = f"get_pause_{pause.n}"
+    task = v.unary_result(label) if label not in v.activated else None
+    status = task.get("status") if isinstance(task, dict) else None
+    if not isinstance(status, dict) or not a2a.is_interrupted(status.get("state")):
+        return None
+    return (status.get("state"), status.get("message")), lambda why: ex_evidence(v.log.get(label), why)
+
+
+def _plain_text(step: Step) -> str | None:
+    """The text a client without the extension sees for this step, where the text gives it: the question, or
+    Connect <app>: <reason> for a connection within its limits; None for an approval (its prompt is the
+    runtime's)."""
+    if step.kind == QUESTION:
+        return step.arg
+    if step.kind == CONNECTION and isinstance(step.arg, dict):
+        app, reason = step.arg.get("app"), step.arg.get("reason")
+        if isinstance(app, str) and isinstance(reason, str) and len(app) <= APP_MAX and len(reason) <= REASON_MAX:
+            return ix.CONNECT_PROMPT.format(app=app, reason=reason)
+    return None

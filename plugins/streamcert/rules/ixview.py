@@ -107,11 +107,13 @@ class Interruptions:
     task_id: Any = None
     extension: bool = True  # whether the driver activated interactions/v1 (else: a plain client)
     sentinel: str | None = None  # the string the script put in a held call's arguments
+    activated: set[str] = field(default_factory=set)  # labels sent with the extension in a run without it
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext | None = None) -> Interruptions:
         notes = log.notes.get("interactions") or {}
-        view = cls(log, extension=bool(notes.get("extension", True)), sentinel=notes.get("sentinel"))
+        view = cls(log, extension=bool(notes.get("extension", True)), sentinel=notes.get("sentinel"),
+                   activated=set(notes.get("activated") or ()))
         view.steps = _steps(log.script)
         view._read_streams()
         view._read_history()

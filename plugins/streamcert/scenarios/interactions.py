@@ -8,7 +8,9 @@ blocking SendMessage.
 
 Scenario data: `extension` (activate interactions/v1, default true), `prompt`, `sentinel` (a string
 the script puts in a call's args), `pauses`: [{"answer": SPEC, "via": "send" | "stream", "before":
-[ACTION…], "after": [ACTION…], "concurrent": bool}], `after_end`: ["answer_terminal"]. SPEC: {"value": V}
+[ACTION…], "after": [ACTION…], "concurrent": bool, "activate": bool}], `after_end`: ["answer_terminal"].
+`activate` (a run without the extension): this answer alone goes with interactions/v1 activated, as a
+client does to answer what plain text cannot (an approval: text never approves). SPEC: {"value": V}
 | {"approved": B} (through the extension) | {"text": T} | {"data": V} (a plain reply).
 ACTIONs: text_reply, retry_prev, reuse_prev, wrong_id, stale (before an answer); retry (after it).
 
@@ -29,9 +31,11 @@ Labels written (read by streamcert.rules.interactions and .idempotency):
   get_after_wrong_id_N, get_after_stale_N   GetTask right after each of them
   answer_N, answer_N_twin       the answer to pause N (the twin: the same request at the same moment): a
                                 SendMessage, or a SendStreamingMessage (its stream carries the task on)
+  get_ix_N                      GetTask with the extension activated, for an `activate` answer's interactionId
+                                when a client without the extension was not shown it
   get_final, answer_terminal    GetTask after the streams ended; an answer to the ended task
 log.notes: "interactions": {"extension": bool, "sentinel": str|None, "pauses": [{"stream": label,
-"interactionId": id|None}]}.
+"interactionId": id|None}], "activated": [label…] (requests sent with the extension in a run without it)}.
 """
 
 from __future__ import annotations
@@ -141,7 +145,8 @@ async def interactions(target: Target, scenario: Scenario, log: FrameLog) -> Non
 
 async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts: list[str]) -> None:
     data = scenario.data
-    notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": []}
+    notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": [],
+                             "activated": []}
     log.notes["interactions"] = notes
     feed = Feed(client.binding)
     first = user_message(data.get("prompt", "Run the scenario"), script=scenario.script)
@@ -170,19 +175,26 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_pause_{n}", extensions=exts)
         await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"list_pause_{n}", extensions=exts)
         await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)
+        answer_exts = exts
+        if pause.get("activate") and not exts:
+            answer_exts = [URI]
+            if opened[n] is None:
+                opened[n] = await _interaction_id(client, task_id, f"get_ix_{n}", notes)
         message = answer_message(pause["answer"], task_id, context_id, opened[n])
         sent[n] = message
         twins = [message, copy.deepcopy(message)] if pause.get("concurrent") else [message]
         labels = [f"answer_{n}", f"answer_{n}_twin"][:len(twins)]
+        if answer_exts != exts:
+            notes["activated"] += labels
         if pause.get("via") == STREAMED or all(t.done() for t in feed.tasks.values()):
             # Streamed: as the scenario says, or because every stream has ended (the close reading of D3,
             # a subscription closed or refused at the pause): the answer's own stream carries the task on.
             for m, lab in zip(twins, labels):
-                feed.start(lab, lambda cb, m=m, lab=lab: client.stream(
-                    a2a.SEND_STREAMING_MESSAGE, {"message": m}, label=lab, extensions=exts, on_event=cb))
+                feed.start(lab, lambda cb, m=m, lab=lab, exts_=answer_exts: client.stream(
+                    a2a.SEND_STREAMING_MESSAGE, {"message": m}, label=lab, extensions=exts_, on_event=cb))
             await asyncio.gather(*(feed.first[lab].wait() for lab in labels))
         else:
-            await asyncio.gather(*(client.call(a2a.SEND_MESSAGE, {"message": m}, label=lab, extensions=exts)
+            await asyncio.gather(*(client.call(a2a.SEND_MESSAGE, {"message": m}, label=lab, extensions=answer_exts)
                                    for m, lab in zip(twins, labels)))
         if "retry" in pause.get("after", []):
             await client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)}, label=f"retry_{n}",
@@ -196,6 +208,17 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         spec = data["pauses"][last - 1]["answer"]
         await client.call(a2a.SEND_MESSAGE, {"message": answer_message(spec, task_id, context_id, opened.get(last))},
                           label="answer_terminal", extensions=exts)
+
+
+async def _interaction_id(client, task_id: str, label: str, notes: dict[str, Any]) -> str | None:
+    """The open interaction's id, read by GetTask with the extension activated."""
+    notes["activated"].append(label)
+    ex = await client.call(a2a.GET_TASK, {"id": task_id}, label=label, extensions=[URI])
+    result = bindings.read_answer(ex).result
+    task = result.get("task", result) if isinstance(result, dict) else None
+    status = task.get("status") if isinstance(task, dict) else None
+    iid = (interaction_of(status.get("message")) or {}).get("interactionId") if isinstance(status, dict) else None
+    return iid if isinstance(iid, str) else None
 
 
 async def _before(client, actions: list[str], n: int, task_id: str, context_id: str | None,
