@@ -266,9 +266,9 @@ IX_FAULTS = (
           _int(3)),
     Fault("answer-stream-status-first", "a stream opened by an answer begins with the status update that moves "
           "the task on, without the Task", _int(6)),
-    Fault("message-ends-streams", "a message taken on a task (an answer, a retry) ends the task's open streams at "
-          "once, whatever state the task is in", _int(7), _int(2, 5, 6)),  # (the streams end before the task:
-    # the answer to the ended task may then reach it still working)
+    Fault("message-ends-streams", "a message taken on a task (an answer, a retry, a second message) ends the "
+          "task's open streams at once, whatever state the task is in", _int(7) + _task(14), _int(2, 5, 6)),
+    # (the streams end before the task: the answer to the ended task may then reach it still working)
     Fault("list-status-message-dropped", "ListTasks leaves out each task's status message", _int(8)),
     Fault("pause-message-dropped-get", "GetTask of a task in an interrupted state leaves out its status message",
           _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
@@ -369,6 +369,8 @@ _TABLE = (
     # WIRE-
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
+    Fault("answer-stream-json", "a SendStreamingMessage to a task that exists (a streamed answer) is answered as "
+          "application/json (the Task where its stream would end)", ("WIRE-001",)),
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
           ("WIRE-002",), _stream(4, 9, 14) + _int(1, 6, 7) + _ix(1, 14) + _plan(1, 18) + _task(10, 11, 12)),
     # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
@@ -474,6 +476,10 @@ _TABLE = (
     Fault("second-stream-diverges", "SubscribeToTask sends a fresh status (new timestamp, no message) "
           "after the Task: an event the task stream never carried", _task(12),
           _int(3, 4) + _ix(1, 2, 3, 5, 8, 9) + _idem(2)),  # the fresh status reads as one more pause
+    Fault("disconnect-cancels", "a client closing its stream before the task has ended cancels the task",
+          _task(15)),
+    Fault("blocking-returns-early", "a blocking SendMessage returns at the next status update, the task still "
+          "working", _task(16)),
     # A2A-ERR-
     Fault("streaming-not-refused", "the no-streaming agent streams anyway", _err(1)),
     Fault("wrong-code-not-found", "an unknown task id gets -32603 instead of -32001", _err(2)),

@@ -145,6 +145,8 @@ class Agent:
             while not immediately and not (moved and _settled(record.state)):
                 event = await queue.get()
                 moved = moved or "statusUpdate" in event
+                if _returns_early(event, self.options):
+                    break
         finally:
             self.store.unsubscribe(record, queue)
         response = {"task": record.snapshot(history_length)}
@@ -258,6 +260,7 @@ ANSWER_STREAM_STATUS_FIRST = switch("answer-stream-status-first")
 MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
 LIST_STATUS_MESSAGE_DROPPED = switch("list-status-message-dropped")
 SUBSCRIBE_REFUSED = switch("subscribe-refused")
+BLOCKING_RETURNS_EARLY = switch("blocking-returns-early")
 # message-ends-streams: what a message to a task puts in the queues of its open streams (streams.py ends
 # a stream there)
 HANG_UP: dict[str, Any] = {"hangUp": True}
@@ -314,6 +317,11 @@ def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> d
         if first is not None:
             task["status"]["message"] = copy.deepcopy(first)
     return task
+
+
+def _returns_early(event: dict[str, Any], options: Options) -> bool:
+    """blocking-returns-early: a blocking SendMessage returns at the next status update, the task still working."""
+    return BLOCKING_RETURNS_EARLY.on(options) and "statusUpdate" in event
 
 
 def _keeps_update(options: Options) -> bool:
