@@ -249,6 +249,7 @@ HISTORY_LENGTH_IGNORED = switch("history-length-ignored")
 PAUSE_MESSAGE_DROPPED_GET = switch("pause-message-dropped-get")
 GET_TASK_INTERACTION_DROPPED = switch("get-task-interaction-dropped")
 PLAN_STALE_GET = switch("plan-stale-get")
+PLAN_TASK_STALE_GET = switch("plan-task-stale-get")
 STALE_TASK = switch("stale-task")
 WRONG_STATUS_MESSAGE = switch("wrong-status-message")
 CANCEL_IGNORED = switch("cancel-ignored")
@@ -310,6 +311,9 @@ def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> d
         task["status"]["message"].pop("metadata", None)
     if PLAN_STALE_GET.on(options) and record.first_plan is not None:
         task["metadata"][progress_v1.URI] = copy.deepcopy(record.first_plan)
+    if PLAN_TASK_STALE_GET.on(options) and progress_v1.URI in record.metadata:
+        task["status"]["state"] = a2a.WORKING
+        task.pop("artifacts", None)
     if STALE_TASK.on(options) and a2a.is_terminal(record.state):
         task["status"]["state"] = a2a.WORKING
     if WRONG_STATUS_MESSAGE.on(options):
