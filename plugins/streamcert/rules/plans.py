@@ -15,7 +15,6 @@ from ..outcomes import Outcome
 from ..protocols.progress_v1 import LABEL_MAX, MAX_STEPS, NOTE_MAX, PLAN_UPDATED, STATES, URI
 from . import Unjudgeable, Verdict, Verdicts, ev_evidence, ex_evidence, quote, rule
 from .plancut import judge_cut, over, utf16_len
-from .task import TaskAfterStream, artifacts_after_stream, state_after_stream
 from .planview import (
     PlansSeen,
     PlanUpdates,
@@ -28,6 +27,7 @@ from .planview import (
     timestamp,
     well_shaped,
 )
+from .task import TaskAfterStream, artifacts_after_stream, state_after_stream
 
 
 @rule("PLAN-001", view=PlanUpdates)
