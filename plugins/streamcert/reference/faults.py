@@ -372,7 +372,9 @@ _TABLE = (
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
     Fault("answer-stream-json", "a SendStreamingMessage to a task that exists (a streamed answer) is answered as "
-          "application/json (the Task where its stream would end)", ("WIRE-001",)),
+          "application/json (the Task where its stream would end)", ("WIRE-001",) + _int(6), _int(2, 5)),
+    # (under the close reading of D3 no stream then shows the task go on after the answer (A2A-INT-002), and the
+    # driver, which waits on the streams, may send its answer to the ended task before the task has ended)
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
           ("WIRE-002",), _stream(4, 9, 14) + _int(1, 6, 7) + _ix(1, 14) + _plan(1, 18) + _task(10, 11, 12)),
     # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
