@@ -61,9 +61,12 @@ async def multi_client(target: Target, scenario: Scenario, log: FrameLog) -> Non
             scenario.data.get("prompt", "Two clients watch this task"), script=scenario.script)},
             label="stream", on_event=watch.on_event))
         held.append(main)
-        if not await _wait(watch.moved, main, target.timeout):
+        task_id = context_id = None
+        if await _wait(watch.moved, main, target.timeout):
+            task_id, context_id = task_ids(log.get("stream"))
+        if not task_id:  # the stream showed no task at work: nothing to watch, it is judged as it came
+            await main
             return
-        task_id, context_id = task_ids(log.get("stream"))
         opened = asyncio.Event()
         sub = asyncio.create_task(b.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label="subscribe_1",
                                            on_event=lambda ev: opened.set()))
