@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from logs import frame_log, sse, status_update, task, unary
+from logs import artifact_update, frame_log, sse, status_update, task, unary
 
 from streamcert.catalogue import Scenario
 from streamcert.outcomes import Outcome
@@ -183,3 +183,40 @@ def test_judge_cut(raw, got, must_ok, should):
     assert (complaint is None) == must_ok, complaint
     if must_ok:
         assert length[0] == should, length
+
+
+# -- PLAN-019: GetTask after a plan stream shows the task the stream delivered -------------------------
+
+def read_back_log(get):
+    chunks = [artifact_update("log", text="a\n", name="log.txt"), artifact_update("log", text="b\n", append=True,
+                                                                                  last=True)]
+    events = [{"task": task()}, plan_update(P1, TS[0]), *chunks, status_update("TASK_STATE_COMPLETED", "done",
+                                                                               ts=TS[2])]
+    return frame_log(sse("stream", events), unary("get_task", get, rpc_method="GetTask", t=1.0), script=script(P1))
+
+
+def outcomes_019(log):
+    sc = Scenario("t", "plans", "", ("PLAN-019",), log.script, {})
+    return [(f.outcome, f.message) for f in judge(log, ["PLAN-019"], RuleContext(scenario=sc))]
+
+
+def test_019_passes_a_read_back_with_the_streamed_state_and_artifacts():
+    log = read_back_log(task(state="TASK_STATE_COMPLETED", artifacts=[
+        {"artifactId": "log", "name": "log.txt", "parts": [{"text": "a\nb\n"}]}]))
+    got = outcomes_019(log)
+    assert got and all(o == Outcome.PASS for o, _ in got), got
+
+
+def test_019_fails_a_read_back_in_another_state_or_without_the_artifacts():
+    got = outcomes_019(read_back_log(task(state="TASK_STATE_WORKING")))
+    assert [o for o, _ in got] == [Outcome.FAIL, Outcome.FAIL], got
+    assert "GetTask returned state 'TASK_STATE_WORKING' but the stream ended in TASK_STATE_COMPLETED" in got[0][1]
+    assert "artifact 'log' was streamed (2 chunk(s)) but GetTask has no artifact with that id" in got[1][1]
+
+
+def test_019_fails_a_read_back_refused():
+    log = read_back_log(None)
+    log.exchanges[-1] = unary("get_task", error={"code": -32001, "message": "no such task"}, rpc_method="GetTask",
+                              t=1.0)
+    got = outcomes_019(log)
+    assert got and got[0][0] == Outcome.FAIL and "GetTask (get_task) did not return the task" in got[0][1], got

@@ -109,6 +109,8 @@ PLAN_FAULTS = (
     Fault("plan-wrong-shape-accepted", "update_plan drops the malformed steps and sends the rest as the plan",
           _plan(11), _plan(1)),
     Fault("plan-stale-get", "GetTask carries the task's first plan, not the latest", _plan(12)),
+    Fault("plan-task-stale-get", "GetTask of a task that carries a plan shows it TASK_STATE_WORKING, without its "
+          "artifacts", _plan(19)),
     Fault("plan-list-missing", "ListTasks leaves the plan out of each task's metadata", _plan(13)),
     Fault("plan-note-leak", "the first step without a note carries the agent's last status text (a tool result)",
           _plan(14), _plan(2)),
@@ -274,9 +276,9 @@ IX_FAULTS = (
           _int(3)),
     Fault("answer-stream-status-first", "a stream opened by an answer begins with the status update that moves "
           "the task on, without the Task", _int(6)),
-    Fault("message-ends-streams", "a message taken on a task (an answer, a retry) ends the task's open streams at "
-          "once, whatever state the task is in", _int(7), _int(2, 5, 6)),  # (the streams end before the task:
-    # the answer to the ended task may then reach it still working)
+    Fault("message-ends-streams", "a message taken on a task (an answer, a retry, a second message) ends the "
+          "task's open streams at once, whatever state the task is in", _int(7) + _task(14), _int(2, 5, 6)),
+    # (the streams end before the task: the answer to the ended task may then reach it still working)
     Fault("list-status-message-dropped", "ListTasks leaves out each task's status message", _int(8)),
     Fault("pause-message-dropped-get", "GetTask of a task in an interrupted state leaves out its status message",
           _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
@@ -386,6 +388,10 @@ _TABLE = (
     # WIRE-
     Fault("no-stream", "SendStreamingMessage and SubscribeToTask answer application/json (the final Task)",
           ("WIRE-001", "A2A-STREAM-015"), _NO_STREAM),
+    Fault("answer-stream-json", "a SendStreamingMessage to a task that exists (a streamed answer) is answered as "
+          "application/json (the Task where its stream would end)", ("WIRE-001",) + _int(6), _int(2, 5)),
+    # (under the close reading of D3 no stream then shows the task go on after the answer (A2A-INT-002), and the
+    # driver, which waits on the streams, may send its answer to the ended task before the task has ended)
     Fault("bad-json-frame", "the second task-stream event's data is cut short: not valid JSON",
           ("WIRE-002",), _stream(4, 9, 14) + _int(1, 6, 7) + _ix(1, 14) + _plan(1, 18) + _task(10, 11, 12)),
     # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
@@ -440,12 +446,12 @@ _TABLE = (
     Fault("wrong-context", "status events carry a contextId other than the task's", _stream(4),
           _int(6) + _plan(18)),
     Fault("two-kinds", "every artifactUpdate result also carries a statusUpdate", _stream(5),
-          _stream(14) + _task(3) + _plan(18)),
+          _stream(14) + _task(3) + _plan(18, 19)),
     Fault("append-first", "the first chunk of an artifact carries append: true", _stream(6), _plan(18)),
     Fault("append-after-last", "one more chunk is appended to an artifact after its lastChunk",
           _stream(7), _stream(14) + _task(3) + _plan(18)),
     Fault("event-after-terminal", "on the task stream an artifactUpdate follows the terminal status",
-          _stream(8), _stream(14) + _task(3, 12) + _int(8) + _plan(18)),
+          _stream(8), _stream(14) + _task(3, 12) + _int(8) + _plan(18, 19)),
     Fault("close-early", "the stream closes after its second event, before any terminal state",
           _stream(9), _stream(8, 10, 14) + _task(1, 2, 3, 10, 12) + _int(1, 5, 6, 7, 8) + _ix(1) + _plan(18)),
     Fault("no-close", "the stream stays open after the terminal status (until the client leaves)",
@@ -492,6 +498,10 @@ _TABLE = (
     Fault("second-stream-diverges", "SubscribeToTask sends a fresh status (new timestamp, no message) "
           "after the Task: an event the task stream never carried", _task(12),
           _int(3, 4) + _ix(1, 2, 3, 5, 8, 9) + _idem(2)),  # the fresh status reads as one more pause
+    Fault("disconnect-cancels", "a client closing its stream before the task has ended cancels the task",
+          _task(15)),
+    Fault("blocking-returns-early", "a blocking SendMessage returns at the next status update, the task still "
+          "working", _task(16)),
     # A2A-ERR-
     Fault("streaming-not-refused", "the no-streaming agent streams anyway", _err(1)),
     Fault("wrong-code-not-found", "an unknown task id gets -32603 instead of -32001", _err(2)),

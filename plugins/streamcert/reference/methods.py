@@ -147,6 +147,8 @@ class Agent:
             while not immediately and not (moved and _settled(record.state)):
                 event = await queue.get()
                 moved = moved or "statusUpdate" in event
+                if _returns_early(event, self.options):
+                    break
         finally:
             self.store.unsubscribe(record, queue)
         response = {"task": record.snapshot(history_length)}
@@ -249,6 +251,7 @@ HISTORY_LENGTH_IGNORED = switch("history-length-ignored")
 PAUSE_MESSAGE_DROPPED_GET = switch("pause-message-dropped-get")
 GET_TASK_INTERACTION_DROPPED = switch("get-task-interaction-dropped")
 PLAN_STALE_GET = switch("plan-stale-get")
+PLAN_TASK_STALE_GET = switch("plan-task-stale-get")
 STALE_TASK = switch("stale-task")
 WRONG_STATUS_MESSAGE = switch("wrong-status-message")
 CANCEL_IGNORED = switch("cancel-ignored")
@@ -260,6 +263,7 @@ ANSWER_STREAM_STATUS_FIRST = switch("answer-stream-status-first")
 MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
 LIST_STATUS_MESSAGE_DROPPED = switch("list-status-message-dropped")
 SUBSCRIBE_REFUSED = switch("subscribe-refused")
+BLOCKING_RETURNS_EARLY = switch("blocking-returns-early")
 # message-ends-streams: what a message to a task puts in the queues of its open streams (streams.py ends
 # a stream there)
 HANG_UP: dict[str, Any] = {"hangUp": True}
@@ -309,6 +313,9 @@ def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> d
         task["status"]["message"].pop("metadata", None)
     if PLAN_STALE_GET.on(options) and record.first_plan is not None:
         task["metadata"][progress_v1.URI] = copy.deepcopy(record.first_plan)
+    if PLAN_TASK_STALE_GET.on(options) and progress_v1.URI in record.metadata:
+        task["status"]["state"] = a2a.WORKING
+        task.pop("artifacts", None)
     if STALE_TASK.on(options) and a2a.is_terminal(record.state):
         task["status"]["state"] = a2a.WORKING
     if WRONG_STATUS_MESSAGE.on(options):
@@ -316,6 +323,11 @@ def _break_task(task: dict[str, Any], record: TaskRecord, options: Options) -> d
         if first is not None:
             task["status"]["message"] = copy.deepcopy(first)
     return task
+
+
+def _returns_early(event: dict[str, Any], options: Options) -> bool:
+    """blocking-returns-early: a blocking SendMessage returns at the next status update, the task still working."""
+    return BLOCKING_RETURNS_EARLY.on(options) and "statusUpdate" in event
 
 
 def _keeps_update(options: Options) -> bool:

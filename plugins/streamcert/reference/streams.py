@@ -19,6 +19,7 @@ from .clock import format_timestamp, parse_timestamp
 from .faults import switch
 from .methods import HANG_UP, Stream
 from .options import Options
+from .run import Run
 from .shapes import artifact_update, event_state, status_update, to_v03
 from .store import TaskStore
 
@@ -58,6 +59,9 @@ def results(stream: Stream, store: TaskStore, options: Options) -> Results:
         return _quiet_after_pause(stream, _results(stream, store, options.keepalive, close_at_pause=False))
     if MESSAGE_ENDS_STREAMS.on(options):
         return _until_hung_up(_results(stream, store, options.keepalive, close_at_pause=options.d3 == "close"))
+    if DISCONNECT_CANCELS.on(options):
+        return _cancel_when_left(stream, store, options,
+                                 _results(stream, store, options.keepalive, close_at_pause=options.d3 == "close"))
     return _results(stream, store, options.keepalive, close_at_pause=options.d3 == "close")
 
 
@@ -128,9 +132,9 @@ async def _sse_body(stream: Stream, rpc_id: Any, store: TaskStore, options: Opti
 
 
 async def drained(stream: Stream, store: TaskStore, options: Options) -> dict[str, Any] | None:
-    """(fault: no-stream) the stream consumed without writing it, and its final Task as the answer to write as
-    JSON instead ({"task": …}); None when the stream is to be written as one."""
-    if not NO_STREAM.on(options):
+    """(faults: no-stream, answer-stream-json) the stream consumed without writing it, and its final Task as the
+    answer to write as JSON instead ({"task": …}); None when the stream is to be written as one."""
+    if not (NO_STREAM.on(options) or (ANSWER_STREAM_JSON.on(options) and stream.answer)):
         return None
     async with aclosing(results(stream, store, options)) as source:
         async for _ in source:
@@ -142,6 +146,9 @@ async def drained(stream: Stream, store: TaskStore, options: Options) -> dict[st
 INTERRUPTED_STREAMS_SILENT = switch("interrupted-streams-silent")
 NO_STREAM = switch("no-stream")  # a stream is drained and answered as its final Task, as JSON (both HTTP bindings)
 MESSAGE_ENDS_STREAMS = switch("message-ends-streams")
+DISCONNECT_CANCELS = switch("disconnect-cancels")
+# A SendStreamingMessage to a task that exists (an answer, a follow-up) is answered as JSON (both HTTP bindings).
+ANSWER_STREAM_JSON = switch("answer-stream-json")
 # What a result says (the task stream's faults leave SubscribeToTask alone).
 STATUS_FIRST = switch("status-first")
 WRONG_CONTEXT = switch("wrong-context")
@@ -181,6 +188,22 @@ async def _until_hung_up(source: Results) -> Results:
             if result is HANG_UP:
                 return
             yield result
+
+
+async def _cancel_when_left(stream: Stream, store: TaskStore, options: Options, source: Results) -> Results:
+    """disconnect-cancels: a stream its client leaves before the task has ended cancels the task."""
+    ended = False
+    try:
+        async with aclosing(source):
+            async for result in source:
+                yield result
+        ended = True
+    finally:
+        record = stream.record
+        if not ended and not a2a.is_terminal(record.state):
+            if record.runner is not None:
+                record.runner.cancel()
+            Run(record, store, options).status(a2a.CANCELED)
 
 
 async def _quiet_after_pause(stream: Stream, source: Results) -> Results:

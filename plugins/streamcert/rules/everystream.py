@@ -27,9 +27,10 @@ from .streamview import StreamFrames
 # What a valid task stream meets: its envelope and framing, the sequence (Task first, updates naming it,
 # one member per result, chunks, the end and the close), the 1.0 forms, and for a subscription its Task
 # and its end. The requirements about the scenario's own task (ids minted, history, the script played,
-# the first answer) and WIRE-001 and WIRE-005 (read by label, or unary answers) are not here.
+# the first answer) and WIRE-005 (unary answers) are not here. WIRE-001 is: every streaming request is answered
+# as an event stream, a streamed answer's too (one answered as JSON is no task stream, yet its finding is kept).
 STREAM_RULES = (
-    "WIRE-002", "WIRE-003", "WIRE-004", "WIRE-006",
+    "WIRE-001", "WIRE-002", "WIRE-003", "WIRE-004", "WIRE-006",
     "A2A-STREAM-001", "A2A-STREAM-004", "A2A-STREAM-005", "A2A-STREAM-006", "A2A-STREAM-007",
     "A2A-STREAM-008", "A2A-STREAM-009", "A2A-STREAM-010", "A2A-STREAM-011", "A2A-STREAM-012",
     "A2A-STREAM-013", "A2A-STREAM-016", "A2A-STREAM-017", "A2A-STREAM-018",
@@ -49,7 +50,8 @@ class EveryStream:
     def of(cls, log: FrameLog, ctx: RuleContext) -> EveryStream:
         frames = StreamFrames.of(log, ctx)
         labels = [s.label for s in frames.streams]
-        streaming = labels + [message.split(" ", 1)[0] for message, _ in frames.unjudged]
+        streaming = labels + [message.split(" ", 1)[0] for message, _ in frames.unjudged] + \
+            [ex.label for ex in log.exchanges if ex.notes.get("streaming") and ex.label not in labels]
         if not streaming:
             raise Unjudgeable()
         # the envelope requirements of a binding other than the log's (WIRE-002 on a gRPC log) do not apply

@@ -1,6 +1,7 @@
 """PLAN-: progress/v1 plans over A2A. Each well-shaped update_plan call is streamed as the whole plan,
 within the limits; GetTask and ListTasks carry the latest one; a plan never carries a tool's arguments
-or results; an agent without the built-in tool sends none.
+or results; an agent without the built-in tool sends none; GetTask after a plan stream shows the task the
+stream delivered (its state and artifacts, judged as A2A-TASK-001 and -003 judge them).
 
 What the rules read is in planview.py (`PlanUpdates`, `PlansSeen`, `ReadBack`); the judge of a cut
 label or note in plancut.py.
@@ -26,6 +27,7 @@ from .planview import (
     timestamp,
     well_shaped,
 )
+from .task import TaskAfterStream, artifacts_after_stream, state_after_stream
 
 
 @rule("PLAN-001", view=PlanUpdates)
@@ -275,3 +277,11 @@ def no_plan_sent(v: PlanUpdates, out: Verdicts) -> None:
     else:
         results = [said(v.stream, p, s)[1] for p, s, _ in say_results(v.script)]
         verdict.passed(f"no plan sent; the model saw {results}")
+
+
+@rule("PLAN-019", view=TaskAfterStream)
+def task_read_back(v: TaskAfterStream, out: Verdict) -> None:
+    if v.read_back.explain(out):
+        return
+    for compare in (state_after_stream, artifacts_after_stream):
+        compare(v, out)

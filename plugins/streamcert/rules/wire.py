@@ -28,10 +28,6 @@ from .engine import cannot_judge, unjudged_entry
 from .errors import refusal
 from .unary import dump
 
-# Streams the scenarios expect to succeed; a refused one may answer application/json (A2A §9).
-EXPECTED_STREAMS = ("stream", "subscribe", "setup_stream", "id_stream")
-
-
 # -- what the suite sent ------------------------------------------------------------------------------
 
 def sent(ex: Exchange) -> tuple[Any, bool]:
@@ -249,8 +245,8 @@ def _evidence(ex: Exchange, ev: Event | None, note: str = "") -> dict[str, Any]:
 @rule("WIRE-001", view=Answers)
 def stream_content_type(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        if ex.label not in EXPECTED_STREAMS or not ex.notes.get("streaming"):
-            continue
+        if not ex.notes.get("streaming"):
+            continue  # every streaming request is judged by its method, a streamed answer's too, whatever its label
         refused = not ex.is_sse and bindings.read_answer(ex).error is not None
         if ex.status == 200 and ex.is_sse:
             out.passed(f"{ex.label}: HTTP 200, {ex.content_type}")

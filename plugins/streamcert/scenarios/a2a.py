@@ -101,9 +101,11 @@ def note_unreachable(log: FrameLog, card_ex: Exchange) -> None:
         log.notes[UNREACHABLE] = f"GET {card_ex.url}: {card_ex.error or 'no answer'}"
 
 
-def client_for(target: Target, log: FrameLog, url: str | None = None, stream_limit: float | None = None) -> A2AClient:
-    """The A2A client of a run on `target`: its limits, caps, credentials and the origins allowed them."""
-    return A2AClient(url or target.a2a_url or "", log,
+def client_for(target: Target, log: FrameLog, url: str | None = None, stream_limit: float | None = None,
+               clock: Any = None) -> A2AClient:
+    """The A2A client of a run on `target`: its limits, caps, credentials and the origins allowed them (`clock`:
+    another client's, for a second client whose arrival times are compared with the first's)."""
+    return A2AClient(url or target.a2a_url or "", log, clock=clock,
                      stream_limit=target.stream_limit if stream_limit is None else stream_limit,
                      timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
                      allow_origins=target.allow_origins, binding=target.binding, own_interfaces=target.own_interfaces)
