@@ -380,6 +380,8 @@ _TABLE = (
     Fault("falsy-id-null", "a response to a request whose id is 0 or \"\" carries id null (read as no id)",
           ("WIRE-003",)),
     Fault("error-id-null", "every error response carries id null, whatever the request's id", ("WIRE-003",)),
+    Fault("invalid-id-echoed", "a request whose id is neither a string, a number nor null (true, an object) is "
+          "answered with that id echoed, not null", ("WIRE-003",)),
     Fault("jsonrpc-version-ignored", "a request whose jsonrpc is not \"2.0\" is served like one that is",
           ("WIRE-008",)),
     Fault("wrong-code-no-method", "a request without method gets -32601 instead of -32600", ("WIRE-008",)),
