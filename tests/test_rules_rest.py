@@ -129,11 +129,27 @@ def test_a_get_retry_that_is_refused_too_fails_naming_both_tries() -> None:
     ex = rest("subscribe", a2a.SUBSCRIBE_TO_TASK, params={"id": "task-1"}, status=405, body=b"", method="GET",
               notes={"route_retry": {"first": {"method": "POST", "status": 405}, "then": "GET"}})
     f = one("REST-001", ex, outcome=F)
-    assert "HTTP 405 (POST answered HTTP 405, then GET)" in f.message
+    assert "HTTP 405 without an A2A ErrorInfo (POST answered HTTP 405, then GET)" in f.message
 
 
 def test_a_task_not_found_404_is_a_served_route() -> None:
     one("REST-001", refused("get_unknown", a2a.GET_TASK, a2a.TASK_NOT_FOUND), outcome=P)
+
+
+@pytest.mark.parametrize("status", [501, 405])
+def test_an_a2a_error_under_501_or_405_is_a_served_route_whose_status_rest_004_judges(status: int) -> None:
+    ex = refused("subscribe_terminal", a2a.SUBSCRIBE_TO_TASK, a2a.UNSUPPORTED_OPERATION, status=status,
+                 params={"id": "task-1"})
+    one("REST-001", *sent_ok()[:2], ex, outcome=P)
+    f = one("REST-004", ex, outcome=F)
+    assert f"UnsupportedOperationError (ErrorInfo reason UNSUPPORTED_OPERATION) with HTTP {status}" in f.message
+
+
+def test_a_501_without_an_a2a_error_info_is_not_served() -> None:
+    ex = rest("subscribe", a2a.SUBSCRIBE_TO_TASK, status_body(a2a.METHOD_NOT_FOUND, 501), status=501,
+              params={"id": "task-1"})
+    f = one("REST-001", ex, outcome=F)
+    assert "HTTP 501 without an A2A ErrorInfo" in f.message
 
 
 # -- REST-002 ---------------------------------------------------------------------------------------------

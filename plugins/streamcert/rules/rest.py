@@ -151,16 +151,22 @@ def _named(code: int) -> str:
 
 # -- REST-001: every operation served at its route --------------------------------------------------------
 
+NOT_SERVED_STATUSES = (404, 405, 501)  # what a server answers for a route or method it does not have
+
+
 def _not_served(ex: Exchange) -> str | None:
-    """Why `ex` shows its route not served (405, 501, a 404 without an A2A ErrorInfo), or None."""
-    if ex.status in (405, 501):
-        return f"HTTP {ex.status}"
+    """Why `ex` shows its route not served (404, 405 or 501 without an A2A ErrorInfo), or None. An answer whose
+    body names an A2A error (UnsupportedOperationError under 501, TaskNotFoundError under 404) came from the
+    route: the operation is served, and the error is its answer (whose HTTP status REST-004 judges)."""
+    if ex.status not in NOT_SERVED_STATUSES:
+        return None
+    value, _ = ex.json()
+    status = value.get("error") if isinstance(value, dict) else None
+    if isinstance(status, dict) and a2a_error(status) is not None:
+        return None
     if ex.status == 404:
-        value, _ = ex.json()
-        status = value.get("error") if isinstance(value, dict) else None
-        if not (isinstance(status, dict) and a2a_error(status) is not None):
-            return "HTTP 404 without an A2A ErrorInfo (no route: TaskNotFoundError would carry one)"
-    return None
+        return "HTTP 404 without an A2A ErrorInfo (no route: TaskNotFoundError would carry one)"
+    return f"HTTP {ex.status} without an A2A ErrorInfo"
 
 
 def _retried(ex: Exchange) -> str:
@@ -177,8 +183,9 @@ def routes_served(v: RestAnswers, out: Verdict) -> None:
     calls = [ex for ex in v.exchanges if _routed(ex.rpc_method)]
     bad = []
     for ex in calls:
-        if ex.status == 404 and (unread := cannot_judge(ex)):  # whether it names an A2A error cannot be read
-            out.error(f"{_call(ex)} answered HTTP 404 with a body that cannot be judged: {unread}", [ex_evidence(ex)])
+        if ex.status in NOT_SERVED_STATUSES and (unread := cannot_judge(ex)):  # whether it names an A2A error
+            out.error(f"{_call(ex)} answered HTTP {ex.status} with a body that cannot be judged: {unread}",
+                      [ex_evidence(ex)])
         elif why := _not_served(ex):
             retry = f" ({_retried(ex)})" if _retried(ex) else ""
             bad.append((f"{_call(ex)} answered {why}{retry}: {ex.first_bytes()!r}", ex_evidence(ex, why)))
