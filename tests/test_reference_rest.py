@@ -274,6 +274,16 @@ def test_fault_rest_jsonrpc_envelope() -> None:
         assert answer(call(srv.url, "GET", f"/tasks/{task['id']}"))["id"] == task["id"]
 
 
+def test_fault_rest_unwrapped_events() -> None:
+    with ReferenceServer(fault="rest-unwrapped-events") as srv:
+        response, events = streamed(srv.url, "POST", "/message:stream", {"message": message(SHORT)})
+        assert response.status_code == 200 and len(events) == 5
+        assert {"id", "contextId", "status"} <= set(events[0])  # the Task itself
+        assert {"taskId", "status"} <= set(events[1]) and {"taskId", "artifact"} <= set(events[2])
+        assert not any(set(e) & set(a2a.STREAM_RESULT_KINDS) for e in events)
+        assert "task" in answer(call(srv.url, "POST", "/message:send", {"message": message()}))  # unary: untouched
+
+
 def test_fault_rest_json_content_type() -> None:
     with ReferenceServer(fault="rest-json-content-type") as srv:
         done = call(srv.url, "POST", "/message:send", {"message": message()}).json()["task"]["id"]
@@ -354,15 +364,20 @@ def rest_run(fault: str | None) -> FrameLog:
         add("get_task", a2a.GET_TASK, "GET", f"/tasks/{done}", params={"historyLength": "1"})
         add("list", a2a.LIST_TASKS, "GET", "/tasks", params={"pageSize": "2"})
         with client.stream("POST", base + "/message:stream", json={"message": message(SHORT)}) as short:
-            live = next(frames(short))["task"]["id"]
+            live = _task_id(next(frames(short)))
             add("subscribe", a2a.SUBSCRIBE_TO_TASK, "POST", f"/tasks/{live}:subscribe")  # to the task's end
         with client.stream("POST", base + "/message:stream", json={"message": message(SLOW)}) as slow:
-            running = next(frames(slow))["task"]["id"]
+            running = _task_id(next(frames(slow)))
             add("cancel", a2a.CANCEL_TASK, "POST", f"/tasks/{running}:cancel")
         add("subscribe_terminal", a2a.SUBSCRIBE_TO_TASK, "POST", f"/tasks/{done}:subscribe")
         add("get_unknown", a2a.GET_TASK, "GET", "/tasks/no-such-task")
         add("cancel_terminal", a2a.CANCEL_TASK, "POST", f"/tasks/{done}:cancel")
     return log
+
+
+def _task_id(first: dict[str, Any]) -> str:
+    """The id of the Task a stream begins with (under rest-unwrapped-events the Task comes bare)."""
+    return first["task"]["id"] if "task" in first else first["id"]
 
 
 REST_FAULT_NAMES = [name for name, fault in FAULTS.items() if fault.binding == bindings.HTTP_JSON]

@@ -168,6 +168,27 @@ def test_an_enveloped_stream_event_fails_naming_its_frame() -> None:
     assert [e["frame"] for e in f.evidence] == [2, 3] and "jsonrpc" in f.evidence[0]["data"]
 
 
+@pytest.mark.parametrize("frame, why", [
+    (task(state="TASK_STATE_WORKING"), "a bare Task (id, status)"),
+    (status_update("TASK_STATE_COMPLETED")["statusUpdate"], "a bare TaskStatusUpdateEvent (taskId, status)"),
+    ({"note": "hello"}, "an object without its StreamResponse wrapper"),
+])
+def test_a_stream_event_that_is_no_stream_response_fails(frame: Any, why: str) -> None:
+    items = [stream_task(), frame, status_update("TASK_STATE_COMPLETED")]
+    f = one("REST-002", rest_sse("stream", a2a.SEND_STREAMING_MESSAGE, items), outcome=F)
+    assert f"frame 2 is {why}" in f.message and "none of task, message, statusUpdate, artifactUpdate" in f.message
+    assert [e["frame"] for e in f.evidence] == [2]
+
+
+def test_stream_events_each_a_stream_response_pass() -> None:
+    items = [stream_task(), {"artifactUpdate": {"taskId": "task-1", "contextId": "ctx-1",
+                                                "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+             {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}},
+             status_update("TASK_STATE_COMPLETED")]
+    f = one("REST-002", rest_sse("stream", a2a.SEND_STREAMING_MESSAGE, items), outcome=P)
+    assert "4 event(s), each a StreamResponse object" in f.message
+
+
 @pytest.mark.parametrize("body, why", [(b"", "an empty body"), (b"[1]", "a JSON list"),
                                        (b"<html>ok</html>", "not JSON")])
 def test_a_success_that_is_no_response_message_fails(body: bytes, why: str) -> None:

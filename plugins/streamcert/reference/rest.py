@@ -15,7 +15,9 @@ too, without an ErrorInfo: they are no A2A error.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -200,7 +202,10 @@ async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str]
     options = agent.options
     if (final := await drained(stream, agent.store, options)) is not None:
         return _json(final, 200, options, headers)
-    return sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
+    response = sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
+    if REST_UNWRAPPED_EVENTS.on(options):
+        response.body_iterator = _unwrapped(response.body_iterator)
+    return response
 
 
 # -- fault variants ---------------------------------------------------------------------------------
@@ -210,3 +215,17 @@ REST_JSON_CONTENT_TYPE = switch("rest-json-content-type")
 REST_WRONG_ERROR_STATUS = switch("rest-wrong-error-status")
 REST_STATUS_JSONRPC_CODE = switch("rest-status-jsonrpc-code")
 REST_NO_ERRORINFO = switch("rest-no-errorinfo")
+REST_UNWRAPPED_EVENTS = switch("rest-unwrapped-events")
+
+
+async def _unwrapped(events: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+    """(fault: rest-unwrapped-events) each event's data is what its StreamResponse held (the Task, the status or
+    artifact update, the Message) without the wrapper; keep-alive comments pass as they are."""
+    async for event in events:
+        raw = event if isinstance(event, bytes) else str(event).encode("utf-8")
+        if not raw.startswith(b"data: "):
+            yield raw
+            continue
+        result = json.loads(raw[len(b"data: "):])
+        inner = next((result[k] for k in a2a.STREAM_RESULT_KINDS if k in result), result)
+        yield b"data: " + rpc.dumps(inner) + b"\n\n"

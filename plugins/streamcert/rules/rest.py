@@ -215,6 +215,26 @@ def _not_a_message(value: Any, complaint: str | None) -> str | None:
     return None
 
 
+# What a bare object that should have come wrapped in a StreamResponse looks like, by the members only it has.
+_UNWRAPPED = (("a bare Task (id, status)", ("id", "status")),
+              ("a bare TaskStatusUpdateEvent (taskId, status)", ("taskId", "status")),
+              ("a bare TaskArtifactUpdateEvent (taskId, artifact)", ("taskId", "artifact")),
+              ("a bare Message (messageId, role)", ("messageId", "role")))
+
+
+def _not_a_stream_response(value: Any, complaint: str | None) -> str | None:
+    """Why a frame's data is not a StreamResponse (§11.7: each event's data is one): not an object, an envelope,
+    or an object that names none of its members (task, message, statusUpdate, artifactUpdate), such as a bare
+    Task. Which and how many members it holds is A2A-STREAM-005's."""
+    if why := _not_a_message(value, complaint):
+        return why
+    if a2a.stream_members(value):
+        return None
+    like = next((name for name, keys in _UNWRAPPED if all(k in value for k in keys)), None)
+    return f"{like or 'an object'} without its StreamResponse wrapper (none of " \
+           f"{', '.join(a2a.STREAM_RESULT_KINDS)})"
+
+
 @rule("REST-002", view=RestBodies)
 def bare_messages(v: RestBodies, out: Verdict) -> None:
     for ex in v.exchanges:
@@ -223,8 +243,8 @@ def bare_messages(v: RestBodies, out: Verdict) -> None:
         if ex.is_sse:
             frames = [ev for ev in ex.data_events() if not _error_only(ev.payload)]
             bad = [(f"frame {ex.frame_number(ev)} is {why}: {ev.data[:200]!r}", ev_evidence(ex, ev, why))
-                   for ev in frames if (why := _not_a_message(*ev.json()))]
-            if not out.fail_each(f"event(s) of {_call(ex)} that are not a bare StreamResponse", bad) and frames:
+                   for ev in frames if (why := _not_a_stream_response(*ev.json()))]
+            if not out.fail_each(f"event(s) of {_call(ex)} that are not a StreamResponse object", bad) and frames:
                 out.passed(f"{ex.label}: {len(frames)} event(s), each a StreamResponse object")
             continue
         value, complaint = ex.json()
