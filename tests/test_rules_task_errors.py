@@ -390,6 +390,9 @@ def test_task_010_fails():
     assert "did not close" in one("A2A-TASK-010", cancel_log(main=open_), F).message
     refused = unary("cancel", error=rpc_error(-32002, "not cancelable"))
     assert "-32002" in one("A2A-TASK-010", cancel_log(cancel=refused), F).message
+    accepted = unary("cancel", body=b"", status=202, rpc_method="CancelTask")
+    f = one("A2A-TASK-010", cancel_log(cancel=accepted), F)
+    assert "CancelTask (cancel) did not return the task: an empty body (HTTP 202)" in f.message and f.evidence
     assert "GetTask after the cancel" in one("A2A-TASK-010", cancel_log(get=unary("get_task", task(state=DONE))),
                                              F).message
 
@@ -425,7 +428,8 @@ def test_subscribe_answered_without_a_stream():
                      rpc_method="SubscribeToTask")
     assert "only an error" in one("A2A-TASK-011", cancel_log(sub=only_error), F).message
     empty = unary("subscribe", body=b"", rpc_method="SubscribeToTask")
-    assert "empty body" in one("A2A-TASK-011", cancel_log(sub=empty), E).message  # no answer: ERROR
+    # an empty body the server sent whole is an answer (not the stream): FAIL, never ERROR
+    assert "an empty body (HTTP 200)" in one("A2A-TASK-011", cancel_log(sub=empty), F).message
     # -32004 for a task that ended before the request reached it (nothing shows it alive after): A2A-ERR-005's
     ended = cancel_log(sub=refused, main=sse("stream", [stream_task(state=SUB), status_update(CANCELED)]))
     ended.exchanges[1].t_sent = ended.exchanges[1].t_end = 1.0

@@ -334,6 +334,8 @@ REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
     ("rest-unwrapped-events", "stream events carry what the StreamResponse holds without the wrapper: a bare Task, "
      "TaskStatusUpdateEvent, TaskArtifactUpdateEvent or Message", _rest(2),
      _NO_STREAM + _int(1, 2, 6, 7) + _ix(1, 14) + _plan(1, 18)),  # no frame reads as a task stream's result
+    ("rest-cancel-accepted-empty", "CancelTask is answered 202 Accepted with an empty body, not the canceled Task "
+     "(the task is canceled all the same)", _rest(2) + _task(10), ()),
     ("rest-json-content-type", "answers with a JSON body (results and errors) are sent as application/json, "
      "not application/a2a+json", _rest(3), ()),
     ("rest-wrong-error-status", "TaskNotCancelableError is answered HTTP 409 Conflict instead of 400 (its "

@@ -91,6 +91,8 @@ def routes(agent: Agent) -> list[Route]:
                                     [], options, {**headers, "allow": allow})
         if isinstance(outcome, Stream):
             return await _stream_response(outcome, agent, headers)
+        if route.operation == a2a.CANCEL_TASK and REST_CANCEL_ACCEPTED_EMPTY.on(options):
+            return Response(b"", status_code=202, headers=headers)  # the task is canceled all the same
         if route.operation == a2a.CANCEL_TASK and REST_JSONRPC_ENVELOPE.on(options):
             outcome = {"jsonrpc": a2a.JSONRPC_VERSION, "id": None, "result": outcome}
         return _json(outcome, 200, options, headers)
@@ -216,6 +218,7 @@ REST_WRONG_ERROR_STATUS = switch("rest-wrong-error-status")
 REST_STATUS_JSONRPC_CODE = switch("rest-status-jsonrpc-code")
 REST_NO_ERRORINFO = switch("rest-no-errorinfo")
 REST_UNWRAPPED_EVENTS = switch("rest-unwrapped-events")
+REST_CANCEL_ACCEPTED_EMPTY = switch("rest-cancel-accepted-empty")
 
 
 async def _unwrapped(events: AsyncIterator[Any]) -> AsyncIterator[bytes]:
