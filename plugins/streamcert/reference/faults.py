@@ -27,6 +27,9 @@ class Fault:
     # The A2A binding the meta-test drives the fault's scenarios over ("jsonrpc", "http-json", "grpc"): a fault
     # in one binding's form is played over that binding; every other fault over JSON-RPC only.
     binding: str = "jsonrpc"
+    # Scenarios the meta-test plays besides those `catches` and `also` select: a legal variation (catches and also
+    # empty) names where the suite must judge it exactly as it judges the correct reference.
+    plays: tuple[str, ...] = ()
 
 
 def _stream(*nums: int) -> tuple[str, ...]:
@@ -387,6 +390,12 @@ _TABLE = (
     Fault("error-id-null", "every error response carries id null, whatever the request's id", ("WIRE-003",)),
     Fault("invalid-id-echoed", "a request whose id is neither a string, a number nor null (true, an object) is "
           "answered with that id echoed, not null", ("WIRE-003",)),
+    # A legal server the suite must judge as the correct one (catches nothing, blames nothing): `plays` names the
+    # scenario it is played in, where a request sent on a connection the server then dropped once made A2A-ERR-007
+    # or -008 ERROR from run to run.
+    Fault("close-after-error", "after each error answer the connection serves nothing more, without Connection: "
+          "close: the next request on it is dropped unread and the connection closed (legal: RFC 9112 §9.6)", (),
+          plays=("errors",)),
     Fault("jsonrpc-version-ignored", "a request whose jsonrpc is not \"2.0\" is served like one that is",
           ("WIRE-008",)),
     Fault("wrong-code-no-method", "a request without method gets -32601 instead of -32600", ("WIRE-008",)),
