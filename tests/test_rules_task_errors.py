@@ -257,6 +257,22 @@ def test_list_rules_pass(rid):
     one(rid, list_log(), P)
 
 
+SNAKE_TASK = {"id": "t1", "context_id": CTX, "status": {"state": DONE}}
+
+
+@pytest.mark.parametrize("rid", ["A2A-TASK-005", "A2A-TASK-006", "A2A-TASK-007", "A2A-TASK-008", "A2A-TASK-009",
+                                 "A2A-TASK-013"])
+def test_lists_never_asked_say_why(rid):
+    # the driver lists by the context of the tasks it made: a task without contextId stops it, and each rule says so
+    snake = frame_log(unary("send_1", {"task": SNAKE_TASK}, rpc_method="SendMessage"), scenario="list-tasks")
+    f = one(rid, snake, E)
+    assert "ListTasks was not asked: send_1 (SendMessage) returned a task without contextId" in f.message
+    assert "it carries context_id: ProtoJSON writes contextId, WIRE-010" in f.message and f.evidence
+    lost = frame_log(broken("send_1", rpc_method="SendMessage"), scenario="list-tasks")
+    assert "ListTasks was not asked: SendMessage (send_1) got no answer" in one(rid, lost, E).message
+    assert judge(rid, frame_log(scenario="list-tasks")) == []  # the driver never got to SendMessage: nothing to say
+
+
 def test_task_005_fails():
     bad = page(["t3", "t2", "t1"])
     del bad["nextPageToken"]

@@ -396,6 +396,9 @@ _TABLE = (
     Fault("close-after-error", "after each error answer the connection serves nothing more, without Connection: "
           "close: the next request on it is dropped unread and the connection closed (legal: RFC 9112 §9.6)", (),
           plays=("errors",)),
+    Fault("list-snake-case", "ListTasks answers with the proto field names (next_page_token, context_id, "
+          "status.message.message_id …), not the lowerCamelCase JSON names", ("WIRE-010",),
+          _task(5, 6, 7, 8, 9, 13)),  # their members are not where the JSON names put them
     Fault("jsonrpc-version-ignored", "a request whose jsonrpc is not \"2.0\" is served like one that is",
           ("WIRE-008",)),
     Fault("wrong-code-no-method", "a request without method gets -32601 instead of -32600", ("WIRE-008",)),
