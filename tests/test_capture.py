@@ -290,8 +290,11 @@ def test_a_request_the_server_dropped_on_a_reused_connection_is_sent_again_and_j
         exchanges = asyncio.run(_with_client(srv.url, log, calls))
     assert [(ex.status, ex.end, ex.json()[0]["error"]["code"]) for ex in exchanges] == [(200, END_CLOSED, -32001)] * 4
     assert "retried" not in exchanges[0].notes
-    assert all(ex.notes["retried"] == ["RemoteProtocolError: Server disconnected without sending a response."]
-               for ex in exchanges[1:])
+    # the dropped request met the close as the end of the connection, or as a reset (the server closed it with the
+    # request unread): either way before any byte of answer
+    met = [said for ex in exchanges[1:] for said in ex.notes["retried"]]
+    assert len(met) == 3 and all(any(w in said.lower() for w in ("without sending a response", "reset", "broken pipe"))
+                                for said in met), met
 
 
 def test_a_request_dropped_on_a_connection_opened_for_it_is_not_sent_again():
