@@ -268,3 +268,66 @@ def test_non_sse_answer_to_a_stream_is_read_as_a_body(base_url):
     value, err = ex.json()
     assert err is None and value["error"]["code"] == -32601
     assert json.loads(ex.body)["id"] == ex.rpc_id
+
+
+# -- a connection the server drops ---------------------------------------------------------------------------
+
+def test_a_request_the_server_dropped_on_a_reused_connection_is_sent_again_and_judged():
+    from streamcert.reference.server import ReferenceServer
+
+    unknown = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}
+    headers = {"A2A-Version": "1.0"}
+    with ReferenceServer(fault="close-after-error") as srv:
+        with httpx.Client() as plain:  # the fault bites: a client that never resends loses the next request
+            assert plain.post(srv.url + "/a2a/jsonrpc", json=unknown, headers=headers).json()["error"]
+            with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+                plain.post(srv.url + "/a2a/jsonrpc", json=unknown, headers=headers)
+
+        async def calls(client: A2AClient) -> list:
+            return [await client.call("GetTask", {"id": "no-such-task"}, label=f"get_{n}") for n in range(4)]
+
+        log = FrameLog(scenario="dropped")
+        exchanges = asyncio.run(_with_client(srv.url, log, calls))
+    assert [(ex.status, ex.end, ex.json()[0]["error"]["code"]) for ex in exchanges] == [(200, END_CLOSED, -32001)] * 4
+    assert "retried" not in exchanges[0].notes
+    # the dropped request met the close as the end of the connection, or as a reset (the server closed it with the
+    # request unread): either way before any byte of answer
+    met = [said for ex in exchanges[1:] for said in ex.notes["retried"]]
+    assert len(met) == 3 and all(any(w in said.lower() for w in ("without sending a response", "reset", "broken pipe"))
+                                for said in met), met
+
+
+def test_a_request_dropped_on_a_connection_opened_for_it_is_not_sent_again():
+    from hostile import HostileServer
+
+    async def drop(request, writer):
+        return  # closed without a byte of answer
+
+    with HostileServer(drop) as server:
+        log = FrameLog(scenario="dropped")
+        ex = asyncio.run(_with_client(server.url, log, lambda c: c.call("GetTask", {"id": "t"}, label="get")))
+        assert len(server.requests) == 1
+    assert ex.end == END_ERROR and "without sending a response" in ex.error and "retried" not in ex.notes
+
+
+def test_connection_close_is_honoured_without_a_resend():
+    from hostile import HostileServer, response
+
+    async def answer(request, writer):
+        writer.write(response({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "no"}}))
+
+    with HostileServer(answer) as server:  # every answer says Connection: close and ends its connection
+        log = FrameLog(scenario="closing")
+
+        async def calls(client: A2AClient) -> list:
+            return [await client.call("GetTask", {"id": "t"}, label=f"get_{n}") for n in range(3)]
+
+        exchanges = asyncio.run(_with_client(server.url, log, calls))
+        assert len(server.requests) == 3
+    assert all(ex.status == 200 and ex.end == END_CLOSED and "retried" not in ex.notes for ex in exchanges)
+
+
+async def _with_client(url: str, log: FrameLog, fn):
+    async with A2AClient(url, log) as client:
+        client.rpc_url = url + "/a2a/jsonrpc"
+        return await fn(client)

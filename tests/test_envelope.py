@@ -134,6 +134,13 @@ def test_wire_003_an_id_of_another_type_must_come_back_null():
     echoed = raw_request(unary("invalid_id_bool", body={"jsonrpc": "2.0", "id": True, "error": rpc_error(-32600)}),
                          request)
     one("WIRE-003", frame_log(echoed), F, "carries id True (boolean)")
+    request = {"jsonrpc": "2.0", "id": {"n": 1}, "method": "GetTask", "params": {}}
+    null = raw_request(unary("invalid_id_object", body={"jsonrpc": "2.0", "id": None, "error": rpc_error(-32600)}),
+                       request)
+    one("WIRE-003", frame_log(null), P)
+    echoed = raw_request(unary("invalid_id_object", body={"jsonrpc": "2.0", "id": {"n": 1},
+                                                         "error": rpc_error(-32600)}), request)
+    one("WIRE-003", frame_log(echoed), F, "carries id {'n': 1} (object)", "sent an invalid request")
 
 
 def test_wire_003_leaves_notifications_and_non_jsonrpc_posts_alone():
@@ -291,6 +298,10 @@ def test_the_envelope_faults():
     with _with("error-id-null") as srv:
         assert post(srv.url, request(a2a.GET_TASK, {"id": "nope"}, 4)).json()["id"] is None
         assert post(srv.url, request(a2a.LIST_TASKS, {}, 4)).json()["id"] == 4
+    with _with("invalid-id-echoed") as srv:
+        assert post(srv.url, INVALID["invalid_id_bool"]).json()["id"] is True
+        assert post(srv.url, INVALID["invalid_id_object"]).json()["id"] == {"n": 1}
+        assert post(srv.url, request(a2a.GET_TASK, {"id": "nope"}, 4)).json()["id"] == 4
     with _with("jsonrpc-version-ignored") as srv:
         assert "result" in post(srv.url, {**request(a2a.LIST_TASKS, {}), "jsonrpc": "1.0"}).json()
     with _with("wrong-code-no-method") as srv:

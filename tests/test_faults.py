@@ -67,7 +67,10 @@ def can_break(name: str) -> list[str]:
     blame as collateral (all of its program's in a sweep)."""
     fault = FAULTS[name]
     scenarios = scenarios_of(fault.target)
-    return scenarios if SWEEP else exercising(scenarios, set(fault.catches) | set(fault.also))
+    if SWEEP:
+        return scenarios
+    chosen = set(exercising(scenarios, set(fault.catches) | set(fault.also))) | set(fault.plays)
+    return [s for s in scenarios if s in chosen]
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ def test_faults_name_catalogue_requirements():
     for fault in FAULTS.values():
         assert fault.target in PROFILES, fault
         assert set(fault.catches) | set(fault.also) <= known, fault
+        assert set(fault.plays) <= set(scenario_ids()), fault
 
 
 @pytest.mark.parametrize("name", _timed_first(FAULT_CHECKS))

@@ -129,11 +129,27 @@ def test_a_get_retry_that_is_refused_too_fails_naming_both_tries() -> None:
     ex = rest("subscribe", a2a.SUBSCRIBE_TO_TASK, params={"id": "task-1"}, status=405, body=b"", method="GET",
               notes={"route_retry": {"first": {"method": "POST", "status": 405}, "then": "GET"}})
     f = one("REST-001", ex, outcome=F)
-    assert "HTTP 405 (POST answered HTTP 405, then GET)" in f.message
+    assert "HTTP 405 without an A2A ErrorInfo (POST answered HTTP 405, then GET)" in f.message
 
 
 def test_a_task_not_found_404_is_a_served_route() -> None:
     one("REST-001", refused("get_unknown", a2a.GET_TASK, a2a.TASK_NOT_FOUND), outcome=P)
+
+
+@pytest.mark.parametrize("status", [501, 405])
+def test_an_a2a_error_under_501_or_405_is_a_served_route_whose_status_rest_004_judges(status: int) -> None:
+    ex = refused("subscribe_terminal", a2a.SUBSCRIBE_TO_TASK, a2a.UNSUPPORTED_OPERATION, status=status,
+                 params={"id": "task-1"})
+    one("REST-001", *sent_ok()[:2], ex, outcome=P)
+    f = one("REST-004", ex, outcome=F)
+    assert f"UnsupportedOperationError (ErrorInfo reason UNSUPPORTED_OPERATION) with HTTP {status}" in f.message
+
+
+def test_a_501_without_an_a2a_error_info_is_not_served() -> None:
+    ex = rest("subscribe", a2a.SUBSCRIBE_TO_TASK, status_body(a2a.METHOD_NOT_FOUND, 501), status=501,
+              params={"id": "task-1"})
+    f = one("REST-001", ex, outcome=F)
+    assert "HTTP 501 without an A2A ErrorInfo" in f.message
 
 
 # -- REST-002 ---------------------------------------------------------------------------------------------
@@ -150,6 +166,27 @@ def test_an_enveloped_stream_event_fails_naming_its_frame() -> None:
     f = one("REST-002", rest_sse("stream", a2a.SEND_STREAMING_MESSAGE, items), outcome=F)
     assert f.message.startswith("2 event(s)") and "frame 2 is a JSON-RPC envelope" in f.message
     assert [e["frame"] for e in f.evidence] == [2, 3] and "jsonrpc" in f.evidence[0]["data"]
+
+
+@pytest.mark.parametrize("frame, why", [
+    (task(state="TASK_STATE_WORKING"), "a bare Task (id, status)"),
+    (status_update("TASK_STATE_COMPLETED")["statusUpdate"], "a bare TaskStatusUpdateEvent (taskId, status)"),
+    ({"note": "hello"}, "an object without its StreamResponse wrapper"),
+])
+def test_a_stream_event_that_is_no_stream_response_fails(frame: Any, why: str) -> None:
+    items = [stream_task(), frame, status_update("TASK_STATE_COMPLETED")]
+    f = one("REST-002", rest_sse("stream", a2a.SEND_STREAMING_MESSAGE, items), outcome=F)
+    assert f"frame 2 is {why}" in f.message and "none of task, message, statusUpdate, artifactUpdate" in f.message
+    assert [e["frame"] for e in f.evidence] == [2]
+
+
+def test_stream_events_each_a_stream_response_pass() -> None:
+    items = [stream_task(), {"artifactUpdate": {"taskId": "task-1", "contextId": "ctx-1",
+                                                "artifact": {"artifactId": "a", "parts": [{"text": "x"}]}}},
+             {"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x"}]}},
+             status_update("TASK_STATE_COMPLETED")]
+    f = one("REST-002", rest_sse("stream", a2a.SEND_STREAMING_MESSAGE, items), outcome=P)
+    assert "4 event(s), each a StreamResponse object" in f.message
 
 
 @pytest.mark.parametrize("body, why", [(b"", "an empty body"), (b"[1]", "a JSON list"),

@@ -540,3 +540,37 @@ NO_CHUNKS = [stream_task(state=SUB), status_update(WORK), status_update(DONE)]
 def test_a_rule_with_nothing_to_judge_says_what_was_missing(rid, log, why):
     f = one(rid, log(), NT, why)
     assert "no test produced a finding" not in f.message
+
+
+# -- WIRE-010: ProtoJSON names ---------------------------------------------------------------------------------
+
+def _listed(**task_members):
+    t = {"id": TASK_ID, "contextId": CONTEXT_ID, "status": {"state": DONE, "message": text_msg("done")},
+         "metadata": {"snake_key": 1}, **task_members}
+    return {"tasks": [t], "nextPageToken": "", "pageSize": 50, "totalSize": 1}
+
+
+def test_wire_010_lower_camel_case_names_pass_whatever_metadata_and_unknown_members_hold():
+    events = [stream_task(), artifact_update("a", data={"snake_case": True}), status_update(DONE)]
+    log = frame_log(sse("stream", events), unary("list", _listed(extra_member=1), rpc_method="ListTasks"))
+    one("WIRE-010", log, P, "4 answer(s) and frame(s), every member under its ProtoJSON name")
+
+
+def test_wire_010_snake_case_members_fail_with_their_paths():
+    answer = _listed()
+    answer["next_page_token"] = answer.pop("nextPageToken")
+    answer["tasks"][0]["context_id"] = answer["tasks"][0].pop("contextId")
+    answer["tasks"][0]["status"]["message"]["message_id"] = answer["tasks"][0]["status"]["message"].pop("messageId")
+    f = one("WIRE-010", frame_log(unary("list", answer, rpc_method="ListTasks")), F,
+            "list (ListTasks)", "ListTasksResponse.next_page_token (ProtoJSON writes nextPageToken)",
+            "ListTasksResponse.tasks[0].context_id (ProtoJSON writes contextId)",
+            "ListTasksResponse.tasks[0].status.message.message_id (ProtoJSON writes messageId)")
+    assert f.evidence
+
+
+def test_wire_010_a_stream_frame_in_snake_case_fails_naming_its_frame():
+    update = status_update(DONE)
+    update["status_update"] = update.pop("statusUpdate")
+    f = one("WIRE-010", frame_log(sse("stream", [stream_task(), update])), F, "stream (SendStreamingMessage) frame 2",
+            "StreamResponse.status_update (ProtoJSON writes statusUpdate)")
+    assert f.evidence[0]["frame"] == 2

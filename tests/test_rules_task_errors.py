@@ -261,6 +261,22 @@ def test_list_rules_pass(rid):
     one(rid, list_log(), P)
 
 
+SNAKE_TASK = {"id": "t1", "context_id": CTX, "status": {"state": DONE}}
+
+
+@pytest.mark.parametrize("rid", ["A2A-TASK-005", "A2A-TASK-006", "A2A-TASK-007", "A2A-TASK-008", "A2A-TASK-009",
+                                 "A2A-TASK-013"])
+def test_lists_never_asked_say_why(rid):
+    # the driver lists by the context of the tasks it made: a task without contextId stops it, and each rule says so
+    snake = frame_log(unary("send_1", {"task": SNAKE_TASK}, rpc_method="SendMessage"), scenario="list-tasks")
+    f = one(rid, snake, E)
+    assert "ListTasks was not asked: send_1 (SendMessage) returned a task without contextId" in f.message
+    assert "it carries context_id: ProtoJSON writes contextId, WIRE-010" in f.message and f.evidence
+    lost = frame_log(broken("send_1", rpc_method="SendMessage"), scenario="list-tasks")
+    assert "ListTasks was not asked: SendMessage (send_1) got no answer" in one(rid, lost, E).message
+    assert judge(rid, frame_log(scenario="list-tasks")) == []  # the driver never got to SendMessage: nothing to say
+
+
 def test_task_005_fails():
     bad = page(["t3", "t2", "t1"])
     del bad["nextPageToken"]
@@ -394,6 +410,9 @@ def test_task_010_fails():
     assert "did not close" in one("A2A-TASK-010", cancel_log(main=open_), F).message
     refused = unary("cancel", error=rpc_error(-32002, "not cancelable"))
     assert "-32002" in one("A2A-TASK-010", cancel_log(cancel=refused), F).message
+    accepted = unary("cancel", body=b"", status=202, rpc_method="CancelTask")
+    f = one("A2A-TASK-010", cancel_log(cancel=accepted), F)
+    assert "CancelTask (cancel) did not return the task: an empty body (HTTP 202)" in f.message and f.evidence
     assert "GetTask after the cancel" in one("A2A-TASK-010", cancel_log(get=unary("get_task", task(state=DONE))),
                                              F).message
 
@@ -429,7 +448,8 @@ def test_subscribe_answered_without_a_stream():
                      rpc_method="SubscribeToTask")
     assert "only an error" in one("A2A-TASK-011", cancel_log(sub=only_error), F).message
     empty = unary("subscribe", body=b"", rpc_method="SubscribeToTask")
-    assert "empty body" in one("A2A-TASK-011", cancel_log(sub=empty), E).message  # no answer: ERROR
+    # an empty body the server sent whole is an answer (not the stream): FAIL, never ERROR
+    assert "an empty body (HTTP 200)" in one("A2A-TASK-011", cancel_log(sub=empty), F).message
     # -32004 for a task that ended before the request reached it (nothing shows it alive after): A2A-ERR-005's
     ended = cancel_log(sub=refused, main=sse("stream", [stream_task(state=SUB), status_update(CANCELED)]))
     ended.exchanges[1].t_sent = ended.exchanges[1].t_end = 1.0

@@ -155,6 +155,38 @@ CARD_ONEOFS = ("SecurityScheme", "OAuthFlows")
 CARD_MAPS = frozenset({("AgentCard", "securitySchemes")})
 
 
+# The messages an operation answers with, as ProtoJSON writes them (a2a.proto at v1.0.1; §5.5): each message's
+# members by their lowerCamelCase JSON names, with the message a member holds (a list of it alike), or None for a
+# scalar, an enum, or a Struct / Value (metadata, a Part's data), whose keys are the agent's own.
+ANSWER_MESSAGES: dict[str, dict[str, str | None]] = {
+    "Task": {"id": None, "contextId": None, "status": "TaskStatus", "artifacts": "Artifact", "history": "Message",
+             "metadata": None},
+    "TaskStatus": {"state": None, "message": "Message", "timestamp": None},
+    "Message": {"messageId": None, "contextId": None, "taskId": None, "role": None, "parts": "Part", "metadata": None,
+                "extensions": None, "referenceTaskIds": None},
+    "Part": {"text": None, "raw": None, "url": None, "data": None, "metadata": None, "filename": None,
+             "mediaType": None},
+    "Artifact": {"artifactId": None, "name": None, "description": None, "parts": "Part", "metadata": None,
+                 "extensions": None},
+    "TaskStatusUpdateEvent": {"taskId": None, "contextId": None, "status": "TaskStatus", "metadata": None},
+    "TaskArtifactUpdateEvent": {"taskId": None, "contextId": None, "artifact": "Artifact", "append": None,
+                                "lastChunk": None, "metadata": None},
+    "StreamResponse": {TASK: "Task", MESSAGE: "Message", STATUS_UPDATE: "TaskStatusUpdateEvent",
+                       ARTIFACT_UPDATE: "TaskArtifactUpdateEvent"},
+    "SendMessageResponse": {TASK: "Task", MESSAGE: "Message"},
+    "ListTasksResponse": {"tasks": "Task", "nextPageToken": None, "pageSize": None, "totalSize": None},
+}
+# The message each operation answers with (a stream: each frame).
+ANSWER_TYPES = {SEND_MESSAGE: "SendMessageResponse", SEND_STREAMING_MESSAGE: "StreamResponse", GET_TASK: "Task",
+                LIST_TASKS: "ListTasksResponse", CANCEL_TASK: "Task", SUBSCRIBE_TO_TASK: "StreamResponse"}
+
+
+def folded(name: str) -> str:
+    """A member name without case and underscores: `supported_interfaces`, `SupportedInterfaces` and
+    `supportedInterfaces` fold alike (the one member ProtoJSON names supportedInterfaces)."""
+    return name.replace("_", "").lower()
+
+
 def error_name(code: int) -> str:
     return ERROR_NAMES.get(code, f"error {code}")
 

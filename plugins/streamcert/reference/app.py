@@ -75,7 +75,7 @@ def _rpc_endpoint(agent: Agent):
         rpc_id = None
         try:
             doc = rpc.decode(await request.body())
-            rpc_id = rpc.request_id(doc)
+            rpc_id = rpc.request_id(doc, options)
             method, params, notification = rpc.read_request(doc, options)
             if notification:
                 # JSON-RPC 2.0 §4.1: no reply, not even an error. Every A2A method is asked for its answer,

@@ -27,6 +27,9 @@ class Fault:
     # The A2A binding the meta-test drives the fault's scenarios over ("jsonrpc", "http-json", "grpc"): a fault
     # in one binding's form is played over that binding; every other fault over JSON-RPC only.
     binding: str = "jsonrpc"
+    # Scenarios the meta-test plays besides those `catches` and `also` select: a legal variation (catches and also
+    # empty) names where the suite must judge it exactly as it judges the correct reference.
+    plays: tuple[str, ...] = ()
 
 
 def _stream(*nums: int) -> tuple[str, ...]:
@@ -350,6 +353,11 @@ REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
     ("rest-jsonrpc-envelope", "CancelTask's answer is wrapped in a JSON-RPC envelope "
      "({\"jsonrpc\": \"2.0\", \"id\": null, \"result\": <Task>})", _rest(2),
      _task(10)),  # the canceled Task is not where it should be
+    ("rest-unwrapped-events", "stream events carry what the StreamResponse holds without the wrapper: a bare Task, "
+     "TaskStatusUpdateEvent, TaskArtifactUpdateEvent or Message", _rest(2),
+     _NO_STREAM + _int(1, 2, 6, 7) + _ix(1, 14) + _plan(1, 18)),  # no frame reads as a task stream's result
+    ("rest-cancel-accepted-empty", "CancelTask is answered 202 Accepted with an empty body, not the canceled Task "
+     "(the task is canceled all the same)", _rest(2) + _task(10), ()),
     ("rest-json-content-type", "answers with a JSON body (results and errors) are sent as application/json, "
      "not application/a2a+json", _rest(3), ()),
     ("rest-wrong-error-status", "TaskNotCancelableError is answered HTTP 409 Conflict instead of 400 (its "
@@ -403,6 +411,17 @@ _TABLE = (
     Fault("falsy-id-null", "a response to a request whose id is 0 or \"\" carries id null (read as no id)",
           ("WIRE-003",)),
     Fault("error-id-null", "every error response carries id null, whatever the request's id", ("WIRE-003",)),
+    Fault("invalid-id-echoed", "a request whose id is neither a string, a number nor null (true, an object) is "
+          "answered with that id echoed, not null", ("WIRE-003",)),
+    # A legal server the suite must judge as the correct one (catches nothing, blames nothing): `plays` names the
+    # scenario it is played in, where a request sent on a connection the server then dropped once made A2A-ERR-007
+    # or -008 ERROR from run to run.
+    Fault("close-after-error", "after each error answer the connection serves nothing more, without Connection: "
+          "close: the next request on it is dropped unread and the connection closed (legal: RFC 9112 §9.6)", (),
+          plays=("errors",)),
+    Fault("list-snake-case", "ListTasks answers with the proto field names (next_page_token, context_id, "
+          "status.message.message_id …), not the lowerCamelCase JSON names", ("WIRE-010",),
+          _task(5, 6, 7, 8, 9, 13)),  # their members are not where the JSON names put them
     Fault("jsonrpc-version-ignored", "a request whose jsonrpc is not \"2.0\" is served like one that is",
           ("WIRE-008",)),
     Fault("wrong-code-no-method", "a request without method gets -32601 instead of -32600", ("WIRE-008",)),

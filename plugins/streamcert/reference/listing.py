@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from datetime import datetime
 from typing import Any
 
@@ -79,6 +80,7 @@ LIST_PAGING_BROKEN = switch("list-paging-broken")
 PLAN_LIST_MISSING = switch("plan-list-missing")
 LIST_MISSING_FIELDS = switch("list-missing-fields")
 LIST_AFTER_EXCLUSIVE = switch("list-after-exclusive")
+LIST_SNAKE_CASE = switch("list-snake-case")
 
 
 def _strictly_after(moment: datetime, after: datetime) -> bool:
@@ -99,4 +101,21 @@ def _break_answer(answer: dict[str, Any], options: Options) -> dict[str, Any]:
             task.get("metadata", {}).pop(progress_v1.URI, None)
     if LIST_MISSING_FIELDS.on(options):
         return {"tasks": answer["tasks"]}
+    if LIST_SNAKE_CASE.on(options):
+        return _snake_cased(answer, "ListTasksResponse")
     return answer
+
+
+def _snake_cased(value: Any, message: str) -> Any:
+    """(fault: list-snake-case) every member of the answer's messages under its proto field name (context_id,
+    next_page_token), as an SDK that writes the proto names writes them; metadata and data stay as they are."""
+    if not isinstance(value, dict):
+        return value
+    fields = a2a.ANSWER_MESSAGES[message]
+    out = {}
+    for key, item in value.items():
+        inner = fields.get(key)
+        if inner is not None:
+            item = [_snake_cased(i, inner) for i in item] if isinstance(item, list) else _snake_cased(item, inner)
+        out[re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower() if key in fields else key] = item
+    return out

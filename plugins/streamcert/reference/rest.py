@@ -15,7 +15,9 @@ too, without an ErrorInfo: they are no A2A error.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -97,6 +99,8 @@ def routes(agent: Agent) -> list[Route]:
                                     [], options, {**headers, "allow": allow})
         if isinstance(outcome, Stream):
             return await _stream_response(outcome, agent, headers)
+        if route.operation == a2a.CANCEL_TASK and REST_CANCEL_ACCEPTED_EMPTY.on(options):
+            return Response(b"", status_code=202, headers=headers)  # the task is canceled all the same
         if route.operation == a2a.CANCEL_TASK and REST_JSONRPC_ENVELOPE.on(options):
             outcome = {"jsonrpc": a2a.JSONRPC_VERSION, "id": None, "result": outcome}
         return _json(outcome, 200, options, headers)
@@ -206,7 +210,10 @@ async def _stream_response(stream: Stream, agent: Agent, headers: dict[str, str]
     options = agent.options
     if (final := await drained(stream, agent.store, options)) is not None:
         return _json(final, 200, options, headers)
-    return sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
+    response = sse_response(stream, NO_ENVELOPE, agent.store, options, headers)
+    if REST_UNWRAPPED_EVENTS.on(options):
+        response.body_iterator = _unwrapped(response.body_iterator)
+    return response
 
 
 # -- fault variants ---------------------------------------------------------------------------------
@@ -216,3 +223,18 @@ REST_JSON_CONTENT_TYPE = switch("rest-json-content-type")
 REST_WRONG_ERROR_STATUS = switch("rest-wrong-error-status")
 REST_STATUS_JSONRPC_CODE = switch("rest-status-jsonrpc-code")
 REST_NO_ERRORINFO = switch("rest-no-errorinfo")
+REST_UNWRAPPED_EVENTS = switch("rest-unwrapped-events")
+REST_CANCEL_ACCEPTED_EMPTY = switch("rest-cancel-accepted-empty")
+
+
+async def _unwrapped(events: AsyncIterator[Any]) -> AsyncIterator[bytes]:
+    """(fault: rest-unwrapped-events) each event's data is what its StreamResponse held (the Task, the status or
+    artifact update, the Message) without the wrapper; keep-alive comments pass as they are."""
+    async for event in events:
+        raw = event if isinstance(event, bytes) else str(event).encode("utf-8")
+        if not raw.startswith(b"data: "):
+            yield raw
+            continue
+        result = json.loads(raw[len(b"data: "):])
+        inner = next((result[k] for k in a2a.STREAM_RESULT_KINDS if k in result), result)
+        yield b"data: " + rpc.dumps(inner) + b"\n\n"

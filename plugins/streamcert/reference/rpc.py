@@ -47,6 +47,7 @@ def response(rpc_id: Any, options: Options, result: Any = None,
 WRONG_RPC_ID = switch("wrong-rpc-id")
 FALSY_ID_NULL = switch("falsy-id-null")
 ERROR_ID_NULL = switch("error-id-null")
+INVALID_ID_ECHOED = switch("invalid-id-echoed")  # request_id: an id of another type (true, an object) echoed
 JSONRPC_VERSION_IGNORED = switch("jsonrpc-version-ignored")
 NOTIFICATION_ANSWERED = switch("notification-answered")
 ERROR_DATA_MISSING = switch("error-data-missing")
@@ -103,11 +104,11 @@ def _is_id(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
-def request_id(doc: Any) -> Any:
+def request_id(doc: Any, options: Options) -> Any:
     """The id to answer with: the request's when it is one JSON-RPC allows, else null (JSON-RPC 2.0 §5:
     null when the id cannot be read)."""
     rpc_id = doc.get("id") if isinstance(doc, dict) else None
-    return rpc_id if _is_id(rpc_id) else None
+    return rpc_id if _is_id(rpc_id) or INVALID_ID_ECHOED.on(options) else None
 
 
 def read_request(doc: Any, options: Options) -> tuple[str, dict[str, Any], bool]:

@@ -15,6 +15,7 @@ import uvicorn
 
 from .agents import AGENTS, AgentSpec
 from .app import create_app
+from .connections import wrapped
 
 HOST = "127.0.0.1"  # loopback only, always
 START_TIMEOUT_S = 10.0
@@ -54,7 +55,7 @@ def _server(app, graceful_s: int = 1) -> uvicorn.Server:
     # raced the close and got a ReadError, now and then).
     # loop="asyncio": the gRPC servers (grpc.aio) run on the app's loop, and grpc.aio is built and tested on
     # asyncio's own loop; uvicorn's "auto" would pick uvloop wherever it is installed.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", loop="asyncio",
+    config = uvicorn.Config(wrapped(app), log_level="warning", access_log=False, lifespan="on", loop="asyncio",
                             timeout_graceful_shutdown=graceful_s, timeout_keep_alive=KEEP_ALIVE_S)
     return _Server(config)
 

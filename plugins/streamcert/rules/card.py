@@ -162,12 +162,6 @@ def card_extensions(v: AgentCard, out: Verdict) -> None:
 
 # -- A2A-CARD-005: the card as ProtoJSON writes it ---------------------------------------------------------
 
-def _folded(name: str) -> str:
-    """A member name without case and underscores: `supported_interfaces`, `SupportedInterfaces` and
-    `supportedInterfaces` fold alike."""
-    return name.replace("_", "").lower()
-
-
 @dataclass
 class _ProtoJson:
     """What a walk of the card against its messages (a2a.CARD_MESSAGES) found."""
@@ -188,11 +182,11 @@ class _ProtoJson:
                 self.problems.append(f"{path} holds {len(held)} of its oneof members "
                                      f"({', '.join(held) if held else 'none'}), not exactly one of "
                                      f"{', '.join(fields)}{besides}")
-        folded = {_folded(f): f for f in fields}
+        folded = {a2a.folded(f): f for f in fields}
         for key, item in value.items():
             if key not in fields:
                 # a member the proto does not have is ignored (A2A §5.7), unless it is one spelt otherwise
-                if (proper := folded.get(_folded(key))) is not None:
+                if (proper := folded.get(a2a.folded(key))) is not None:
                     self.problems.append(f"{path}.{key} is the member {proper} under another spelling "
                                          f"(ProtoJSON writes {proper})")
                 continue

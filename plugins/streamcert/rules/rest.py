@@ -151,16 +151,22 @@ def _named(code: int) -> str:
 
 # -- REST-001: every operation served at its route --------------------------------------------------------
 
+NOT_SERVED_STATUSES = (404, 405, 501)  # what a server answers for a route or method it does not have
+
+
 def _not_served(ex: Exchange) -> str | None:
-    """Why `ex` shows its route not served (405, 501, a 404 without an A2A ErrorInfo), or None."""
-    if ex.status in (405, 501):
-        return f"HTTP {ex.status}"
+    """Why `ex` shows its route not served (404, 405 or 501 without an A2A ErrorInfo), or None. An answer whose
+    body names an A2A error (UnsupportedOperationError under 501, TaskNotFoundError under 404) came from the
+    route: the operation is served, and the error is its answer (whose HTTP status REST-004 judges)."""
+    if ex.status not in NOT_SERVED_STATUSES:
+        return None
+    value, _ = ex.json()
+    status = value.get("error") if isinstance(value, dict) else None
+    if isinstance(status, dict) and a2a_error(status) is not None:
+        return None
     if ex.status == 404:
-        value, _ = ex.json()
-        status = value.get("error") if isinstance(value, dict) else None
-        if not (isinstance(status, dict) and a2a_error(status) is not None):
-            return "HTTP 404 without an A2A ErrorInfo (no route: TaskNotFoundError would carry one)"
-    return None
+        return "HTTP 404 without an A2A ErrorInfo (no route: TaskNotFoundError would carry one)"
+    return f"HTTP {ex.status} without an A2A ErrorInfo"
 
 
 def _retried(ex: Exchange) -> str:
@@ -177,8 +183,9 @@ def routes_served(v: RestAnswers, out: Verdict) -> None:
     calls = [ex for ex in v.exchanges if _routed(ex.rpc_method)]
     bad = []
     for ex in calls:
-        if ex.status == 404 and (unread := cannot_judge(ex)):  # whether it names an A2A error cannot be read
-            out.error(f"{_call(ex)} answered HTTP 404 with a body that cannot be judged: {unread}", [ex_evidence(ex)])
+        if ex.status in NOT_SERVED_STATUSES and (unread := cannot_judge(ex)):  # whether it names an A2A error
+            out.error(f"{_call(ex)} answered HTTP {ex.status} with a body that cannot be judged: {unread}",
+                      [ex_evidence(ex)])
         elif why := _not_served(ex):
             retry = f" ({_retried(ex)})" if _retried(ex) else ""
             bad.append((f"{_call(ex)} answered {why}{retry}: {ex.first_bytes()!r}", ex_evidence(ex, why)))
@@ -208,6 +215,26 @@ def _not_a_message(value: Any, complaint: str | None) -> str | None:
     return None
 
 
+# What a bare object that should have come wrapped in a StreamResponse looks like, by the members only it has.
+_UNWRAPPED = (("a bare Task (id, status)", ("id", "status")),
+              ("a bare TaskStatusUpdateEvent (taskId, status)", ("taskId", "status")),
+              ("a bare TaskArtifactUpdateEvent (taskId, artifact)", ("taskId", "artifact")),
+              ("a bare Message (messageId, role)", ("messageId", "role")))
+
+
+def _not_a_stream_response(value: Any, complaint: str | None) -> str | None:
+    """Why a frame's data is not a StreamResponse (§11.7: each event's data is one): not an object, an envelope,
+    or an object that names none of its members (task, message, statusUpdate, artifactUpdate), such as a bare
+    Task. Which and how many members it holds is A2A-STREAM-005's."""
+    if why := _not_a_message(value, complaint):
+        return why
+    if a2a.stream_members(value):
+        return None
+    like = next((name for name, keys in _UNWRAPPED if all(k in value for k in keys)), None)
+    return f"{like or 'an object'} without its StreamResponse wrapper (none of " \
+           f"{', '.join(a2a.STREAM_RESULT_KINDS)})"
+
+
 @rule("REST-002", view=RestBodies)
 def bare_messages(v: RestBodies, out: Verdict) -> None:
     for ex in v.exchanges:
@@ -216,8 +243,8 @@ def bare_messages(v: RestBodies, out: Verdict) -> None:
         if ex.is_sse:
             frames = [ev for ev in ex.data_events() if not _error_only(ev.payload)]
             bad = [(f"frame {ex.frame_number(ev)} is {why}: {ev.data[:200]!r}", ev_evidence(ex, ev, why))
-                   for ev in frames if (why := _not_a_message(*ev.json()))]
-            if not out.fail_each(f"event(s) of {_call(ex)} that are not a bare StreamResponse", bad) and frames:
+                   for ev in frames if (why := _not_a_stream_response(*ev.json()))]
+            if not out.fail_each(f"event(s) of {_call(ex)} that are not a StreamResponse object", bad) and frames:
                 out.passed(f"{ex.label}: {len(frames)} event(s), each a StreamResponse object")
             continue
         value, complaint = ex.json()

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
-from . import RuleContext, Unjudgeable, Verdict, rule
+from . import RuleContext, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
 from .unary import Answer, Reply, dump, no_answer, state_of, task_of
 
@@ -49,7 +49,8 @@ class TaskLists:
     def of(cls, log: FrameLog, ctx: RuleContext) -> TaskLists:
         lists = {label: list_reply(ex) for label in LISTS if (ex := log.get(label)) is not None}
         if not lists:
-            raise Unjudgeable()
+            stopped = _why_not_listed(log)
+            raise Unjudgeable(*stopped) if stopped else Unjudgeable()
         after = list_reply(ex) if (ex := log.get(AFTER)) is not None else None
         sent = []
         for ex in log.exchanges:
@@ -84,6 +85,28 @@ class TaskLists:
             if ids:
                 out[t["id"]] = (ids, f"its script ({label}) produces")
         return out
+
+
+def _why_not_listed(log: FrameLog) -> tuple[str, list[dict[str, Any]]] | None:
+    """Why the driver asked ListTasks nothing, when a SendMessage that made the tasks is why: it got no answer, or
+    its answer holds no task with a contextId to list by (the driver reads the context of each task it made). None
+    when the driver never got to SendMessage (no card: said elsewhere)."""
+    sent = [ex for ex in log.exchanges if ex.label.startswith("send_") and ex.label[5:].isdigit()]
+    if not sent:
+        return None
+    ex = sent[-1]
+    if lost := no_answer(ex, "SendMessage"):
+        return f"ListTasks was not asked: {lost}", [ex_evidence(ex)]
+    ans = Answer.of(ex)
+    task = task_of(ans.result) if ans.error is None and not ans.problem else None
+    if task is not None and isinstance(task.get("contextId"), str) and task["contextId"]:
+        return None
+    seen = f"a task without contextId: {dump(task)}" if task is not None else ans.describe()
+    if task is not None and (other := next((k for k in task if k != "contextId" and a2a.folded(k) == "contextid"),
+                                           None)):
+        seen += f" (it carries {other}: ProtoJSON writes contextId, WIRE-010)"
+    return (f"ListTasks was not asked: {ex.label} (SendMessage) returned {seen}, so the context to list by is "
+            f"not known", [ex_evidence(ex)])
 
 
 def _ids(tasks: list[Any]) -> list[Any]:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import CONTENT_ENCODING, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
+from ..framelog import CONTENT_ENCODING, END_CLOSED, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
 from ..protocols import bindings
 from .engine import Unjudgeable, Verdict, cannot_judge, ex_evidence, quote
 
@@ -25,8 +25,9 @@ VIA_GRPC = "a gRPC status"
 
 
 def got_nothing(ex: Exchange) -> str | None:
-    """Why `ex` has no answer to judge (transport failure, an answer that cannot be judged, no body, no
-    event, a body cut short), or None. A stream cut short still has the events that came to judge."""
+    """Why `ex` has no answer to judge (transport failure, an answer that cannot be judged, no event, a body cut
+    short), or None. A stream cut short still has the events that came to judge, and an empty body the server
+    ended is its answer (judged as one that is not what was asked)."""
     if ex.end == END_ERROR:
         return ex.error or "transport error"
     if ex.status is None:
@@ -44,9 +45,9 @@ def got_nothing(ex: Exchange) -> str | None:
         return f"the body did not finish within the time limit (HTTP {ex.status})"
     if ex.end in (END_RESET, END_IDLE):
         return f"the body is incomplete (HTTP {ex.status}): {ex.error}"
-    if ex.blank:
+    if ex.blank and (ex.binding == bindings.GRPC or ex.end != END_CLOSED):
         return f"empty body (HTTP {ex.status}, ended: {ex.end})"
-    return None
+    return None  # a body the server sent whole, empty ones too (202 Accepted with nothing): an answer to judge
 
 
 def no_answer(ex: Exchange, what: str) -> str | None:
@@ -84,6 +85,8 @@ class Answer:
             ans.problem = "no data event"
         elif ex.binding == bindings.GRPC and not read.frames and ans.error is None:
             ans.problem = "no message and no error status"
+        elif ans.via == VIA_JSON and ex.blank:
+            ans.problem = f"an empty body (HTTP {ex.status})"
         elif read.complaint:
             ans.problem = f"not JSON ({read.complaint}): {quote(ex.first_bytes())!r}"
             if coding := ex.notes.get(CONTENT_ENCODING):

@@ -14,7 +14,9 @@ Every answer is bounded (`Bounds`, from the run's caps in limits.py): its size o
 what a Content-Encoding it did not ask for decodes to, and the silence between two reads. A bound
 reached is written into the exchange (`framelog.UNJUDGED`, with the sentence of `Cap.reached`), so the
 requirements reading it are ERROR with that sentence, never a blame on the server. A connection that
-fails once the answer has begun ends `reset` with the bytes received, and what came is judged.
+fails once the answer has begun ends `reset` with the bytes received, and what came is judged; one the server
+closed before any byte of the answer, when it had served an earlier answer, is sent again on another connection
+(wire/capture.py) and noted `retried`.
 Requests go to the target's origin with its credentials; another origin gets them only when allowed
 (wire/urls.py), and otherwise the exchange records why it was not sent.
 """
@@ -52,7 +54,7 @@ from ..framelog import (
 )
 from ..limits import show
 from ..protocols import a2a, bindings
-from .capture import CAPTURE, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock
+from .capture import CAPTURE, RETRIED, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock, broken_by
 from .sse import SSEParser
 from .urls import Origins, join
 
@@ -344,6 +346,8 @@ class A2AClient:
             ex.status = response.status_code
             ex.response_headers = {k.lower(): v for k, v in response.headers.items()}
             ex.t_headers = response.extensions.get(T_HEADERS, self.clock())
+            if retried := response.extensions.get(RETRIED):
+                ex.notes["retried"] = retried  # sent again: the server had closed the reused connection
             r.capture = response.extensions.get(CAPTURE)
             if r.capture is not None:
                 ex.chunks = r.capture.chunks  # the transport fills it as bytes arrive
@@ -486,7 +490,7 @@ class A2AClient:
             ex.notes["idle_s"] = round(gap, 3)
             return
         ex.end = END_RESET
-        if _reset(exc):
+        if broken_by(exc, errno.ECONNRESET):
             ex.error = f"the connection was reset after {received}"
         elif isinstance(exc, httpx.RemoteProtocolError):
             ex.error = f"the connection closed after {received}, before the end of the body ({said})"
@@ -515,18 +519,6 @@ class A2AClient:
             if ex.is_sse:
                 cap, limit = limits.MAX_STREAM, self.bounds.max_stream
                 r.unjudged(cap.reached(f"a stream of {show(capture.size, 'bytes')}", limit), cap, capture.size, limit)
-
-
-def _reset(exc: BaseException) -> bool:
-    """Whether a transport error comes from a connection reset (ECONNRESET), however deeply wrapped."""
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None:
-            return False
-        if isinstance(seen, ConnectionResetError) or getattr(seen, "errno", None) == errno.ECONNRESET:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
 
 
 def jsonrpc_url(card: Any) -> str | None:
