@@ -110,6 +110,51 @@ def test_plain_vcrpy_replays_a_request_through_httpx():
     assert [next(iter(f["result"])) for f in frames][0] == "task" and len(frames) == len(recorded.data_events())
 
 
+BY_BODY = ["method", "uri", "body"]  # vcrpy's matchers, the request body among them
+
+
+def _replay_by_body(path: Path) -> int:
+    """Each HTTP request of a cassette sent again through plain vcrpy matching on the body too: how many
+    were answered with their recorded answer (a GET has no body: it matches only if written as vcrpy does)."""
+    log = FrameLog.load(path)
+    written = yaml.safe_load(path.read_text("utf-8"))["interactions"]
+    played = 0
+    with vcr.use_cassette(str(path), record_mode="none", match_on=BY_BODY, allow_playback_repeats=True):
+        for ex, item in zip(log.exchanges, written):
+            if ex.status is None or ex.method == "STDIO":
+                continue
+            body = item["request"]["body"]
+            answer = httpx.request(ex.method, ex.url, content=body.encode() if body else None,
+                                   headers={"Content-Type": "application/json"} if body else {})
+            assert answer.status_code == ex.status and answer.content == ex.wire_bytes, (path.name, ex.label)
+            played += 1
+    return played
+
+
+def test_a_request_without_a_body_is_written_as_vcrpy_writes_it(tmp_path):
+    doc = yaml.safe_load((CASSETTES / "card.yaml").read_text("utf-8"))
+    assert {i["request"]["body"] for i in doc["interactions"] if i["request"]["method"] == "GET"} == {""}
+    log = FrameLog.load(CASSETTES / "stream-basic.yaml")
+    fresh = log.save(tmp_path / "stream-basic.yaml")
+    gets = [i for i in yaml.safe_load(fresh.read_text("utf-8"))["interactions"] if i["request"]["method"] == "GET"]
+    assert gets and all(i["request"]["body"] == "" for i in gets)
+    assert FrameLog.load(fresh).to_json() == log.to_json()  # read back as no body
+    older = tmp_path / "older.yaml"  # a cassette written before: `body: null`, still read as no body
+    older.write_text(fresh.read_text("utf-8").replace("    body: ''\n", "    body: null\n"), "utf-8")
+    assert "body: null" in older.read_text("utf-8") and FrameLog.load(older).to_json() == log.to_json()
+
+
+def test_plain_vcrpy_replays_every_request_matching_on_the_body(tmp_path):
+    for name in ("card", "stream-basic", "list-tasks"):
+        fresh = FrameLog.load(CASSETTES / f"{name}.yaml").save(tmp_path / f"{name}.yaml")
+        assert _replay_by_body(CASSETTES / f"{name}.yaml") == _replay_by_body(fresh) > 0
+    # Written as before (`body: null`), a GET matches nothing: the test can fail.
+    older = tmp_path / "older.yaml"
+    older.write_text((tmp_path / "card.yaml").read_text("utf-8").replace("    body: ''\n", "    body: null\n"))
+    with pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
+        _replay_by_body(older)
+
+
 def test_pytest_recording_loads_a_cassette(tmp_path):
     shipped = CASSETTES / "card.yaml"
     (tmp_path / "cassettes").mkdir()
@@ -121,6 +166,10 @@ def test_pytest_recording_loads_a_cassette(tmp_path):
         @pytest.fixture(scope="module")
         def vcr_cassette_dir():
             return "{tmp_path / 'cassettes'}"
+
+        @pytest.fixture(scope="module")
+        def vcr_config():
+            return {{"match_on": {BY_BODY!r}}}
 
         @pytest.mark.vcr
         def test_card():
