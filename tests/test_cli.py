@@ -20,6 +20,7 @@ import pytest
 
 from streamcert.catalogue import PROFILES
 from streamcert.cli import build_parser
+from streamcert.framelog import FrameLog
 from streamcert.reference.faults import FAULTS
 from streamcert.run_options import RUN_OPTIONS, pytest_args
 from streamcert.targets import SLOT_OF_PROFILE, SLOTS, Target
@@ -211,6 +212,30 @@ def test_check_and_diff_missing_file(tmp_path):
     for args in (["check", "missing.json"], ["diff", "missing.json", "missing.json"]):
         proc = streamcert(*args, cwd=tmp_path, timeout=60)
         assert proc.returncode == 2 and "missing.json" in proc.stderr, proc.stderr
+        no_traceback(proc)
+
+
+def test_check_exit_code_says_whether_a_recording_departs(tmp_path):
+    """One cassette exercises a few requirements (the rest NOT_TESTED, verdict INCOMPLETE): exit 0 when it
+    holds no departure, 1 when it does, 2 when it cannot be read."""
+    shipped = REPO / "cassettes" / "reference" / "stream-basic.yaml"
+    proc = streamcert("check", str(shipped), "--report", "one", cwd=tmp_path, timeout=120)
+    rep = report(tmp_path / "one")
+    assert rep["verdict"] == "INCOMPLETE" and "NOT_TESTED" in statuses(rep).values()
+    assert proc.returncode == 0 and "no departure in the recordings" in proc.stdout, proc.stdout[-2000:]
+    log = FrameLog.load(shipped)  # the stream no longer begins with the Task: a departure
+    stream = log.get("stream")
+    stream.events = [ev for ev in stream.events if ev is not stream.data_events()[0]]
+    broken = log.save(tmp_path / "stream-basic.yaml")
+    proc = streamcert("check", str(broken), "--report", "broken", cwd=tmp_path, timeout=120)
+    failed = [k for k, v in statuses(report(tmp_path / "broken")).items() if v in ("FAIL", "ERROR")]
+    assert proc.returncode == 1 and failed and f"departures in the recordings: {', '.join(failed)}" in proc.stdout
+    (tmp_path / "garbage.yaml").write_text("interactions: [1, 2\n", "utf-8")
+    (tmp_path / "unknown.yaml").write_text(shipped.read_text("utf-8").replace("scenario: stream-basic",
+                                                                              "scenario: no-such-thing"), "utf-8")
+    for name in ("garbage.yaml", "unknown.yaml"):
+        proc = streamcert("check", str(shipped), name, cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2 and name in proc.stderr, proc.stderr
         no_traceback(proc)
 
 
