@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from hostile import HostileServer, Request, card, head, response
+from test_cassettes import schema_problems
 
 from streamcert.framelog import FrameLog
 
@@ -46,6 +47,8 @@ def test_against_earlier_captures_a_regression_fails_the_run(tmp_path):
     path = tmp_path / "cass" / "stream-basic.yaml"
     log = FrameLog.load(path)
     assert path.read_text("utf-8").startswith("version: 1\ninteractions:\n") and log.get("stream").events
+    recorded = sorted((tmp_path / "cass").glob("*.yaml"))
+    assert len(recorded) == 7 and {p.name: schema_problems(p) for p in recorded} == {p.name: [] for p in recorded}
     # The earlier capture said something else at the end: the live run now differs in one field.
     text = path.read_text("utf-8").replace("1 failed, 11 passed", "1 failed, 10 passed")
     path.write_text(text, "utf-8")
