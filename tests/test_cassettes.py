@@ -14,8 +14,8 @@ import json
 import subprocess
 import sys
 import textwrap
-from importlib import resources
 from functools import lru_cache
+from importlib import resources
 from itertools import groupby
 from pathlib import Path
 

@@ -103,8 +103,9 @@ def diff_cassettes(old_path: Path, new_path: Path, tolerance_s: float | None = D
 
 
 def show_diff(diff: CaptureDiff, old_path: Path, new_path: Path, as_json: bool) -> str:
-    """What `streamcert diff` prints: the lines a person reads, or one JSON document."""
+    """What `streamcert diff` prints: the lines a person reads (`no differences` when there is none), or one
+    JSON document."""
     if as_json:
         return json.dumps({"old": str(old_path), "new": str(new_path), **diff.to_json()}, indent=1,
                           ensure_ascii=False, default=repr)
-    return "\n".join(diff.lines())
+    return "\n".join(diff.lines()) or "no differences"
