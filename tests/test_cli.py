@@ -255,7 +255,7 @@ def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_ru
 def test_diff(tmp_path, reference_run):
     basic = reference_run[0] / "cass" / "stream-basic.yaml"
     same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
-    assert same.returncode == 0 and same.stdout == "", same.stdout + same.stderr
+    assert same.returncode == 0 and same.stdout == "no differences\n", same.stdout + same.stderr
     proc = streamcert("run", "--fault", "wrong-final-text", "--profile", "a2a", "--report", "rep", "--record", "cass",
                       *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
     assert proc.returncode == 1, proc.stdout[-3000:]
