@@ -9,15 +9,18 @@ Re-recording them (after a change of a driver or of the reference):
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
 import textwrap
+from functools import lru_cache
 from importlib import resources
 from itertools import groupby
 from pathlib import Path
 
 import httpx
+import jsonschema
 import pytest
 import vcr
 import yaml
@@ -41,6 +44,64 @@ RERECORD = ("streamcert run --record cassettes/reference --overwrite --profile a
 
 def cassette_paths() -> list[Path]:
     return sorted(Path(str(p)) for p in CASSETTES.iterdir() if p.name.endswith(".yaml"))
+
+
+@lru_cache(maxsize=1)
+def cassette_validator() -> jsonschema.Draft202012Validator:
+    """cases/schemas/cassette.schema.json, read as the installed package holds it."""
+    text = (resources.files("streamcert.cases") / "schemas" / "cassette.schema.json").read_text("utf-8")
+    schema = json.loads(text)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _as_json(value):
+    """YAML's data as JSON's: a `!!binary` scalar (bytes) as the base64 text the file holds."""
+    if isinstance(value, dict):
+        return {k: _as_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_json(v) for v in value]
+    return base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+
+
+def schema_problems(path: Path) -> list[str]:
+    """What in a cassette file goes against the cassette schema (empty: it validates)."""
+    doc = _as_json(yaml.safe_load(Path(path).read_text("utf-8")))
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in cassette_validator().iter_errors(doc)]
+
+
+def test_every_cassette_written_validates_against_the_schema(tmp_path, monkeypatch):
+    for path in cassette_paths():
+        assert schema_problems(path) == [], path.name
+        assert schema_problems(FrameLog.load(path).save(tmp_path / path.name)) == [], path.name  # written anew
+    monkeypatch.setattr(cassette, "STREAMED", 1024)  # the streamed path writes the file itself
+    log = FrameLog.load(CASSETTES / "stream-basic.yaml")
+    log.get("stream").chunks[0].data = b"\xff" + log.get("stream").chunks[0].data[1:]  # a body not UTF-8: !!binary
+    assert schema_problems(log.save(tmp_path / "big.yaml")) == []
+    assert "!!binary" in (tmp_path / "big.yaml").read_text("utf-8")
+
+
+def test_a_broken_cassette_does_not_validate(tmp_path):
+    text = (CASSETTES / "stream-basic.yaml").read_text("utf-8")
+    doc = yaml.safe_load(text)
+
+    def broken(change) -> list[str]:
+        copy = json.loads(json.dumps(doc))
+        change(copy)
+        path = tmp_path / "broken.yaml"
+        path.write_text(yaml.safe_dump(copy), "utf-8")
+        return schema_problems(path)
+
+    stream = next(n for n, i in enumerate(doc["interactions"]) if i["response"]["streamcert"]["label"] == "stream")
+    extra = lambda d: d["interactions"][stream]["response"]["streamcert"]  # noqa: E731
+    assert broken(lambda d: None) == []  # the copy itself validates: each failure below is its change
+    assert any("scenario" in p for p in broken(lambda d: d["streamcert"].pop("scenario")))
+    assert broken(lambda d: d.update(metadata={}))
+    assert any("body" in p for p in broken(lambda d: d["interactions"][0]["request"].update(body=None)))
+    assert any("end" in p for p in broken(lambda d: extra(d).update(end="finished")))
+    assert any("chunks" in p for p in broken(lambda d: extra(d)["chunks"].append([1.0, -3])))
+    assert any("frames" in p for p in broken(lambda d: extra(d)["frames"][0].pop("data")))
+    assert any("status" in p for p in broken(lambda d: d["interactions"][0]["response"]["status"].update(code=42)))
 
 
 def test_every_scenario_has_a_reference_cassette():
@@ -110,6 +171,51 @@ def test_plain_vcrpy_replays_a_request_through_httpx():
     assert [next(iter(f["result"])) for f in frames][0] == "task" and len(frames) == len(recorded.data_events())
 
 
+BY_BODY = ["method", "uri", "body"]  # vcrpy's matchers, the request body among them
+
+
+def _replay_by_body(path: Path) -> int:
+    """Each HTTP request of a cassette sent again through plain vcrpy matching on the body too: how many
+    were answered with their recorded answer (a GET has no body: it matches only if written as vcrpy does)."""
+    log = FrameLog.load(path)
+    written = yaml.safe_load(path.read_text("utf-8"))["interactions"]
+    played = 0
+    with vcr.use_cassette(str(path), record_mode="none", match_on=BY_BODY, allow_playback_repeats=True):
+        for ex, item in zip(log.exchanges, written):
+            if ex.status is None or ex.method == "STDIO":
+                continue
+            body = item["request"]["body"]
+            answer = httpx.request(ex.method, ex.url, content=body.encode() if body else None,
+                                   headers={"Content-Type": "application/json"} if body else {})
+            assert answer.status_code == ex.status and answer.content == ex.wire_bytes, (path.name, ex.label)
+            played += 1
+    return played
+
+
+def test_a_request_without_a_body_is_written_as_vcrpy_writes_it(tmp_path):
+    doc = yaml.safe_load((CASSETTES / "card.yaml").read_text("utf-8"))
+    assert {i["request"]["body"] for i in doc["interactions"] if i["request"]["method"] == "GET"} == {""}
+    log = FrameLog.load(CASSETTES / "stream-basic.yaml")
+    fresh = log.save(tmp_path / "stream-basic.yaml")
+    gets = [i for i in yaml.safe_load(fresh.read_text("utf-8"))["interactions"] if i["request"]["method"] == "GET"]
+    assert gets and all(i["request"]["body"] == "" for i in gets)
+    assert FrameLog.load(fresh).to_json() == log.to_json()  # read back as no body
+    older = tmp_path / "older.yaml"  # a cassette written before: `body: null`, still read as no body
+    older.write_text(fresh.read_text("utf-8").replace("    body: ''\n", "    body: null\n"), "utf-8")
+    assert "body: null" in older.read_text("utf-8") and FrameLog.load(older).to_json() == log.to_json()
+
+
+def test_plain_vcrpy_replays_every_request_matching_on_the_body(tmp_path):
+    for name in ("card", "stream-basic", "list-tasks"):
+        fresh = FrameLog.load(CASSETTES / f"{name}.yaml").save(tmp_path / f"{name}.yaml")
+        assert _replay_by_body(CASSETTES / f"{name}.yaml") == _replay_by_body(fresh) > 0
+    # Written as before (`body: null`), a GET matches nothing: the test can fail.
+    older = tmp_path / "older.yaml"
+    older.write_text((tmp_path / "card.yaml").read_text("utf-8").replace("    body: ''\n", "    body: null\n"))
+    with pytest.raises(vcr.errors.CannotOverwriteExistingCassetteException):
+        _replay_by_body(older)
+
+
 def test_pytest_recording_loads_a_cassette(tmp_path):
     shipped = CASSETTES / "card.yaml"
     (tmp_path / "cassettes").mkdir()
@@ -121,6 +227,10 @@ def test_pytest_recording_loads_a_cassette(tmp_path):
         @pytest.fixture(scope="module")
         def vcr_cassette_dir():
             return "{tmp_path / 'cassettes'}"
+
+        @pytest.fixture(scope="module")
+        def vcr_config():
+            return {{"match_on": {BY_BODY!r}}}
 
         @pytest.mark.vcr
         def test_card():

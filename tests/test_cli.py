@@ -20,6 +20,7 @@ import pytest
 
 from streamcert.catalogue import PROFILES
 from streamcert.cli import build_parser
+from streamcert.framelog import FrameLog
 from streamcert.reference.faults import FAULTS
 from streamcert.run_options import RUN_OPTIONS, pytest_args
 from streamcert.targets import SLOT_OF_PROFILE, SLOTS, Target
@@ -214,6 +215,30 @@ def test_check_and_diff_missing_file(tmp_path):
         no_traceback(proc)
 
 
+def test_check_exit_code_says_whether_a_recording_departs(tmp_path):
+    """One cassette exercises a few requirements (the rest NOT_TESTED, verdict INCOMPLETE): exit 0 when it
+    holds no departure, 1 when it does, 2 when it cannot be read."""
+    shipped = REPO / "cassettes" / "reference" / "stream-basic.yaml"
+    proc = streamcert("check", str(shipped), "--report", "one", cwd=tmp_path, timeout=120)
+    rep = report(tmp_path / "one")
+    assert rep["verdict"] == "INCOMPLETE" and "NOT_TESTED" in statuses(rep).values()
+    assert proc.returncode == 0 and "no departure in the recordings" in proc.stdout, proc.stdout[-2000:]
+    log = FrameLog.load(shipped)  # the stream no longer begins with the Task: a departure
+    stream = log.get("stream")
+    stream.events = [ev for ev in stream.events if ev is not stream.data_events()[0]]
+    broken = log.save(tmp_path / "stream-basic.yaml")
+    proc = streamcert("check", str(broken), "--report", "broken", cwd=tmp_path, timeout=120)
+    failed = [k for k, v in statuses(report(tmp_path / "broken")).items() if v in ("FAIL", "ERROR")]
+    assert proc.returncode == 1 and failed and f"departures in the recordings: {', '.join(failed)}" in proc.stdout
+    (tmp_path / "garbage.yaml").write_text("interactions: [1, 2\n", "utf-8")
+    (tmp_path / "unknown.yaml").write_text(shipped.read_text("utf-8").replace("scenario: stream-basic",
+                                                                              "scenario: no-such-thing"), "utf-8")
+    for name in ("garbage.yaml", "unknown.yaml"):
+        proc = streamcert("check", str(shipped), name, cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2 and name in proc.stderr, proc.stderr
+        no_traceback(proc)
+
+
 def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_run):
     ref_dir = reference_run[0]
     cassettes = sorted(str(p) for p in (ref_dir / "cass").glob("*.yaml"))
@@ -230,7 +255,7 @@ def test_check_recorded_cassettes_gives_the_same_statuses(tmp_path, reference_ru
 def test_diff(tmp_path, reference_run):
     basic = reference_run[0] / "cass" / "stream-basic.yaml"
     same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
-    assert same.returncode == 0 and same.stdout == "", same.stdout + same.stderr
+    assert same.returncode == 0 and same.stdout == "no differences\n", same.stdout + same.stderr
     proc = streamcert("run", "--fault", "wrong-final-text", "--profile", "a2a", "--report", "rep", "--record", "cass",
                       *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
     assert proc.returncode == 1, proc.stdout[-3000:]

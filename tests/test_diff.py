@@ -14,7 +14,7 @@ from pathlib import Path
 from streamcert import cassette
 from streamcert.capture_diff import diff_logs, kind_of
 from streamcert.cli import main as streamcert
-from streamcert.framelog import Exchange, FrameLog
+from streamcert.framelog import Chunk, Event, Exchange, FrameLog
 
 SHIPPED = resources.files("streamcert.cassettes") / "reference"
 FINAL_TEXT = "result.statusUpdate.status.message.parts[0].text"
@@ -50,6 +50,125 @@ def test_the_same_behaviour_with_fresh_ids_is_no_difference():
         assert diff_logs(old, fresh_ids(old)).lines() == [], name
 
 
+def frames_rewritten(log: FrameLog, change) -> FrameLog:
+    """A copy of `log` with the JSON of every frame (every unary body) rewritten by `change`."""
+    new = copy.deepcopy(log)
+    for ex in new.exchanges:
+        if ex.events:
+            for n, ev in enumerate(ex.data_events()):
+                value, err = ev.json()
+                if err is None:
+                    edit(ex, n, lambda v, value=value: (v.clear(), v.update(change(value))))
+        elif ex.chunks:
+            value, err = ex.json()
+            if err is None:
+                ex.chunks = [Chunk(ex.chunks[-1].t, json.dumps(change(value)).encode())]
+    return FrameLog.from_json(new.to_json())  # nothing cached
+
+
+def wire(log: FrameLog) -> list:
+    return [(ex.wire_bytes, [ev.data for ev in ex.events]) for ex in log.exchanges]
+
+
+def reversed_keys(value):
+    if isinstance(value, dict):
+        return {k: reversed_keys(value[k]) for k in reversed(list(value))}
+    return [reversed_keys(v) for v in value] if isinstance(value, list) else value
+
+
+def numbers_as_doubles(value, key=None):
+    """Every integer written as a double (11 → 11.0), as a gRPC Value holds it; a JSON-RPC answer's `id` left."""
+    if isinstance(value, dict):
+        return {k: v if k == "id" and "jsonrpc" in value else numbers_as_doubles(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [numbers_as_doubles(v, key) for v in value]
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def with_keep_alives(log: FrameLog) -> FrameLog:
+    """A copy with a keep-alive comment before every frame of every stream (a recording on a slower day)."""
+    new = copy.deepcopy(log)
+    for ex in new.exchanges:
+        if ex.is_sse:
+            events = []
+            for ev in ex.events:
+                events += [Event(index=0, t=ev.t, kind="comment", data="keep-alive"), ev]
+            for n, ev in enumerate(events):
+                ev.index = n
+            ex.events = events
+    return new
+
+
+def test_what_json_and_sse_leave_open_is_no_difference():
+    for name in ("stream-basic", "ix-answer-forms", "list-tasks", "progress-writer"):
+        old = shipped(name)
+        for made in (reversed_keys, numbers_as_doubles):
+            new = frames_rewritten(old, made)
+            assert wire(new) != wire(old), (name, made.__name__)  # the change was made
+            assert diff_logs(old, new).lines() == [], (name, made.__name__)
+        slower = with_keep_alives(old)
+        assert wire(slower) != wire(old) or not any(ex.is_sse for ex in old.exchanges), name
+        assert diff_logs(old, slower).lines() == [], name
+    # Each can still fail: another value, another number, another member are differences.
+    old = shipped()
+    assert diff_logs(old, frames_rewritten(old, lambda v: {**v, "extra": 11})).count
+    assert diff_logs(old, frames_rewritten(old, lambda v: {**v, "extra": 11}),
+                     ).count == diff_logs(old, frames_rewritten(old, lambda v: {**v, "extra": 11.0})).count
+    other = diff_logs(frames_rewritten(old, lambda v: {**v, "n": 11}), frames_rewritten(old, lambda v: {**v, "n": 11.5}))
+    fields = [f for ex in other.exchanges for f in ex.fields]
+    assert other.count == len(fields) >= 9 and {(f["path"], f["old"], f["new"]) for f in fields} == {("n", 11, 11.5)}
+
+
+def test_a_json_object_quoted_in_a_text_compares_by_value():
+    old = shipped()
+
+    def final_text(text):
+        new = copy.deepcopy(old)
+        edit(new.get("stream"), 8, lambda v: v["result"]["statusUpdate"]["status"]["message"]["parts"][0].update(
+            text=text))
+        return new
+
+    before = final_text('S8: {"region": "eu-west", "replicas": 3} and {"a": [1, {"b": 2, "c": 3}]}')
+    assert diff_logs(before, final_text('S8: {"replicas": 3.0, "region": "eu-west"} and {"a": [1, {"c": 3, "b": 2}]}'),
+                     ).lines() == []
+    (line,) = diff_logs(before, final_text('S8: {"replicas": 4, "region": "eu-west"} and {"a": [1, {"c": 3, "b": 2}]}'),
+                        ).lines()
+    assert FINAL_TEXT in line and '"replicas": 4' in line
+    assert diff_logs(final_text("a { not JSON"), final_text("a { not JSON either")).count == 1
+
+
+def test_a_moved_frame_is_one_row_and_two_swapped_frames_say_so():
+    old = shipped()
+    moved = copy.deepcopy(old)
+    events = moved.get("stream").events
+    events.insert(6, events.pop(2))  # frame 3 now comes after frame 7
+    diff = diff_logs(old, moved, tolerance_s=None)
+    marked = [ln for ln in diff.lines() if ln.startswith(("  >", "  s", "  -", "  +", "  ~"))]
+    assert diff.count == 1 and len(marked) == 1, "\n".join(diff.lines())
+    assert marked[0].startswith("  >   3 artifactUpdate test-log ") and "7 artifactUpdate test-log" in marked[0] \
+        and "moved" in marked[0]
+    swapped = copy.deepcopy(old)
+    events = swapped.get("stream").events
+    events[3], events[4] = events[4], events[3]
+    diff = diff_logs(old, swapped, tolerance_s=None)
+    marked = [ln for ln in diff.lines() if ln.startswith(("  >", "  s", "  -", "  +", "  ~"))]
+    assert diff.count == 1 and len(marked) == 2 and all("(swapped)" in ln for ln in marked), "\n".join(diff.lines())
+    assert diff.to_json()["exchanges"][0]["frames"]["rows"][3:5] == [{"mark": "s", "old": 4, "new": 5},
+                                                                     {"mark": "s", "old": 5, "new": 4}]
+
+
+def test_a_removed_next_page_token_is_one_line(tmp_path):
+    old = shipped("list-tasks")
+    new = copy.deepcopy(old)
+    page = new.get("list_page1")
+    value = json.loads(page.wire_bytes)
+    assert value["result"].pop("nextPageToken")
+    page.chunks = [Chunk(page.chunks[-1].t, json.dumps(value).encode())]
+    new = FrameLog.load(new.save(tmp_path / "new.yaml"))  # read back: the body as written, nothing cached
+    assert diff_logs(old, new).lines() == ["list_page1: body · result.nextPageToken: removed (was '<string, first "
+                                           "seen here>')"]
+
+
 def test_each_change_shows_once_where_it_happened():
     old = shipped()
     new = copy.deepcopy(old)
@@ -71,7 +190,7 @@ def test_each_change_shows_once_where_it_happened():
     assert any(FINAL_TEXT in ln and "'1 failed, 11 passed' → '1 failed, 11 passed (and then some)'" in ln
                for ln in fields)
     assert any("frame 5 → 4" in ln and "result.artifactUpdate.taskId" in ln and
-               "as at stream frame 1 result.task.id" in ln and "first seen here" in ln for ln in fields)
+               "as at stream frame 1 result.task.history[0].taskId" in ln and "first seen here" in ln for ln in fields)
     assert any("frame 7 → 6" in ln and "came after the frame before it: 2.00 s later" in ln for ln in fields)
 
 
@@ -111,7 +230,7 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     new = copy.deepcopy(old)
     edit(new.get("stream"), 8, lambda v: v["result"]["statusUpdate"]["status"].update(state="TASK_STATE_FAILED"))
     a, b = old.save(tmp_path / "old.yaml"), new.save(tmp_path / "new.yaml")
-    assert streamcert(["diff", str(a), str(a)]) == 0 and capsys.readouterr().out == ""
+    assert streamcert(["diff", str(a), str(a)]) == 0 and capsys.readouterr().out == "no differences\n"
     assert streamcert(["diff", str(a), str(b)]) == 1
     out = capsys.readouterr().out
     assert "statusUpdate COMPLETED" in out and "statusUpdate FAILED" in out and "(another kind)" not in out

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from hostile import HostileServer, Request, card, head, response
+from test_cassettes import schema_problems
 
 from streamcert.framelog import FrameLog
 
@@ -46,6 +47,8 @@ def test_against_earlier_captures_a_regression_fails_the_run(tmp_path):
     path = tmp_path / "cass" / "stream-basic.yaml"
     log = FrameLog.load(path)
     assert path.read_text("utf-8").startswith("version: 1\ninteractions:\n") and log.get("stream").events
+    recorded = sorted((tmp_path / "cass").glob("*.yaml"))
+    assert len(recorded) == 7 and {p.name: schema_problems(p) for p in recorded} == {p.name: [] for p in recorded}
     # The earlier capture said something else at the end: the live run now differs in one field.
     text = path.read_text("utf-8").replace("1 failed, 11 passed", "1 failed, 10 passed")
     path.write_text(text, "utf-8")
@@ -62,6 +65,22 @@ def test_against_earlier_captures_a_regression_fails_the_run(tmp_path):
     assert "regressions against cass: 1 of 7 scenario(s) differ (the run fails)" in proc.stdout
     assert "Regressions against cass" in (tmp_path / "rep2" / "report.md").read_text("utf-8")
     assert "Regressions against cass" in (tmp_path / "rep2" / "report.html").read_text("utf-8")
+
+
+# A scenario whose recording holds what a run may legally change: over gRPC the agent echoes a JSON object
+# whose member order follows the reference process's protobuf map order (a new process, maybe another order).
+UNSTABLE = ["--profile", "interactions", "--binding", "grpc", "--scenario", "ix-answer-forms"]
+AGAINST_RUNS = 2  # cheap; bench/against.py compares 20 times, over two bindings and four scenarios
+
+
+def test_against_an_unchanged_implementation_finds_no_regression(tmp_path):
+    first = streamcert("run", "--record", "cass", "--report", "rec", *UNSTABLE, cwd=tmp_path)
+    assert (tmp_path / "cass" / "ix-answer-forms@grpc.yaml").is_file(), first.stdout[-3000:] + first.stderr[-3000:]
+    for run in range(AGAINST_RUNS):  # each run starts the reference anew, as a later CI run does
+        proc = streamcert("run", "--report", f"rep{run}", "--against", "cass", *UNSTABLE, cwd=tmp_path)
+        section = json.loads((tmp_path / f"rep{run}" / "compatibility.json").read_text("utf-8"))["regressions"]
+        assert section["compared"] == ["ix-answer-forms"] and section["found"] == [], \
+            (run, section["found"], proc.stdout[-2000:])
 
 
 SECRET_TOKEN = "SECRETTOKEN-9e2a"

@@ -2,17 +2,25 @@
 
 Read in this order, each difference once:
 1. exchanges only in one capture, and an answer whose status, media type or ending changed;
-2. for each stream, the kinds of its frames side by side, aligned (difflib on the kind sequences), so a
-   dropped or added frame is one row, not a cascade;
+2. for each stream, the kinds of its frames side by side, aligned (difflib on what the frames hold, then on
+   their kinds where they differ), so a dropped or added frame is one row, a frame that moved is one row
+   (`>`), two frames that changed places are said to be swapped (`s`), not a cascade;
 3. the fields of each aligned pair of frames (of each unary body) that differ (deepdiff), with volatile
    values compared by shape and by where in their capture they first appeared: a `taskId` that is the
    Task's id in one capture and a new value in the other is a difference, a fresh id in each is not;
 4. timing beyond the tolerance: when the headers came, each frame's gap after the frame before it (so a
    delay shows on the one frame it came before), and how long a stream stayed open after its last frame.
+
+What the JSON and SSE texts allow to differ is no difference: comments (keep-alives, which a slower day
+sends more of; SSE dispatches no event for them), the order of an object's members (RFC 8259 §4: objects are
+unordered; ids are anchored by where they first appear in sorted key order, and a JSON object quoted in a
+text compares by value too), and how a number is written (`11` and `11.0` are one number: a part's data is a
+google.protobuf.Value, whose numbers are doubles).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tempfile
 from collections.abc import Iterator
@@ -62,8 +70,9 @@ def framed(ex: Exchange) -> bool:
 
 
 def frames_of(ex: Exchange) -> list[Event]:
-    """The frames a stream is compared by: its events, comments included (keep-alives are behaviour too)."""
-    return list(ex.events) if framed(ex) else []
+    """The frames a stream is compared by: its events but comments (a keep-alive is sent as time passes, more
+    of them on a slower day; it dispatches nothing, WHATWG HTML §9.2.6)."""
+    return [ev for ev in ex.events if not ev.is_comment] if framed(ex) else []
 
 
 def payload_of(ex: Exchange, ev: Event | None) -> Any:
@@ -156,6 +165,7 @@ def _path(parts: tuple[Any, ...]) -> str:
 
 def _volatile(key: Any, value: Any) -> str | None:
     """The shape of a value compared by shape and first appearance (None: compared as it is)."""
+    value = _number(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return "epoch ms" if value in EPOCH_MS or key == "since" else None
     if not isinstance(value, str) or isinstance(value, _Said):
@@ -168,16 +178,17 @@ def _volatile(key: Any, value: Any) -> str | None:
 
 
 def _leaves(value: Any, parts: tuple[Any, ...] = (), key: Any = None) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
-    """(path, key, value) of every string leaf, without recursion (values are bounded in depth by the reader)."""
+    """(path, key, value) of every string leaf, an object's members in sorted order (not as they came: RFC 8259
+    leaves them unordered), without recursion (values are bounded in depth by the reader)."""
     stack = [(value, parts, key)]
     while stack:
         item, where, name = stack.pop()
         if isinstance(item, dict):
-            stack.extend((v, where + (k,), k) for k, v in reversed(list(item.items())))
+            stack.extend((v, where + (k,), k) for k, v in sorted(item.items(), key=lambda kv: str(kv[0]), reverse=True))
         elif isinstance(item, list):
             stack.extend((v, where + (i,), name) for i, v in reversed(list(enumerate(item))))
-        elif isinstance(item, (str, int)) and not isinstance(item, bool):
-            yield where, name, item
+        elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            yield where, name, _number(item)
 
 
 class Capture:
@@ -202,9 +213,56 @@ class Capture:
     def kinds(self, key: str) -> list[str]:
         return [kind_of(self.payloads[(key, n)]) for n in range(len(self.frames[key]))]
 
+    def contents(self, key: str) -> list[str]:
+        """What each frame holds, as a comparable text: its kind and its payload with volatile values by
+        shape alone (two frames alike in this are the same frame, wherever they are)."""
+        return [kind + "\n" + json.dumps(shape_of(self.payloads[(key, n)]), sort_keys=True, default=str)
+                for n, kind in enumerate(self.kinds(key))]
+
 
 def _part(n: int | None) -> str:
     return "body" if n is None else f"frame {n + 1}"
+
+
+def _number(value: Any) -> Any:
+    """A number as a value: 11.0 is 11 (JSON does not tell them apart; protobuf's Value holds doubles)."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 63 else value
+
+
+def _text(value: str) -> str:
+    """A text with what differs run to run left out: host and port, temporary folders, ids quoted in it, and
+    the order of the members of a JSON object quoted in it (`S8: {"region": …, "replicas": 3}`)."""
+    value = ORIGIN.sub(r"\1<host>", value) if ORIGIN.match(value) else value
+    value = TEMP_PATH.sub("<temporary folder>", value)  # made anew by each run
+    value = UUID_IN_TEXT.sub("<uuid>", value)  # an id quoted in a sentence: its shape only
+    return _quoted_json(value) if "{" in value and len(value) <= QUOTED_JSON_LIMIT else value
+
+
+QUOTED_JSON_LIMIT = 20000  # characters of a text searched for a quoted JSON object
+_DECODER = json.JSONDecoder()
+
+
+def _quoted_json(text: str) -> str:
+    """Each JSON object quoted in a text written again with its members sorted and its numbers as values."""
+    out, at = [], 0
+    while (start := text.find("{", at)) >= 0:
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            out.append(text[at:start + 1])
+            at = start + 1
+            continue
+        out.append(text[at:start] + json.dumps(_values(value), sort_keys=True, ensure_ascii=False))
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _values(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _values(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_values(v) for v in value]
+    return _number(value)
 
 
 def shape_of(value: Any, key: Any = None) -> Any:
@@ -216,12 +274,12 @@ def shape_of(value: Any, key: Any = None) -> Any:
         return [shape_of(v, key) for v in value]
     if isinstance(value, str) and TIMESTAMP.match(value):
         return "<timestamp>"
-    shape = _volatile(key, value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+    shape = _volatile(key, value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
     if shape is not None:
         return f"<{shape}>"
     if isinstance(value, str):
-        return UUID_IN_TEXT.sub("<uuid>", TEMP_PATH.sub("<temporary folder>", ORIGIN.sub(r"\1<host>", value)))
-    return value
+        return _text(value)
+    return _number(value)
 
 
 def shaped(capture: Capture, key: str, n: int | None, where_in_old: Any) -> Any:
@@ -234,20 +292,16 @@ def shaped(capture: Capture, key: str, n: int | None, where_in_old: Any) -> Any:
             return {k: walk(v, parts + (k,), k) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v, parts + (i,), name) for i, v in enumerate(value)]
-        if isinstance(value, int) and _volatile(name, value):
-            return _first(value, "epoch ms", parts)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and _volatile(name, value):
+            return _first(_number(value), "epoch ms", parts)
         if not isinstance(value, str):
-            return value
+            return _number(value)
         if TIMESTAMP.match(value):
             fraction = len(value.split(".")[1].rstrip("Z").split("+")[0].split("-")[0]) if "." in value else 0
             return f"<timestamp, {'Z' if value.endswith('Z') else 'offset'}, {fraction} fraction digits>"
         shape = _volatile(name, value)
         if shape is None:
-            if isinstance(value, _Said):
-                return value
-            value = ORIGIN.sub(r"\1<host>", value) if ORIGIN.match(value) else value
-            value = TEMP_PATH.sub("<temporary folder>", value)  # made anew by each run
-            return UUID_IN_TEXT.sub("<uuid>", value)  # an id quoted in a sentence: its shape only
+            return value if isinstance(value, _Said) else _text(value)
         return _first(value, shape, parts)
 
     def _first(value: Any, shape: str, parts: tuple[Any, ...]) -> str:
@@ -266,7 +320,9 @@ class ExchangeDiff:
     key: str
     only_in: str | None = None  # "old" | "new"
     answer: list[dict[str, Any]] = field(default_factory=list)  # {what, old, new}
-    rows: list[tuple[str, int | None, int | None]] = field(default_factory=list)  # (mark, old n, new n) 1-based
+    # (mark, old n, new n) 1-based; marks: " " alike kinds, "~" another kind, "-" only old, "+" only new,
+    # ">" the same frame elsewhere (moved), "s" one of two frames that changed places (swapped)
+    rows: list[tuple[str, int | None, int | None]] = field(default_factory=list)
     kinds: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
     fields: list[dict[str, Any]] = field(default_factory=list)
     fields_omitted: int = 0
@@ -278,8 +334,10 @@ class ExchangeDiff:
 
     @property
     def count(self) -> int:
-        return (1 if self.only_in else 0) + len(self.answer) + sum(m != " " for m, _, _ in self.rows) + \
-            len(self.fields) + self.fields_omitted + len(self.timing)
+        """Each difference once: a swap of two frames is one."""
+        rows = sum(m not in " s" for m, _, _ in self.rows) + sum(m == "s" for m, _, _ in self.rows) // 2
+        return (1 if self.only_in else 0) + len(self.answer) + rows + len(self.fields) + self.fields_omitted + \
+            len(self.timing)
 
 
 @dataclass
@@ -346,7 +404,7 @@ def diff_logs(old: FrameLog, new: FrameLog, tolerance_s: float | None = DEFAULT_
     aligned: dict[str, list[tuple[str, int | None, int | None]]] = {}
     for key in keys:
         if key in a.exchanges and key in b.exchanges:
-            rows = _align(a.kinds(key), b.kinds(key))
+            rows = _align(a.contents(key), b.contents(key), a.kinds(key), b.kinds(key))
             aligned[key] = rows
             maps[key] = {j: i for _, i, j in rows if i is not None and j is not None}
 
@@ -369,7 +427,58 @@ def diff_logs(old: FrameLog, new: FrameLog, tolerance_s: float | None = DEFAULT_
     return CaptureDiff(old.scenario, tolerance_s if tolerance_s is not None else -1.0, diffs)
 
 
-def _align(old: list[str], new: list[str]) -> list[tuple[str, int | None, int | None]]:
+Row = tuple[str, int | None, int | None]
+
+
+def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list[str]) -> list[Row]:
+    """Rows (mark, old index, new index), 0-based (marks: ExchangeDiff.rows). Frames are aligned on what they
+    hold; where that differs, on their kinds (a frame whose fields changed stays paired with its old self); a
+    frame dropped in one place and added in another with the same content is one that moved."""
+    rows: list[Row] = []
+    for op, i1, i2, j1, j2 in _opcodes(old, new):
+        if op == "equal":
+            rows += [(" ", i1 + k, j1 + k) for k in range(i2 - i1)]
+        else:
+            rows += [(m, None if i is None else i1 + i, None if j is None else j1 + j)
+                     for m, i, j in _align_kinds(old_kinds[i1:i2], new_kinds[j1:j2])]
+    return _moves(rows, old, new)
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
+    if len(old) > ALIGN_LIMIT or len(new) > ALIGN_LIMIT:  # too long to align: the kinds are compared as they are
+        return [("replace", 0, len(old), 0, len(new))]
+    return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+
+def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
+    """A frame only in the old capture and one only in the new with the same content: one row, moved (">"),
+    at its old place; two neighbours that changed places: both "s" (swapped)."""
+    added: dict[str, list[int]] = {}
+    for mark, _, j in rows:
+        if mark == "+" and j is not None:
+            added.setdefault(new[j], []).append(j)
+    moved: dict[int, int] = {}
+    for mark, i, _ in rows:
+        if mark == "-" and i is not None and added.get(old[i]):
+            moved[i] = added[old[i]].pop(0)
+    if not moved:
+        return rows
+    taken = set(moved.values())
+    out = [(">", i, moved[i]) if m == "-" and i in moved else (m, i, j)
+           for m, i, j in rows if not (m == "+" and j in taken)]
+    pair = {(i, j): n for n, (m, i, j) in enumerate(out) if m == " "}
+    for n, (m, i, j) in enumerate(out):
+        if m != ">" or i is None or j is None:
+            continue
+        for di, dj in ((1, -1), (-1, 1)):  # the neighbour it went past took its place
+            other = pair.get((i + di, j + dj))
+            if other is not None and out[other][0] == " ":
+                out[n], out[other] = ("s", i, j), ("s", i + di, j + dj)
+                break
+    return out
+
+
+def _align_kinds(old: list[str], new: list[str]) -> list[Row]:
     """Rows (mark, old index, new index), 0-based: " " alike, "~" another kind, "-" only old, "+" only new."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
@@ -379,11 +488,7 @@ def _align(old: list[str], new: list[str]) -> list[tuple[str, int | None, int | 
         tail += 1
     rows: list[tuple[str, int | None, int | None]] = [(" ", i, i) for i in range(head)]
     mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
-    if len(mid_old) > ALIGN_LIMIT or len(mid_new) > ALIGN_LIMIT:
-        opcodes = [("replace", 0, len(mid_old), 0, len(mid_new))]
-    else:
-        opcodes = SequenceMatcher(None, mid_old, mid_new, autojunk=False).get_opcodes()
-    for op, i1, i2, j1, j2 in opcodes:
+    for op, i1, i2, j1, j2 in _opcodes(mid_old, mid_new):
         if op == "equal":
             rows += [(" ", head + i1 + k, head + j1 + k) for k in range(i2 - i1)]
             continue
@@ -490,8 +595,8 @@ def _timing(old: Exchange, new: Exchange, fa: list[Event], fb: list[Event],
 
     check("headers", "came after the request", since(old.t_headers, old.t_sent), since(new.t_headers, new.t_sent))
     if fa and fb:
-        for _, i, j in rows:
-            if i is None or j is None:
+        for mark, i, j in rows:
+            if i is None or j is None or mark in ">s":  # a frame elsewhere: its gaps say nothing more
                 continue
             before_a = fa[i - 1].t if i else old.t_headers
             before_b = fb[j - 1].t if j else new.t_headers
@@ -523,7 +628,8 @@ def _side_by_side(ex: ExchangeDiff) -> list[str]:
             skipped = 0
         left = f"{i:>3} {old_kinds[i - 1]}" if i is not None else "    (not in the old capture)"
         right = f"{j:>3} {new_kinds[j - 1]}" if j is not None else "    (not in the new capture)"
-        lines.append(f"  {mark} {left:<{width + 1}}{right}".rstrip())
+        said = {">": "  (the same frame, moved)", "s": "  (swapped)"}.get(mark, "")
+        lines.append(f"  {mark} {left:<{width + 1}}{right}{said}".rstrip())
     if skipped:
         lines.append(f"      … {skipped} frames alike")
     return lines

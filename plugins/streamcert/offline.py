@@ -10,13 +10,13 @@ from .binding_choice import BOUND_PROFILES
 from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .catalogue import load_catalogue, load_scenario
 from .framelog import FrameLog
-from .outcomes import Finding
+from .outcomes import Finding, Outcome
 from .protocols import bindings
 from .rules import RuleContext, judge
 from .targets import Target
 from .wallclock import now
 
-__all__ = ["check_cassettes", "diff_cassettes", "show_diff", "shape_of"]
+__all__ = ["check_cassettes", "departures", "diff_cassettes", "show_diff", "shape_of"]
 
 # What `check` says of a timing requirement (one whose catalogue entry declares a tolerance): its figures
 # are the arrival times the capture recorded, not anything measured now.
@@ -54,7 +54,11 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     recorded: set[str] = set()  # the A2A bindings the cassettes went over
     for path in paths:
         log = FrameLog.load(path)
-        scenario = load_scenario(log.scenario)
+        try:
+            scenario = load_scenario(log.scenario)
+        except OSError:
+            raise ValueError(f"{path}: a recording of scenario {log.scenario!r}, which this streamcert does "
+                             f"not know") from None
         profiles.add(scenario.profile)
         if scenario.profile in BOUND_PROFILES:  # a cassette recorded before bindings went over JSON-RPC
             recorded.add(log.notes.setdefault("binding", bindings.JSONRPC))
@@ -75,8 +79,21 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     if judged_timing:
         print(f"timing requirements ({', '.join(sorted(judged_timing))}) were judged on the arrival times recorded "
               f"in the cassettes, not measured now")
+    found = departures(report)
+    untested = sum(r["status"] == Outcome.NOT_TESTED.value for r in report["requirements"])
+    if found:
+        print(f"departures in the recordings: {', '.join(found)} (exit code 1)")
+    else:
+        print(f"no departure in the recordings (exit code 0; {untested} requirement(s) they do not exercise "
+              f"are NOT_TESTED, which fails nothing)")
     print(f"report: {report_dir}/compatibility.json")
     return report
+
+
+def departures(report: dict[str, Any]) -> list[str]:
+    """The requirements a check found departed from (FAIL or ERROR, at any level): what makes `streamcert
+    check` exit 1. What the recordings did not exercise (NOT_TESTED, an INCOMPLETE verdict) is no departure."""
+    return [r["id"] for r in report["requirements"] if Outcome(r["status"]).is_failure]
 
 
 # -- diff ------------------------------------------------------------------------------------------------
@@ -86,8 +103,9 @@ def diff_cassettes(old_path: Path, new_path: Path, tolerance_s: float | None = D
 
 
 def show_diff(diff: CaptureDiff, old_path: Path, new_path: Path, as_json: bool) -> str:
-    """What `streamcert diff` prints: the lines a person reads, or one JSON document."""
+    """What `streamcert diff` prints: the lines a person reads (`no differences` when there is none), or one
+    JSON document."""
     if as_json:
         return json.dumps({"old": str(old_path), "new": str(new_path), **diff.to_json()}, indent=1,
                           ensure_ascii=False, default=repr)
-    return "\n".join(diff.lines())
+    return "\n".join(diff.lines()) or "no differences"
