@@ -1,18 +1,21 @@
-"""Run the suite against the a2a-sdk test agent (the `peer-a2a-sdk*` tox envs).
+"""Run the suite against a peer test agent (the `peer-a2a-sdk*` and `peer-a2a-js` tox envs).
 
-Starts tests/peers/a2a_sdk_agent.py with this interpreter (which has a2a-sdk installed), reads the
-base URL from its first line, runs `streamcert run --url URL` with the remaining arguments, stops
-the agent and exits with the suite's exit code.
+Starts the agent (default: tests/peers/a2a_sdk_agent.py with this interpreter, which has a2a-sdk
+installed), reads the base URL from its first line, runs `streamcert run --url URL` with the
+remaining arguments, stops the agent and exits with the suite's exit code.
 
-Two options are this script's own, every other argument goes to `streamcert run`:
-`--serve BINDINGS` is passed to the agent as `--bindings` (default: `jsonrpc`, the agent as it always
-was; `jsonrpc,http-json,grpc` serves and declares all three), `--agent-log PATH` is where the agent's
-stderr goes (default: reports/peer-a2a-sdk-agent.log).
+Three options are this script's own, every other argument goes to `streamcert run`:
+`--agent-cmd CMD` is the command that starts another agent taking the same `--port`/`--bindings`
+options (`node tests/peers/a2a-js/agent.mjs`), `--serve BINDINGS` is passed to the agent as
+`--bindings` (default: `jsonrpc`, the agent as it always was; `jsonrpc,http-json,grpc` serves and
+declares all three), `--agent-log PATH` is where the agent's stderr goes (default:
+reports/peer-a2a-sdk-agent.log).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -24,19 +27,21 @@ AGENT = Path(__file__).with_name("a2a_sdk_agent.py")
 
 def main(argv: list[str]) -> int:
     own = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    own.add_argument("--agent-cmd", default=None)
     own.add_argument("--serve", default=None)
     own.add_argument("--agent-log", default=str(Path("reports") / "peer-a2a-sdk-agent.log"))
     args, rest = own.parse_known_args(argv)
     log_path = Path(args.agent_log)
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = [sys.executable, str(AGENT), "--port", "0"]
+    agent_cmd = shlex.split(args.agent_cmd) if args.agent_cmd else [sys.executable, str(AGENT)]
+    command = [*agent_cmd, "--port", "0"]
     if args.serve:
         command += ["--bindings", args.serve]
     agent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_path.open("w"), text=True)
     try:
         url = agent.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):
-            print(f"run_peer: the a2a-sdk agent did not start (first line {url!r})", file=sys.stderr)
+            print(f"run_peer: the agent did not start (first line {url!r})", file=sys.stderr)
             return 2
         return streamcert(["run", "--url", url, *rest])
     finally:
