@@ -31,6 +31,7 @@ SCENARIOS = [
     "client-status-reordered",
     "client-unknown-extensions",
     "client-unknown-plan",
+    "client-unterminated",
     "client-utf8-bytes",
     "client-utf8-split",
 ]

@@ -32,6 +32,7 @@ CASES = client_cases.case_ids()
 FAULT_REQUIREMENTS = {"merge-plans": "CLIENT-001", "arrival-order": "CLIENT-002", "split-char-lost": "CLIENT-004",
                       "lastchunk-ends-stream": "CLIENT-006", "unknown-variant-gives-up": "CLIENT-010",
                       "waits-final-flag": "CLIENT-009", "bom-drops-first": "CLIENT-005",
+                      "dispatches-unterminated": "CLIENT-005",
                       "new-id-on-retry": "CLIENT-012"}
 
 
@@ -226,7 +227,29 @@ def _without_ids(result: dict, case_id: str) -> dict:
     """client-basic's result with the ids the other case gives."""
     name = {"client-line-ends-crlf": "ends-crlf", "client-line-ends-cr": "ends-cr", "client-line-ends-mixed":
             "ends-mixed", "client-bom": "bom", "client-keepalives": "keepalive", "client-keepalives-ids": "ka-ids"}
-    text = json.dumps(result).replace("task-basic", f"task-{name[case_id]}").replace("ctx-basic", f"ctx-{name[case_id]}")
+    return _renamed(result, name[case_id])
+
+
+def test_the_stream_can_end_inside_its_last_event():
+    # WHATWG HTML §9.2.6: the pending data is discarded at the end of the stream: the case serves the terminal
+    # status's data line and its line end, no blank line, and an event-stream reader dispatches 8 events, not 9
+    whole = built("client-basic").get("stream")
+    stream = built("client-unterminated").get("stream")
+    body = stream.wire_bytes
+    assert body.endswith(b'"}}}}\n') and not body.endswith(b"\n\n") and body.count(b"\n\n") == 8
+    assert [d["result"] for d in data(stream)] == [_renamed(d["result"], "unterminated") for d in data(whole)[:-1]]
+    assert b"TASK_STATE_COMPLETED" in body.rsplit(b"\n\n", 1)[1]
+    assert stream.notes[client_cases.UNTERMINATED].startswith('data: {"jsonrpc":"2.0"')
+    # without even the data line's own line end; and a stream whose last block is no event cannot end inside one
+    case = {"id": "client-x", "base": "stream-basic", "variations": [{"kind": "unterminated", "line_end": False}]}
+    assert client_cases.build(case).get("stream").wire_bytes.endswith(b'"}}}}')
+    case["variations"].append({"kind": "keepalives"})
+    with pytest.raises(client_cases.CaseError, match="not a data event"):
+        client_cases.build(case)
+
+
+def _renamed(result: dict, name: str) -> dict:
+    text = json.dumps(result).replace("task-basic", f"task-{name}").replace("ctx-basic", f"ctx-{name}")
     return json.loads(text)
 
 

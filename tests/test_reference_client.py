@@ -383,6 +383,34 @@ def test_bom_drops_first_loses_the_task_and_so_everything(tmp_path):
     assert view["task"] is None and view["artifacts"] == []
 
 
+def unterminated(tail: bytes):
+    """The stream's last event without its blank line: its data line ended by `tail` (b"": not ended)."""
+    def cut(body: bytes) -> list[bytes]:
+        assert body.endswith(b"\n\n")
+        return [body[:-2] + tail]
+    return lambda log: restream(log, cut)
+
+
+@pytest.mark.parametrize("tail", [b"\n", b"", b"\r"], ids=["line-ended", "no-line-end", "cr"])
+def test_an_event_the_stream_ends_inside_is_never_dispatched(tail, tmp_path):
+    # WHATWG HTML §9.2.6: at the end of the stream the pending data is discarded; stream-basic's last event is
+    # its terminal status, so the task shows as the frames before it left it
+    with replayed(tmp_path, "stream-basic", unterminated(tail)) as server:
+        view, took = play(server.url, context("stream-basic"))
+    whole = recorded_view("stream-basic")
+    assert view["task"]["state"] == a2a.WORKING and view["statusText"] == "Checking out 9f3c2e1 and starting the suite"
+    assert view["artifacts"] == whole["artifacts"] and took < 5
+
+
+@pytest.mark.parametrize("tail", [b"\n", b"", b"\r"], ids=["line-ended", "no-line-end", "cr"])
+def test_dispatches_unterminated_shows_the_event_the_stream_ended_inside(tail, tmp_path):
+    with replayed(tmp_path, "stream-basic", unterminated(tail)) as server:
+        view, _ = play(server.url, context("stream-basic"), fault="dispatches-unterminated")
+    assert view == recorded_view("stream-basic")  # as if the blank line had come: TASK_STATE_COMPLETED
+    with replayed(tmp_path, "stream-basic") as server:  # a stream whose every event is ended: no difference
+        assert play(server.url, context("stream-basic"), fault="dispatches-unterminated")[0] == recorded_view("stream-basic")
+
+
 def test_lastchunk_ends_stream_stops_at_the_first_finished_artifact(tmp_path):
     with replayed(tmp_path, "stream-basic") as server:
         view, _ = play(server.url, context("stream-basic"), fault="lastchunk-ends-stream")

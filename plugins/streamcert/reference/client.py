@@ -18,7 +18,8 @@ What it does, point by point (the CLIENT- requirement in brackets):
 - the first message is the context's with a messageId it mints (uuid4) and neither taskId nor contextId
   (016, 017); each message it sends gets a new id;
 - the stream is read with wire/sse.py (WHATWG) over the chunks as httpx receives them: a character split
-  between chunks, any line end, a BOM, comments and `id:` lines are read as the standard says (004, 005);
+  between chunks, any line end, a BOM, comments and `id:` lines are read as the standard says, and an event
+  the stream ends inside (no blank line after it) is never dispatched (004, 005);
 - the task is the one the stream's first Task names (seed 001: "from here on, the planner matches every
   frame to those two ids"); a frame naming another task or context is ignored (007); an update that comes
   before the Task waits for it (one that never comes leaves them unshown);
@@ -362,7 +363,8 @@ class Feed:
             self.first.set()
 
     async def _events(self, response: httpx.Response) -> None:
-        parser = variant(self.fault, SSEParser, {BOM_DROPS_FIRST: _BomKept})(max_event=int(limits.MAX_EVENT.default))
+        parser = variant(self.fault, SSEParser, {BOM_DROPS_FIRST: _BomKept, DISPATCHES_UNTERMINATED: _PendingDispatched})(
+            max_event=int(limits.MAX_EVENT.default))
         size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
@@ -372,6 +374,9 @@ class Feed:
             for event in parser.feed(_break_chunk(chunk, self.fault), time.monotonic()):
                 if event.kind == "event":
                     self._put(event.data)
+        for event in parser.finish(time.monotonic()):  # an event the stream ended inside: never one (§9.2.6)
+            if event.kind == "event":
+                self._put(event.data)
 
     async def _body(self, response: httpx.Response) -> None:
         body = bytearray()
@@ -709,6 +714,7 @@ MERGE_PLANS = switch("merge-plans")
 ARRIVAL_ORDER = switch("arrival-order")
 SPLIT_CHAR_LOST = switch("split-char-lost")
 BOM_DROPS_FIRST = switch("bom-drops-first")
+DISPATCHES_UNTERMINATED = switch("dispatches-unterminated")
 LASTCHUNK_ENDS_STREAM = switch("lastchunk-ends-stream")
 WAITS_FINAL_FLAG = switch("waits-final-flag")
 UNKNOWN_VARIANT_GIVES_UP = switch("unknown-variant-gives-up")
@@ -749,6 +755,14 @@ class _BomKept(SSEParser):
     def _skip_bom(self, chunk: bytes) -> bytes:
         self._started = True
         return chunk
+
+
+class _PendingDispatched(SSEParser):
+    """A reader that, at the end of the stream, dispatches the event it was reading although no blank line ended
+    it (WHATWG HTML §9.2.6 discards it): its line, ended or not, and the pending data go out as an event."""
+
+    def finish(self, t: float = 0.0) -> list:
+        return self.feed(b"\n\n", t)
 
 
 def _unknown_variant(response: Any) -> bool:

@@ -177,6 +177,8 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      "lost", _client(4), ()),
     ("bom-drops-first", "a stream that begins with a BOM loses its first event (the BOM is read as part of "
      "the first field's name)", _client(5), ()),
+    ("dispatches-unterminated", "at the end of the stream, the event it ended inside (a data line with no blank "
+     "line after it) is dispatched, as if the blank line had come", _client(5), ()),
     ("lastchunk-ends-stream", "an artifact's lastChunk is taken as the end of the stream: what follows is "
      "never read", _client(6), ()),
     ("waits-final-flag", "after the terminal status and the close, the client waits for a final: true that "
