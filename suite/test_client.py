@@ -29,6 +29,7 @@ SCENARIOS = [
     "client-retry",
     "client-sse-lines-split",
     "client-status-reordered",
+    "client-three-kinds",
     "client-unknown-extensions",
     "client-unknown-plan",
     "client-unterminated",

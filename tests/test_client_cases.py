@@ -22,6 +22,7 @@ from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
 from streamcert.replay import HOLD, SENT, ReplayServer
+from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import client as client_driver
 from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
@@ -32,7 +33,7 @@ CASES = client_cases.case_ids()
 FAULT_REQUIREMENTS = {"merge-plans": "CLIENT-001", "arrival-order": "CLIENT-002", "split-char-lost": "CLIENT-004",
                       "lastchunk-ends-stream": "CLIENT-006", "unknown-variant-gives-up": "CLIENT-010",
                       "waits-final-flag": "CLIENT-009", "bom-drops-first": "CLIENT-005",
-                      "dispatches-unterminated": "CLIENT-005",
+                      "dispatches-unterminated": "CLIENT-005", "answers-first-pause-only": "CLIENT-008",
                       "new-id-on-retry": "CLIENT-012"}
 
 
@@ -455,6 +456,32 @@ def test_a_client_run_is_recorded_as_the_design_says(tmp_path):
     assert run.t_sent < card.t_sent < stream.t_sent <= log.notes["stream_closed_at"] <= run.t_end
     assert [ex.notes["served_as"] for ex in log.all("served")] == ["card", "stream"]
     assert took < 5, took
+
+
+def _judged(case_id: str, fault: str | None = None) -> dict[str, str]:
+    """The reference client (or a fault variant) run on a case and judged: requirement → worst outcome."""
+    cmd = f"{sys.executable} -m streamcert.reference.client" + (f" --fault {fault}" if fault else "")
+    scenario = load_scenario(case_id)
+    log = run_scenario(case_id, Target(client_cmd=cmd, timeout=20))
+    order = ["PASS", "NON_STRICT", "WARNING", "FAIL", "ERROR"]
+    worst: dict[str, str] = {}
+    for f in judge(log, scenario.requirements, RuleContext(scenario=scenario)):
+        if order.index(f.outcome.value) >= order.index(worst.get(f.req_id, "PASS")):
+            worst[f.req_id] = f.outcome.value
+    return worst
+
+
+def test_three_pauses_of_three_kinds_answered_each_from_the_context():
+    # client-three-kinds: an approval, a question and a connection in one task, each stream closing at its pause
+    case = client_cases.load_case("client-three-kinds")
+    assert [line.split(" interaction ")[1].split()[0] for lines in case["served"].values() for line in lines
+            if " interaction " in line] == ["approval", "question", "connection"]
+    assert [a["interaction"] for a in case["context"]["answers"]] == ["approval", "question", "connection"]
+    right = _judged("client-three-kinds")
+    assert set(right.values()) == {"PASS"} and set(right) == set(load_scenario("client-three-kinds").requirements)
+    # a client that answers the approval and then stops: the view is the stream up to the question, CLIENT-008's
+    stopped = _judged("client-three-kinds", "answers-first-pause-only")
+    assert {rid: o for rid, o in stopped.items() if o != "PASS"} == {"CLIENT-008": "NON_STRICT"}
 
 
 def test_a_hanging_client_is_stopped_at_its_limit_with_its_group(tmp_path):

@@ -134,6 +134,29 @@ def test_two_pauses_answered_in_order(sent):
     assert said[0]["interactionId"] != said[1]["interactionId"]
 
 
+THREE_KINDS = [{"interaction": "approval", "approved": True}, {"interaction": "question", "value": "4.2.0"},
+               {"interaction": "connection", "value": {"connected": True}}]
+
+
+@pytest.mark.parametrize("d3", ["close", "open"])
+def test_an_approval_a_question_and_a_connection_in_one_task_each_get_their_answer(d3, sent):
+    with ReferenceServer(d3=d3) as server:
+        view, took = play(server.url, context("ix-three-kinds", THREE_KINDS))
+    assert view["task"]["state"] == a2a.COMPLETED and view["statusText"] == "Release prepared"
+    assert view["interaction"]["kind"] == "connection" and took < 8
+    said = [m["metadata"][interactions_v1.URI] for m in messages(sent)[1:]]
+    assert [{k: v for k, v in s.items() if k != "interactionId"} for s in said] == \
+        [{"approved": True}, {"value": "4.2.0"}, {"value": {"connected": True}}]
+    assert len({s["interactionId"] for s in said}) == 3
+
+
+def test_answers_first_pause_only_leaves_the_task_at_its_second_pause(sent):
+    with ReferenceServer() as server:
+        view, _ = play(server.url, context("ix-three-kinds", THREE_KINDS), fault="answers-first-pause-only")
+    assert view["task"]["state"] == a2a.INPUT_REQUIRED and view["interaction"]["kind"] == "question"
+    assert len(messages(sent)) == 2  # the task's first message and the approval's answer
+
+
 def test_a_pause_with_nothing_left_to_answer_is_shown_as_it_is(sent):
     with ReferenceServer(d3="open") as server:
         view, took = play(server.url, context("ix-question"))

@@ -575,7 +575,7 @@ class Client:
                     await asyncio.sleep(min(FINAL_WAIT_S, self.remaining()))  # for a final: true 1.0 never sends
                 return
             pause = self.view.pause(self.answered)
-            if pause is None or not self.answers or (end == CLOSED and D3_CLOSE_ENDS.on(self.fault)):
+            if pause is None or not self.answers_left() or (end == CLOSED and D3_CLOSE_ENDS.on(self.fault)):
                 return  # the stream ended before the task did, or at a pause with nothing left to answer
             feed = await self.answer(agent, pause, a2a.SEND_STREAMING_MESSAGE)
 
@@ -622,6 +622,10 @@ class Client:
             self.view.take(response.get("result"))
 
     # -- answers ---------------------------------------------------------------------------------
+    def answers_left(self) -> bool:
+        """Whether the context holds an answer for the next pause."""
+        return bool(self.answers) and not (ANSWERS_FIRST_PAUSE_ONLY.on(self.fault) and self.answered)
+
     async def answer(self, agent: Agent, pause: Pause, method: str) -> Feed:
         """Send the next answer; once more, same message, when its connection dropped before anything came
         back and the context allows a retry."""
@@ -652,7 +656,7 @@ class Client:
                 return
             pause = self.view.pause(self.answered)
             if pause is not None:
-                if not self.answers:
+                if not self.answers_left():
                     return
                 response, bare = await self.call(await self.answer(agent, pause, a2a.SEND_MESSAGE)), False
             elif a2a.is_interrupted(self.view.state) or self.view.task_id is None:
@@ -722,6 +726,7 @@ NEW_ID_ON_RETRY = switch("new-id-on-retry")
 ARTIFACTS_BY_ARRIVAL = switch("artifacts-by-arrival")
 OTHER_TASK_FRAMES = switch("other-task-frames")
 D3_CLOSE_ENDS = switch("d3-close-ends")
+ANSWERS_FIRST_PAUSE_ONLY = switch("answers-first-pause-only")
 ANSWER_WITHOUT_EXTENSION = switch("answer-without-extension")
 APPROVAL_AS_TEXT = switch("approval-as-text")
 POSTS_TO_ORIGIN = switch("posts-to-origin")

@@ -195,6 +195,8 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      "too", _client(7), ()),
     ("d3-close-ends", "a stream that closes at an interrupted state is taken as the end of the task: nothing "
      "is answered", _client(8), ()),
+    ("answers-first-pause-only", "only the task's first pause is answered: at a later one the client stops and "
+     "shows the task waiting there", _client(8), ()),
     ("answer-without-extension", "the answer to an interaction does not list the interactions/v1 extension",
      _client(11), ()),
     ("approval-as-text", "an approval is answered in words (a text part 'yes' or 'no') with no boolean approved",

@@ -12,7 +12,7 @@ A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (
 
 The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected view
 (PARTS). A wrong view is diagnosed first (`stop_of`): when it is exactly what a client that read the stream
-rightly up to its first interrupted state, or up to its first lastChunk that more frames follow, shows, the
+rightly up to one of its interrupted states, or up to its first lastChunk that more frames follow, shows, the
 whole of it is blamed on CLIENT-008 or CLIENT-006, whatever else the case varies, and its findings cite no frame
 after the stop. Otherwise each difference is blamed once (BLAME): first on what it shows of its cause, where
 the case names and exercises the requirement of that cause — a request the card does not allow or sent where
@@ -234,18 +234,22 @@ class Stop:
                f"nothing after"
 
 
+ORDINALS = {2: "second", 3: "third", 4: "fourth"}
+
+
 def stop_of(run: ClientRun) -> Stop | None:
-    """The stop that explains the view, if one does: the candidates are the stream up to its first interrupted
-    state (CLIENT-008: the client did not go on) and up to its first lastChunk that more frames follow
-    (CLIENT-006: lastChunk taken as the end); each is the view a client that read those frames rightly shows
-    (Stream.shown_up_to), and explains the view when the view equals it and the expected view does not. The
-    earlier candidate is tried first (it claims less was read)."""
+    """The stop that explains the view, if one does: the candidates are the stream up to each of its interrupted
+    states (CLIENT-008: the client did not go on after it; a task that pauses three times may be left at any of
+    them) and up to its first lastChunk that more frames follow (CLIENT-006: lastChunk taken as the end); each is
+    the view a client that read those frames rightly shows (Stream.shown_up_to), and explains the view when the
+    view equals it and the expected view does not. The earlier candidate is tried first (it claims less was
+    read)."""
     view = run.require_view()
     stream, expected = run.stream, run.expected
     candidates = []
-    if stream.interrupted is not None:
-        candidates.append(Stop("CLIENT-008", stream.interrupted, f"its first interrupted state, "
-                                                                  f"{stream.interrupted.state}"))
+    for k, pause in enumerate(stream.interruptions):  # a client that did not go on after this one
+        candidates.append(Stop("CLIENT-008", pause, f"its {'first' if k == 0 else ORDINALS.get(k + 1, f'#{k + 1}')} "
+                                                    f"interrupted state, {pause.state}"))
     if stream.last_chunk is not None:
         candidates.append(Stop("CLIENT-006", stream.last_chunk, f"the first lastChunk, of artifact "
                                                                  f"{stream.last_chunk.artifact_id}"))

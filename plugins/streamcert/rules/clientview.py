@@ -442,9 +442,14 @@ class Stream:
         return [f for f in self.own if f.steps is not None]
 
     @cached_property
+    def interruptions(self) -> list[Frame]:
+        """The interrupted statuses served, in order."""
+        return [f for f in self.statuses if a2a.is_interrupted(f.state)]
+
+    @cached_property
     def interrupted(self) -> Frame | None:
         """The first interrupted status served."""
-        return next((f for f in self.statuses if a2a.is_interrupted(f.state)), None)
+        return self.interruptions[0] if self.interruptions else None
 
     @cached_property
     def last_chunk(self) -> Frame | None:
