@@ -29,8 +29,10 @@ SCENARIOS = [
     "client-retry",
     "client-sse-lines-split",
     "client-status-reordered",
+    "client-three-kinds",
     "client-unknown-extensions",
     "client-unknown-plan",
+    "client-unterminated",
     "client-utf8-bytes",
     "client-utf8-split",
 ]

@@ -22,6 +22,7 @@ SCENARIOS = {
     "ix-two-questions": "Two questions in a row: retry, reused messageId, wrong and stale interactionIds",
     "ix-answer-forms": "Questions answered with approved, a plain data reply, and values of every JSON type",
     "ix-concurrent": "Two identical answers at the same moment: one effect",
+    "ix-three-kinds": "An approval, a question and a connection in one task, each answered once",
 }
 
 

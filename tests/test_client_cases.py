@@ -22,6 +22,7 @@ from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
 from streamcert.replay import HOLD, SENT, ReplayServer
+from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import client as client_driver
 from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
@@ -32,6 +33,7 @@ CASES = client_cases.case_ids()
 FAULT_REQUIREMENTS = {"merge-plans": "CLIENT-001", "arrival-order": "CLIENT-002", "split-char-lost": "CLIENT-004",
                       "lastchunk-ends-stream": "CLIENT-006", "unknown-variant-gives-up": "CLIENT-010",
                       "waits-final-flag": "CLIENT-009", "bom-drops-first": "CLIENT-005",
+                      "dispatches-unterminated": "CLIENT-005", "answers-first-pause-only": "CLIENT-008",
                       "new-id-on-retry": "CLIENT-012"}
 
 
@@ -226,7 +228,29 @@ def _without_ids(result: dict, case_id: str) -> dict:
     """client-basic's result with the ids the other case gives."""
     name = {"client-line-ends-crlf": "ends-crlf", "client-line-ends-cr": "ends-cr", "client-line-ends-mixed":
             "ends-mixed", "client-bom": "bom", "client-keepalives": "keepalive", "client-keepalives-ids": "ka-ids"}
-    text = json.dumps(result).replace("task-basic", f"task-{name[case_id]}").replace("ctx-basic", f"ctx-{name[case_id]}")
+    return _renamed(result, name[case_id])
+
+
+def test_the_stream_can_end_inside_its_last_event():
+    # WHATWG HTML §9.2.6: the pending data is discarded at the end of the stream: the case serves the terminal
+    # status's data line and its line end, no blank line, and an event-stream reader dispatches 8 events, not 9
+    whole = built("client-basic").get("stream")
+    stream = built("client-unterminated").get("stream")
+    body = stream.wire_bytes
+    assert body.endswith(b'"}}}}\n') and not body.endswith(b"\n\n") and body.count(b"\n\n") == 8
+    assert [d["result"] for d in data(stream)] == [_renamed(d["result"], "unterminated") for d in data(whole)[:-1]]
+    assert b"TASK_STATE_COMPLETED" in body.rsplit(b"\n\n", 1)[1]
+    assert stream.notes[client_cases.UNTERMINATED].startswith('data: {"jsonrpc":"2.0"')
+    # without even the data line's own line end; and a stream whose last block is no event cannot end inside one
+    case = {"id": "client-x", "base": "stream-basic", "variations": [{"kind": "unterminated", "line_end": False}]}
+    assert client_cases.build(case).get("stream").wire_bytes.endswith(b'"}}}}')
+    case["variations"].append({"kind": "keepalives"})
+    with pytest.raises(client_cases.CaseError, match="not a data event"):
+        client_cases.build(case)
+
+
+def _renamed(result: dict, name: str) -> dict:
+    text = json.dumps(result).replace("task-basic", f"task-{name}").replace("ctx-basic", f"ctx-{name}")
     return json.loads(text)
 
 
@@ -432,6 +456,32 @@ def test_a_client_run_is_recorded_as_the_design_says(tmp_path):
     assert run.t_sent < card.t_sent < stream.t_sent <= log.notes["stream_closed_at"] <= run.t_end
     assert [ex.notes["served_as"] for ex in log.all("served")] == ["card", "stream"]
     assert took < 5, took
+
+
+def _judged(case_id: str, fault: str | None = None) -> dict[str, str]:
+    """The reference client (or a fault variant) run on a case and judged: requirement → worst outcome."""
+    cmd = f"{sys.executable} -m streamcert.reference.client" + (f" --fault {fault}" if fault else "")
+    scenario = load_scenario(case_id)
+    log = run_scenario(case_id, Target(client_cmd=cmd, timeout=20))
+    order = ["PASS", "NON_STRICT", "WARNING", "FAIL", "ERROR"]
+    worst: dict[str, str] = {}
+    for f in judge(log, scenario.requirements, RuleContext(scenario=scenario)):
+        if order.index(f.outcome.value) >= order.index(worst.get(f.req_id, "PASS")):
+            worst[f.req_id] = f.outcome.value
+    return worst
+
+
+def test_three_pauses_of_three_kinds_answered_each_from_the_context():
+    # client-three-kinds: an approval, a question and a connection in one task, each stream closing at its pause
+    case = client_cases.load_case("client-three-kinds")
+    assert [line.split(" interaction ")[1].split()[0] for lines in case["served"].values() for line in lines
+            if " interaction " in line] == ["approval", "question", "connection"]
+    assert [a["interaction"] for a in case["context"]["answers"]] == ["approval", "question", "connection"]
+    right = _judged("client-three-kinds")
+    assert set(right.values()) == {"PASS"} and set(right) == set(load_scenario("client-three-kinds").requirements)
+    # a client that answers the approval and then stops: the view is the stream up to the question, CLIENT-008's
+    stopped = _judged("client-three-kinds", "answers-first-pause-only")
+    assert {rid: o for rid, o in stopped.items() if o != "PASS"} == {"CLIENT-008": "NON_STRICT"}
 
 
 def test_a_hanging_client_is_stopped_at_its_limit_with_its_group(tmp_path):

@@ -31,7 +31,7 @@ from client_logs import (
 from logs import agent_card, task, text_msg
 
 from streamcert.catalogue import load_catalogue
-from streamcert.framelog import END_CLIENT_STOP, END_ERROR, END_TIME_LIMIT, MAX_JSON_DEPTH
+from streamcert.framelog import END_CLIENT_STOP, END_ERROR, END_TIME_LIMIT, MAX_JSON_DEPTH, Chunk
 from streamcert.outcomes import Outcome
 from streamcert.protocols import interactions_v1, progress_v1
 from streamcert.rules import judge
@@ -293,6 +293,28 @@ def test_005_a_client_that_read_nothing_is_005s_not_006s():
     shown = {"task": None, "artifacts": [], "plan": None, "interaction": None, "statusText": None}
     got = outcomes(case_log(w, shown), "CLIENT-001", "CLIENT-003", "CLIENT-005", "CLIENT-006", "CLIENT-007", w=w)
     assert got == {"CLIENT-005": MISSED["CLIENT-005"]}, got
+
+
+def test_005_an_event_the_stream_ended_inside_shown_is_005s_alone():
+    # client-unterminated: the terminal status is the block no blank line ended, so the stream as served (its
+    # events) stops at frame 7 and the task is expected WORKING, with frame 7's text and plan
+    w = World(frames=basic_frames()[:-1], variations=[{"kind": "unterminated"}])
+    w.expected = view(task={"id": TID, "contextId": CTX, "state": "TASK_STATE_WORKING"},
+                      statusText="Writing the summary", plan=PLAN_2)
+
+    def played(shown=None):
+        log = case_log(w, shown)
+        stream = next(ex for ex in log.all("served") if ex.notes["served_as"] == "stream")
+        last = json.dumps({"jsonrpc": "2.0", "id": 1, "result": basic_frames()[-1]})
+        stream.chunks.append(Chunk(stream.t_end, f"data: {last}\n".encode()))  # and no blank line: no event
+        return log
+
+    named = ("CLIENT-001", "CLIENT-003", "CLIENT-005", "CLIENT-006", "CLIENT-007")
+    assert set(outcomes(played(), *named, w=w).values()) == {Outcome.PASS}
+    dispatched = outcomes(played(view()), *named, w=w)  # the view with the unterminated event taken: plan too
+    assert {rid: o for rid, o in dispatched.items() if o != Outcome.PASS} == {"CLIENT-005": MISSED["CLIENT-005"]}
+    [f] = findings(played(view()), "CLIENT-005", w)
+    assert "plan: shown" in f.message and "the block the stream ended inside carried" in f.message
 
 
 def test_001_a_merge_in_a_case_that_splits_characters_is_001s_not_004s():

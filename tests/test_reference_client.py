@@ -134,6 +134,29 @@ def test_two_pauses_answered_in_order(sent):
     assert said[0]["interactionId"] != said[1]["interactionId"]
 
 
+THREE_KINDS = [{"interaction": "approval", "approved": True}, {"interaction": "question", "value": "4.2.0"},
+               {"interaction": "connection", "value": {"connected": True}}]
+
+
+@pytest.mark.parametrize("d3", ["close", "open"])
+def test_an_approval_a_question_and_a_connection_in_one_task_each_get_their_answer(d3, sent):
+    with ReferenceServer(d3=d3) as server:
+        view, took = play(server.url, context("ix-three-kinds", THREE_KINDS))
+    assert view["task"]["state"] == a2a.COMPLETED and view["statusText"] == "Release prepared"
+    assert view["interaction"]["kind"] == "connection" and took < 8
+    said = [m["metadata"][interactions_v1.URI] for m in messages(sent)[1:]]
+    assert [{k: v for k, v in s.items() if k != "interactionId"} for s in said] == \
+        [{"approved": True}, {"value": "4.2.0"}, {"value": {"connected": True}}]
+    assert len({s["interactionId"] for s in said}) == 3
+
+
+def test_answers_first_pause_only_leaves_the_task_at_its_second_pause(sent):
+    with ReferenceServer() as server:
+        view, _ = play(server.url, context("ix-three-kinds", THREE_KINDS), fault="answers-first-pause-only")
+    assert view["task"]["state"] == a2a.INPUT_REQUIRED and view["interaction"]["kind"] == "question"
+    assert len(messages(sent)) == 2  # the task's first message and the approval's answer
+
+
 def test_a_pause_with_nothing_left_to_answer_is_shown_as_it_is(sent):
     with ReferenceServer(d3="open") as server:
         view, took = play(server.url, context("ix-question"))
@@ -381,6 +404,34 @@ def test_bom_drops_first_loses_the_task_and_so_everything(tmp_path):
     with replayed(tmp_path, "stream-basic", lambda log: restream(log, with_bom)) as server:
         view, _ = play(server.url, context("stream-basic"), fault="bom-drops-first")
     assert view["task"] is None and view["artifacts"] == []
+
+
+def unterminated(tail: bytes):
+    """The stream's last event without its blank line: its data line ended by `tail` (b"": not ended)."""
+    def cut(body: bytes) -> list[bytes]:
+        assert body.endswith(b"\n\n")
+        return [body[:-2] + tail]
+    return lambda log: restream(log, cut)
+
+
+@pytest.mark.parametrize("tail", [b"\n", b"", b"\r"], ids=["line-ended", "no-line-end", "cr"])
+def test_an_event_the_stream_ends_inside_is_never_dispatched(tail, tmp_path):
+    # WHATWG HTML §9.2.6: at the end of the stream the pending data is discarded; stream-basic's last event is
+    # its terminal status, so the task shows as the frames before it left it
+    with replayed(tmp_path, "stream-basic", unterminated(tail)) as server:
+        view, took = play(server.url, context("stream-basic"))
+    whole = recorded_view("stream-basic")
+    assert view["task"]["state"] == a2a.WORKING and view["statusText"] == "Checking out 9f3c2e1 and starting the suite"
+    assert view["artifacts"] == whole["artifacts"] and took < 5
+
+
+@pytest.mark.parametrize("tail", [b"\n", b"", b"\r"], ids=["line-ended", "no-line-end", "cr"])
+def test_dispatches_unterminated_shows_the_event_the_stream_ended_inside(tail, tmp_path):
+    with replayed(tmp_path, "stream-basic", unterminated(tail)) as server:
+        view, _ = play(server.url, context("stream-basic"), fault="dispatches-unterminated")
+    assert view == recorded_view("stream-basic")  # as if the blank line had come: TASK_STATE_COMPLETED
+    with replayed(tmp_path, "stream-basic") as server:  # a stream whose every event is ended: no difference
+        assert play(server.url, context("stream-basic"), fault="dispatches-unterminated")[0] == recorded_view("stream-basic")
 
 
 def test_lastchunk_ends_stream_stops_at_the_first_finished_artifact(tmp_path):

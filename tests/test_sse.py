@@ -314,6 +314,19 @@ def test_unterminated_last_block_is_discarded_and_kept(tail, kept):
     assert parser.discarded == kept
 
 
+@pytest.mark.parametrize("tail", [b"data: b\r\n", b"data: b\n", b"data: b\r", b"data: b"],
+                         ids=["crlf", "lf", "cr", "no-line-end"])
+def test_an_event_the_stream_ends_inside_is_never_dispatched_however_it_arrives(tail):
+    # WHATWG HTML §9.2.6: at the end of the stream the pending data is discarded (client-unterminated's stream);
+    # the last event arriving in a chunk of its own, or cut byte by byte, changes nothing, and finish returns none
+    raw = b"data: a\r\n\r\n" + tail
+    for chunks in ([b"data: a\r\n\r\n", tail], bytewise(raw)):
+        parser = SSEParser()
+        out = [e for k, c in enumerate(chunks) for e in parser.feed(c, float(k))]
+        assert [e.data for e in out] == ["a"] and parser.finish(9.0) == []
+        assert parser.discarded == "data: b"
+
+
 @pytest.mark.parametrize("tail", [b": ping\n", b": ping", b": ping\r\n: pong\r\n", b""],
                          ids=["comment", "unterminated-comment", "two-comments", "nothing"])
 def test_lone_trailing_comment_is_not_discarded(tail):

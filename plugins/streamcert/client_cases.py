@@ -7,7 +7,7 @@ nothing of the base is changed. The variations are data, listed by kind in `VARI
 
   content (on the events' JSON)   ids, timestamps, plans, task_plan, duplicate, move, split_artifact,
                                   interleave, metadata, floats, text, foreign
-  the event stream's text         line_ends, bom, keepalives, event_ids
+  the event stream's text         line_ends, bom, keepalives, event_ids, unterminated
   how the bytes are cut           rechunk
   the exchanges                   hold, drop
 
@@ -42,6 +42,7 @@ BOM = "\ufeff".encode("utf-8")
 LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
 MIXED = ("\n", "\r\n", "\r")  # line_ends "mixed": each line takes the next of these in turn
 SPLITS = ("events", "utf8", "lines", "bytes")
+UNTERMINATED = "unterminated"  # a served stream's notes key: the text of the last block, which no blank line ended
 DEFAULT_SERVE = ("card", "stream")
 
 
@@ -91,6 +92,7 @@ class Served:
     split: dict[str, Any] = field(default_factory=lambda: {"split": "events"})
     hold: dict[str, Any] | None = None  # {"after_frame": n, "until": [[key, count], …]}
     dropped: bool = False  # no answer: the connection is dropped at once
+    unterminated: str | None = None  # the last event without its blank line: "line" (its data line ends), "none"
 
     def frames(self) -> list[Block]:
         return [b for b in self.blocks or [] if b.payload is not None]
@@ -460,6 +462,16 @@ def event_ids(stage: Stage, v: dict[str, Any]) -> None:
             b.fields = [("id", f"{v.get('prefix', 'e')}{n}")] + ([("event", v["event"])] if v.get("event") else [])
 
 
+def unterminated(stage: Stage, v: dict[str, Any]) -> None:
+    """The stream ends inside its last event: its data line is written without the blank line that ends the
+    block (with `line_end` false, without even its own line end). WHATWG HTML §9.2.6: at the end of the stream
+    the pending data is discarded, so that event is never dispatched: a reader shows the stream without it."""
+    s = stage.exchange(v.get("label"))
+    if not s.blocks or s.blocks[-1].payload is None:
+        raise CaseError(f"unterminated: the last block of {s.label} is not a data event")
+    s.unterminated = "line" if v.get("line_end", True) else "none"
+
+
 def rechunk(stage: Stage, v: dict[str, Any]) -> None:
     """How the body is cut into reads: `events` (one per block, as the reference writes), `utf8` (inside every
     character of more than one byte, after its first byte), `lines` (inside every line: in its field name, in
@@ -494,8 +506,8 @@ def drop(stage: Stage, v: dict[str, Any]) -> None:
 
 VARIATIONS: dict[str, Callable[[Stage, dict[str, Any]], None]] = {
     fn.__name__: fn for fn in (ids, timestamps, plans, task_plan, duplicate, move, split_artifact, interleave,
-                               metadata, floats, text, foreign, line_ends, bom, keepalives, event_ids, rechunk, hold,
-                               drop)
+                               metadata, floats, text, foreign, line_ends, bom, keepalives, event_ids, unterminated,
+                               rechunk, hold, drop)
 }
 
 
@@ -556,12 +568,19 @@ def _text(s: Served) -> tuple[bytes, list[int], int | None]:
                 last = end
                 return end
 
-    for b in s.blocks or []:
+    blocks = s.blocks or []
+    if s.unterminated and (not blocks or blocks[-1].payload is None):
+        raise CaseError(f"unterminated: the last block of {s.label} is not a data event (a variation after it added one)")
+    for n, b in enumerate(blocks):
         lines = [f":{text}" if name == ":" and (not text or text[0] == " ") else
                  f": {text}" if name == ":" else f"{name}: {text}" for name, text in b.fields]
         if b.payload is not None:
             lines.append("data: " + json.dumps(b.payload, ensure_ascii=False, separators=(",", ":")))
-        text = "".join(line + eol(line) for line in lines) + eol("")
+        if s.unterminated and n == len(blocks) - 1:  # the stream ends inside this event: no blank line
+            text = "".join(line + eol(line) for line in lines[:-1]) + lines[-1] + \
+                (eol(lines[-1]) if s.unterminated == "line" else "")
+        else:
+            text = "".join(line + eol(line) for line in lines) + eol("")
         if s.hold is not None and held is None and frames == s.hold["after_frame"]:
             held = size
         starts.append(size)
@@ -653,6 +672,8 @@ def _render(s: Served, replace: dict[str, str]) -> Exchange:
         events += parser.feed(c.data, c.t)
     events += parser.finish(ex.t_end)
     ex.events = budgeted(events)
+    if parser.discarded is not None:
+        ex.notes[UNTERMINATED] = parser.discarded  # the block the stream ended inside: no reader dispatches it
     ex.response_headers.pop("content-length", None)
     if held is not None:
         ex.notes[HOLD] = {"chunk": cuts.index(held), "until": s.hold["until"]}  # type: ignore[index]
@@ -717,8 +738,20 @@ def describe(log: FrameLog) -> dict[str, list[str]]:
             if ex.notes.get(HOLD):
                 lines.insert(_held_line(ex), "(held until: " + ", ".join(
                     f"{key.split(' ', 1)[1]} #{n}" for key, n in ex.notes[HOLD]["until"]) + ")")
+            if isinstance(ex.notes.get(UNTERMINATED), str):
+                lines.append(_describe_unterminated(ex.notes[UNTERMINATED], task))
             out[ex.label] = lines
     return out
+
+
+def _describe_unterminated(text: str, task: str | None) -> str:
+    """The line of a block the stream ended inside: not an event, so marked as never dispatched."""
+    data = "\n".join(line[len("data:"):].removeprefix(" ") for line in text.split("\n") if line.startswith("data:"))
+    try:
+        line = _describe_frame(json.loads(data), task)[0]
+    except ValueError:
+        line = json.dumps(text, ensure_ascii=False)[:200]
+    return f"(the stream ends inside this event, never dispatched) {line}"
 
 
 def _held_line(ex: Exchange) -> int:

@@ -18,7 +18,8 @@ What it does, point by point (the CLIENT- requirement in brackets):
 - the first message is the context's with a messageId it mints (uuid4) and neither taskId nor contextId
   (016, 017); each message it sends gets a new id;
 - the stream is read with wire/sse.py (WHATWG) over the chunks as httpx receives them: a character split
-  between chunks, any line end, a BOM, comments and `id:` lines are read as the standard says (004, 005);
+  between chunks, any line end, a BOM, comments and `id:` lines are read as the standard says, and an event
+  the stream ends inside (no blank line after it) is never dispatched (004, 005);
 - the task is the one the stream's first Task names (seed 001: "from here on, the planner matches every
   frame to those two ids"); a frame naming another task or context is ignored (007); an update that comes
   before the Task waits for it (one that never comes leaves them unshown);
@@ -362,7 +363,8 @@ class Feed:
             self.first.set()
 
     async def _events(self, response: httpx.Response) -> None:
-        parser = variant(self.fault, SSEParser, {BOM_DROPS_FIRST: _BomKept})(max_event=int(limits.MAX_EVENT.default))
+        parser = variant(self.fault, SSEParser, {BOM_DROPS_FIRST: _BomKept, DISPATCHES_UNTERMINATED: _PendingDispatched})(
+            max_event=int(limits.MAX_EVENT.default))
         size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
@@ -372,6 +374,9 @@ class Feed:
             for event in parser.feed(_break_chunk(chunk, self.fault), time.monotonic()):
                 if event.kind == "event":
                     self._put(event.data)
+        for event in parser.finish(time.monotonic()):  # an event the stream ended inside: never one (§9.2.6)
+            if event.kind == "event":
+                self._put(event.data)
 
     async def _body(self, response: httpx.Response) -> None:
         body = bytearray()
@@ -570,7 +575,7 @@ class Client:
                     await asyncio.sleep(min(FINAL_WAIT_S, self.remaining()))  # for a final: true 1.0 never sends
                 return
             pause = self.view.pause(self.answered)
-            if pause is None or not self.answers or (end == CLOSED and D3_CLOSE_ENDS.on(self.fault)):
+            if pause is None or not self.answers_left() or (end == CLOSED and D3_CLOSE_ENDS.on(self.fault)):
                 return  # the stream ended before the task did, or at a pause with nothing left to answer
             feed = await self.answer(agent, pause, a2a.SEND_STREAMING_MESSAGE)
 
@@ -617,6 +622,10 @@ class Client:
             self.view.take(response.get("result"))
 
     # -- answers ---------------------------------------------------------------------------------
+    def answers_left(self) -> bool:
+        """Whether the context holds an answer for the next pause."""
+        return bool(self.answers) and not (ANSWERS_FIRST_PAUSE_ONLY.on(self.fault) and self.answered)
+
     async def answer(self, agent: Agent, pause: Pause, method: str) -> Feed:
         """Send the next answer; once more, same message, when its connection dropped before anything came
         back and the context allows a retry."""
@@ -647,7 +656,7 @@ class Client:
                 return
             pause = self.view.pause(self.answered)
             if pause is not None:
-                if not self.answers:
+                if not self.answers_left():
                     return
                 response, bare = await self.call(await self.answer(agent, pause, a2a.SEND_MESSAGE)), False
             elif a2a.is_interrupted(self.view.state) or self.view.task_id is None:
@@ -709,6 +718,7 @@ MERGE_PLANS = switch("merge-plans")
 ARRIVAL_ORDER = switch("arrival-order")
 SPLIT_CHAR_LOST = switch("split-char-lost")
 BOM_DROPS_FIRST = switch("bom-drops-first")
+DISPATCHES_UNTERMINATED = switch("dispatches-unterminated")
 LASTCHUNK_ENDS_STREAM = switch("lastchunk-ends-stream")
 WAITS_FINAL_FLAG = switch("waits-final-flag")
 UNKNOWN_VARIANT_GIVES_UP = switch("unknown-variant-gives-up")
@@ -716,6 +726,7 @@ NEW_ID_ON_RETRY = switch("new-id-on-retry")
 ARTIFACTS_BY_ARRIVAL = switch("artifacts-by-arrival")
 OTHER_TASK_FRAMES = switch("other-task-frames")
 D3_CLOSE_ENDS = switch("d3-close-ends")
+ANSWERS_FIRST_PAUSE_ONLY = switch("answers-first-pause-only")
 ANSWER_WITHOUT_EXTENSION = switch("answer-without-extension")
 APPROVAL_AS_TEXT = switch("approval-as-text")
 POSTS_TO_ORIGIN = switch("posts-to-origin")
@@ -749,6 +760,14 @@ class _BomKept(SSEParser):
     def _skip_bom(self, chunk: bytes) -> bytes:
         self._started = True
         return chunk
+
+
+class _PendingDispatched(SSEParser):
+    """A reader that, at the end of the stream, dispatches the event it was reading although no blank line ended
+    it (WHATWG HTML §9.2.6 discards it): its line, ended or not, and the pending data go out as an event."""
+
+    def finish(self, t: float = 0.0) -> list:
+        return self.feed(b"\n\n", t)
 
 
 def _unknown_variant(response: Any) -> bool:

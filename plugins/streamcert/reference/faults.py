@@ -182,6 +182,8 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      "lost", _client(4), ()),
     ("bom-drops-first", "a stream that begins with a BOM loses its first event (the BOM is read as part of "
      "the first field's name)", _client(5), ()),
+    ("dispatches-unterminated", "at the end of the stream, the event it ended inside (a data line with no blank "
+     "line after it) is dispatched, as if the blank line had come", _client(5), ()),
     ("lastchunk-ends-stream", "an artifact's lastChunk is taken as the end of the stream: what follows is "
      "never read", _client(6), ()),
     ("waits-final-flag", "after the terminal status and the close, the client waits for a final: true that "
@@ -198,6 +200,8 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      "too", _client(7), ()),
     ("d3-close-ends", "a stream that closes at an interrupted state is taken as the end of the task: nothing "
      "is answered", _client(8), ()),
+    ("answers-first-pause-only", "only the task's first pause is answered: at a later one the client stops and "
+     "shows the task waiting there", _client(8), ()),
     ("answer-without-extension", "the answer to an interaction does not list the interactions/v1 extension",
      _client(11), ()),
     ("approval-as-text", "an approval is answered in words (a text part 'yes' or 'no') with no boolean approved",

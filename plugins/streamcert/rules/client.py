@@ -12,11 +12,12 @@ A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (
 
 The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected view
 (PARTS). A wrong view is diagnosed first (`stop_of`): when it is exactly what a client that read the stream
-rightly up to its first interrupted state, or up to its first lastChunk that more frames follow, shows, the
+rightly up to one of its interrupted states, or up to its first lastChunk that more frames follow, shows, the
 whole of it is blamed on CLIENT-008 or CLIENT-006, whatever else the case varies, and its findings cite no frame
 after the stop. Otherwise each difference is blamed once (BLAME): first on what it shows of its cause, where
 the case names and exercises the requirement of that cause — a request the card does not allow or sent where
-it declares no interface (CLIENT-018, CLIENT-020), a frame of another task shown (CLIENT-007), an older update
+it declares no interface (CLIENT-018, CLIENT-020), a frame of another task shown (CLIENT-007), what only the block
+a stream ended inside carried (CLIENT-005: no blank line ended it, so it is no event), an older update
 that arrived after a later one or again (CLIENT-002), a plan taken wrong while the rest of the view is right
 (CLIENT-001), characters outside ASCII left out or shown as U+FFFD (CLIENT-004), something the stream carried
 left out or an older value kept (CLIENT-005 the case's line ends, BOM, comments and cut lines; CLIENT-010
@@ -56,6 +57,7 @@ from .clientview import (
     STATUS_TEXT,
     TASK_IDS,
     TASK_STATE,
+    UNENDED,
     ClientRun,
     Diff,
     Frame,
@@ -122,8 +124,8 @@ PARTS: dict[str, Part] = {
                        lambda r, d: d.part == ARTIFACT),
     "CLIENT-004": Part("the whole view, read through characters split between chunks", lambda r: bool(r.expected),
                        _whole),
-    "CLIENT-005": Part("the whole view, read through the case's line ends, BOM, comments and cut lines",
-                       lambda r: bool(r.expected), _whole),
+    "CLIENT-005": Part("the whole view, read through the case's line ends, BOM, comments, cut lines and an end "
+                       "inside the last event", lambda r: bool(r.expected), _whole),
     "CLIENT-006": Part("what the stream carried after a lastChunk", lambda r: r.stream.last_chunk is not None,
                        _after_last_chunk),
     "CLIENT-007": Part("the task's ids, and nothing from another task's frames",
@@ -154,6 +156,11 @@ def _anything(run: ClientRun, d: Diff) -> bool:
 
 def _foreign(run: ClientRun, d: Diff) -> bool:
     return d.why == FOREIGN
+
+
+def _unended(run: ClientRun, d: Diff) -> bool:
+    """What only the block a stream ended inside carried: an event dispatched that never was one."""
+    return d.why == UNENDED
 
 
 def _arrived_late(run: ClientRun, d: Diff) -> bool:
@@ -196,6 +203,7 @@ BLAME: tuple[tuple[str, Callable[[ClientRun, Diff], bool]], ...] = (
     ("CLIENT-018", _anything),
     ("CLIENT-020", _anything),
     ("CLIENT-007", _foreign),
+    ("CLIENT-005", _unended),
     ("CLIENT-002", _arrived_late),
     ("CLIENT-001", _plan_mistake),
     ("CLIENT-004", _characters_lost),
@@ -226,18 +234,22 @@ class Stop:
                f"nothing after"
 
 
+ORDINALS = {2: "second", 3: "third", 4: "fourth"}
+
+
 def stop_of(run: ClientRun) -> Stop | None:
-    """The stop that explains the view, if one does: the candidates are the stream up to its first interrupted
-    state (CLIENT-008: the client did not go on) and up to its first lastChunk that more frames follow
-    (CLIENT-006: lastChunk taken as the end); each is the view a client that read those frames rightly shows
-    (Stream.shown_up_to), and explains the view when the view equals it and the expected view does not. The
-    earlier candidate is tried first (it claims less was read)."""
+    """The stop that explains the view, if one does: the candidates are the stream up to each of its interrupted
+    states (CLIENT-008: the client did not go on after it; a task that pauses three times may be left at any of
+    them) and up to its first lastChunk that more frames follow (CLIENT-006: lastChunk taken as the end); each is
+    the view a client that read those frames rightly shows (Stream.shown_up_to), and explains the view when the
+    view equals it and the expected view does not. The earlier candidate is tried first (it claims less was
+    read)."""
     view = run.require_view()
     stream, expected = run.stream, run.expected
     candidates = []
-    if stream.interrupted is not None:
-        candidates.append(Stop("CLIENT-008", stream.interrupted, f"its first interrupted state, "
-                                                                  f"{stream.interrupted.state}"))
+    for k, pause in enumerate(stream.interruptions):  # a client that did not go on after this one
+        candidates.append(Stop("CLIENT-008", pause, f"its {'first' if k == 0 else ORDINALS.get(k + 1, f'#{k + 1}')} "
+                                                    f"interrupted state, {pause.state}"))
     if stream.last_chunk is not None:
         candidates.append(Stop("CLIENT-006", stream.last_chunk, f"the first lastChunk, of artifact "
                                                                  f"{stream.last_chunk.artifact_id}"))

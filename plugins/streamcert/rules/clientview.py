@@ -44,8 +44,9 @@ artifactId, in any order; plan steps in order.
 
 Each difference found is tagged with the part of the view it is in and, where the stream shows why, with
 what the client showed instead: `stale` (the plan or status text of another of the task's status updates: an
-older one), `foreign` (what a frame of another task or context carried). Which requirement a difference is
-blamed on is decided in rules/client.py.
+older one), `foreign` (what a frame of another task or context carried), `unended` (what only the block a stream
+ended inside carried: no blank line ended it, so no reader dispatches it, WHATWG HTML §9.2.6). Which requirement
+a difference is blamed on is decided in rules/client.py.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ SHOWN_LIMIT = 160  # characters of a value a finding quotes
 # Parts of the view a difference can be in.
 TASK_IDS, TASK_STATE, STATUS_TEXT, PLAN, ARTIFACT, PROMPT, OTHER = (
     "task ids", "task state", "status text", "plan", "artifact", "interaction prompt", "other")
-STALE, FOREIGN = "stale", "foreign"
+STALE, FOREIGN, UNENDED = "stale", "foreign", "unended"
 ARTIFACT_FIELDS = ("artifactId", "name", "text", "data")
 STEP_FIELDS = ("label", "state", "note")
 ELLIPSIS = "…"
@@ -265,6 +266,22 @@ def answered_results(ex: Exchange) -> list[dict[str, Any]]:
     return [v["result"] for v in values if isinstance(v, dict) and isinstance(v.get("result"), dict)]
 
 
+def unended_result(ex: Exchange) -> dict[str, Any] | None:
+    """The JSON-RPC result of the block a served stream ended inside (no blank line after it), which no
+    event-stream reader dispatches (WHATWG HTML §9.2.6): None when every block was ended."""
+    if not ex.chunks or not (ex.is_sse or ex.events):
+        return None
+    parser = SSEParser()
+    for chunk in ex.chunks:
+        parser.feed(chunk.data, chunk.t)
+    parser.finish()
+    text = parser.discarded
+    data = "\n".join(line[5:].removeprefix(" ") for line in (text or "").split("\n") if line.startswith("data:"))
+    value = read_json(data)[0] if data else None
+    result = value.get("result") if isinstance(value, dict) else None
+    return result if isinstance(result, dict) else None
+
+
 # -- the stream as served ---------------------------------------------------------------------------------
 
 @dataclass
@@ -352,17 +369,24 @@ class Stream:
     """The task as the replay server served it: its frames, and what a client must make of them."""
 
     frames: list[Frame]
+    unended: list[Frame] = field(default_factory=list)  # blocks an answer's stream ended inside (n 0: no event)
 
     @classmethod
     def of(cls, sent: list[Sent]) -> Stream:
         frames: list[Frame] = []
+        unended: list[Frame] = []
         for s in sent:
             for i, result in enumerate(s.results):
                 kind = a2a.stream_kind(result)
                 body = result.get(kind) if kind else None
                 frames.append(Frame(len(frames) + 1, s, kind, body if isinstance(body, dict) else {},
                                     i == len(s.results) - 1))
-        return cls(frames)
+            result = unended_result(s.answer) if not s.dropped else None
+            if result is not None:
+                kind = a2a.stream_kind(result)
+                body = result.get(kind) if kind else None
+                unended.append(Frame(0, s, kind, body if isinstance(body, dict) else {}, True))
+        return cls(frames, unended)
 
     @cached_property
     def task_ids(self) -> tuple[Any, Any]:
@@ -418,9 +442,14 @@ class Stream:
         return [f for f in self.own if f.steps is not None]
 
     @cached_property
+    def interruptions(self) -> list[Frame]:
+        """The interrupted statuses served, in order."""
+        return [f for f in self.statuses if a2a.is_interrupted(f.state)]
+
+    @cached_property
     def interrupted(self) -> Frame | None:
         """The first interrupted status served."""
-        return next((f for f in self.statuses if a2a.is_interrupted(f.state)), None)
+        return self.interruptions[0] if self.interruptions else None
 
     @cached_property
     def last_chunk(self) -> Frame | None:
@@ -554,7 +583,7 @@ class Diff:
     part: str
     expected: Any
     got: Any
-    why: str = ""  # STALE, FOREIGN or ""
+    why: str = ""  # STALE, FOREIGN, UNENDED or ""
     artifact: Any = None
     frames: tuple[int, ...] = ()  # the frames whose value the view shows instead (STALE, FOREIGN)
 
@@ -566,6 +595,8 @@ class Diff:
         instead = {STALE: f" (what the task's own frame {frames} carried, not the latest)",
                    FOREIGN: f" (what frame {frames}, of another task or context, carried)"}.get(self.why, "") \
             if cited else ""
+        if self.why == UNENDED:  # no frame to cite: the block was never an event
+            instead = " (what the block the stream ended inside carried: no blank line ended it, so it is no event)"
         return f"{self.path}: shown {shown(self.got)}, expected {shown(self.expected)}{instead}"
 
 
@@ -711,7 +742,8 @@ class ViewComparison:
 
     def _why(self, got: Any, value_of: Any, equal: Any) -> tuple[str, tuple[int, ...]]:
         """(FOREIGN, the frames) when `got` is what frames of another task carried and none of the task's own;
-        (STALE, the frames) when it is what other frames of the task carried; ("", ()) otherwise."""
+        (STALE, the frames) when it is what other frames of the task carried; (UNENDED, ()) when only the block
+        a stream ended inside carried it (never an event); ("", ()) otherwise."""
         if got is None:
             return "", ()
         own = tuple(f.n for f in self.stream.own if value_of(f) is not None and equal(value_of(f), got))
@@ -719,7 +751,10 @@ class ViewComparison:
                         if self.stream.foreign(f) and value_of(f) is not None and equal(value_of(f), got))
         if own:
             return STALE, own
-        return (FOREIGN, foreign) if foreign else ("", ())
+        if foreign:
+            return FOREIGN, foreign
+        unended = any(value_of(f) is not None and equal(value_of(f), got) for f in self.stream.unended)
+        return (UNENDED, ()) if unended else ("", ())
 
     def _plan(self, want: Any, got: Any, out: Compared) -> None:
         readings: list[str] = []
