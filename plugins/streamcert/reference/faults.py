@@ -463,9 +463,13 @@ _TABLE = (
     Fault("list-oldest-first", "ListTasks sorts oldest first", _task(6), _task(8)),
     Fault("list-artifacts-always", "ListTasks includes artifacts without includeArtifacts", _task(7)),
     Fault("list-paging-broken", "ListTasks ignores pageSize: every task on one page", _task(8), _task(5)),
-    Fault("list-filter-ignored", "ListTasks ignores the contextId and status filters", _task(9), _task(5, 8)),
+    Fault("list-filter-ignored", "ListTasks ignores the contextId and status filters", _task(9), _task(5, 8, 14)),
     Fault("list-after-exclusive", "ListTasks' statusTimestampAfter leaves out the task stamped exactly then",
           _task(13)),
+    Fault("proto-names-ignored", "a request field named by its proto name (context_id) is left unread: ListTasks "
+          "so filtered lists every context", _task(14)),
+    Fault("list-page-size-unbounded", "ListTasks takes any pageSize (150, 0) and answers it as the page size used",
+          _task(15)),
     Fault("cancel-ignored", "CancelTask answers the task unchanged and the work goes on", _task(10),
           _stream(9) + _task(12)),
     Fault("subscribe-refused", "SubscribeToTask on a task that has not ended is refused with -32004 (as "

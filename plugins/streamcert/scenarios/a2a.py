@@ -25,6 +25,10 @@ Labels written (read by streamcert.rules):
   id_stream                 a whole stream whose request id is "" (every request of `errors` takes its id
                             from ID_FORMS in turn)
   list_after                ListTasks with statusTimestampAfter: the status timestamp of a listed task
+  send_other                a task in a context of its own, made before send_1
+  list_proto_name           ListTasks with contextId named by its proto field name, context_id (not on gRPC)
+  list_size_over, list_size_under
+                            ListTasks with pageSize 150 and 0 (a2a.proto: 1 to 100)
   card_nostream, setup_nostream, stream_refused, subscribe_refused
                             the agent whose card declares streaming: false
 """
@@ -171,9 +175,13 @@ async def stream_task(target: Target, scenario: Scenario, log: FrameLog) -> None
 
 @driver("list-tasks")
 async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    """Three tasks in one context (the second fails), then ListTasks every way the spec names."""
+    """A task in a context of its own, three tasks in one context (the second fails), then ListTasks every way
+    the spec names, and with what it bounds or spells otherwise."""
     client, _ = await _open(target, log)
     try:
+        # First, so that a filter ignored lists a task of another context (and it is never the context's newest)
+        other = unary_task(await client.call(a2a.SEND_MESSAGE, {"message": user_message(
+            "another context", script=scenario.data["other_script"])}, label="send_other"))
         context_id = None
         for n, script in enumerate(scenario.data["scripts"], start=1):
             ex = await client.call(a2a.SEND_MESSAGE,
@@ -199,8 +207,22 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
                               label="list_after")
         else:  # the timestamp is optional (A2A §4.1.2): without one there is nothing to filter by
             unsupported(log, ["A2A-TASK-013"], "no task ListTasks listed carries a status timestamp to filter by")
+        await _proto_name_filter(client, log, context_id, other)
+        for label, size in (("list_size_over", a2a.LIST_PAGE_SIZE_MAX + 50), ("list_size_under", 0)):
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": size}, label=label)
     finally:
         await client.__aexit__()
+
+
+async def _proto_name_filter(client: A2AClient, log: FrameLog, context_id: str, other: Any) -> None:
+    """A2A-TASK-014: ListTasks with contextId named by its proto field name, context_id."""
+    if client.binding == bindings.GRPC:
+        unsupported(log, ["A2A-TASK-014"], "a gRPC request names its fields by number: no JSON name to spell otherwise")
+    elif not isinstance(other, dict) or not other.get("id") or other.get("contextId") == context_id:
+        unsupported(log, ["A2A-TASK-014"], "no task in another context could be made (send_other), so a filter "
+                                           "ignored could not be told from one applied")
+    else:
+        await client.call(a2a.LIST_TASKS, {"context_id": context_id}, label="list_proto_name")
 
 
 def _middle_timestamp(listed: Exchange) -> str | None:
