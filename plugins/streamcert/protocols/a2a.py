@@ -10,6 +10,7 @@ from typing import Any
 
 PROTOCOL_VERSION = "1.0"
 VERSION_HEADER = "A2A-Version"
+UNSET_VERSION = "0.3"  # what a missing or empty A2A-Version means (§3.6.2)
 EXTENSIONS_HEADER = "A2A-Extensions"
 CARD_PATH = "/.well-known/agent-card.json"
 SSE_MEDIA_TYPE = "text/event-stream"

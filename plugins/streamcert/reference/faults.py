@@ -489,7 +489,9 @@ _TABLE = (
           _err(5)),
     Fault("wrong-code-protocol", "an unknown method and a non-JSON body both get -32600", _err(6)),
     Fault("wrong-code-params", "invalid params get -32603 instead of -32602", _err(7), _err(10, 12)),
-    Fault("version-ignored", "the A2A-Version header is not checked", _err(8)),
+    Fault("version-ignored", "the A2A-Version header is not checked", _err(8, 16)),
+    Fault("version-missing-served", "a request without A2A-Version, or with it empty, is served as 1.0, not read "
+          "as 0.3 and refused", _err(16)),
     Fault("error-data-missing", "errors carry no data array", _err(9)),
     Fault("cross-context-accepted", "a message whose taskId belongs to another context is accepted",
           _err(10)),

@@ -34,7 +34,8 @@ def activated(headers: Mapping[str, str], agent: Agent) -> list[str]:
 
 def check_version(headers: Mapping[str, str], options: Options) -> None:
     # A missing or empty value reads as 0.3 (A2A §3.6), which this server does not speak.
-    version = value_of(headers, a2a.VERSION_HEADER).strip() or "0.3"
+    unset = a2a.PROTOCOL_VERSION if VERSION_MISSING_SERVED.on(options) else a2a.UNSET_VERSION
+    version = value_of(headers, a2a.VERSION_HEADER).strip() or unset
     known = variant(options, _VERSION_OK, {VERSION_PATCH_REFUSED: _VERSION_EXACT})
     if not known.fullmatch(version) and not VERSION_IGNORED.on(options):
         raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
@@ -50,5 +51,6 @@ def echo_headers(activated: list[str], options: Options) -> dict[str, str]:
 # -- fault variants ---------------------------------------------------------------------------------
 VERSION_IGNORED = switch("version-ignored")
 VERSION_PATCH_REFUSED = switch("version-patch-refused")
+VERSION_MISSING_SERVED = switch("version-missing-served")  # a missing or empty A2A-Version read as 1.0
 _VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
 NO_EXTENSION_ECHO = switch("no-extension-echo")

@@ -16,6 +16,7 @@ Labels written (read by streamcert.rules):
   msg_no_role, msg_no_parts, msg_empty_parts, msg_no_message_id, msg_unknown_role, list_refused
                             messages without their required fields, then ListTasks of their context
   patch_version             GetTask with A2A-Version: 1.0.1
+  no_version, empty_version GetTask without A2A-Version, and with it empty (read as 0.3)
   push_create, push_get, push_list, push_delete, extended_card
                             the operations of capabilities the card does not declare (A2A-ERR-013/014)
   unknown_member, unknown_member_get
@@ -336,6 +337,10 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
         await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params", rpc_id=next(forms))
         await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0",
                           rpc_id=next(forms))
+        # Without the service parameter, and with it empty: read as 0.3 (A2A-ERR-016)
+        for label, version in (("no_version", None), ("empty_version", "")):
+            await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label=label, version=version,
+                              rpc_id=next(forms))
         if client.binding == bindings.JSONRPC:
             await _envelopes(client, {"id": done_id or unknown}, forms)
         if streaming_declared(card):
