@@ -83,14 +83,14 @@ def test_list_scenarios(capsys):
     code, out, _ = run_cli(capsys, "list", "--scenarios")
     assert code == 0 and ids_of(out) == scenario_ids()
     errors = next(line for line in out.splitlines() if line.startswith("errors "))
-    assert errors.split()[1] == "a2a" and "A2A-ERR-002..012" in errors
+    assert errors.split()[1] == "a2a" and "A2A-ERR-002..016" in errors
 
     _, out, _ = run_cli(capsys, "list", "--scenarios", "--profile", "plans")
     assert ids_of(out) == [sid for sid in scenario_ids() if load_scenario(sid).profile == "plans"]
 
     # A glob picks scenarios by id (all their requirements), or by a requirement they exercise (only those)
     _, out, _ = run_cli(capsys, "list", "--scenarios", "card")
-    assert out.split() == ["card", "a2a", "A2A-CARD-001..006"]
+    assert out.split() == ["card", "a2a", "A2A-CARD-001..007"]
     _, out, _ = run_cli(capsys, "list", "--scenarios", "A2A-ERR-001")
     assert out.split() == ["no-streaming", "a2a", "A2A-ERR-001"]
 

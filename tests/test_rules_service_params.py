@@ -90,3 +90,49 @@ def test_err_016_no_answer_is_an_error_and_no_request_no_finding():
     ex.status, ex.error, ex.end = None, "ReadTimeout: timed out", "error"
     assert "ReadTimeout" in one("A2A-ERR-016", log, E).message
     assert no_finding("A2A-ERR-016", frame_log(card_get()))
+
+
+# -- A2A-ERR-017 ---------------------------------------------------------------------------------------------
+
+REQUIRED = "https://example.com/ext/v1"
+
+
+def required_log(answer=None):
+    """The card of an agent that requires REQUIRED, then SendMessage activating nothing, refused with
+    ExtensionSupportRequiredError unless answered `answer` (a result, or an error: a dict with "code")."""
+    caps = {"streaming": True, "extensions": [{"uri": REQUIRED, "description": "needed", "required": True}]}
+    card = card_get(agent_card(capabilities=caps))
+    card.label = "card_required"
+    if answer is None:
+        answer = rpc_error(a2a.EXTENSION_SUPPORT_REQUIRED, "activate it", error_info("EXTENSION_SUPPORT_REQUIRED"))
+    error = answer if "code" in answer else None
+    sent = unary("ext_not_activated", None if error else answer, error=error, rpc_method="SendMessage",
+                 params={"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}})
+    return frame_log(card, sent, scenario="extension-required")
+
+
+def test_err_017_refused_passes():
+    f = one("A2A-ERR-017", required_log(), P)
+    assert REQUIRED in f.message and "-32008" in f.message
+
+
+def test_err_017_served_fails():
+    f = one("A2A-ERR-017", required_log({"task": task(state=DONE)}), F)
+    assert "was accepted" in f.message and "-32008" in f.message and REQUIRED in f.message
+
+
+def test_err_017_another_error_fails():
+    f = one("A2A-ERR-017", required_log(rpc_error(-32602, "bad")), F)
+    assert "-32602" in f.message
+
+
+def test_err_017_over_grpc_and_http_json():
+    refused = status_body(a2a.EXTENSION_SUPPORT_REQUIRED, 400, details=error_info("EXTENSION_SUPPORT_REQUIRED"))
+    sent = rest("ext_not_activated", a2a.SEND_MESSAGE, refused, status=400, params={"message": {}})
+    one("A2A-ERR-017", frame_log(sent), P)
+    served = rest("ext_not_activated", a2a.SEND_MESSAGE, {"task": task(state=DONE)}, params={"message": {}})
+    one("A2A-ERR-017", frame_log(served), F)
+
+
+def test_err_017_without_the_request_no_finding():
+    assert no_finding("A2A-ERR-017", frame_log(card_get()))

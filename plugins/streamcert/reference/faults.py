@@ -490,6 +490,8 @@ _TABLE = (
     Fault("wrong-code-protocol", "an unknown method and a non-JSON body both get -32600", _err(6)),
     Fault("wrong-code-params", "invalid params get -32603 instead of -32602", _err(7), _err(10, 12)),
     Fault("version-ignored", "the A2A-Version header is not checked", _err(8, 16)),
+    Fault("extension-required-ignored", "the agent whose card marks progress/v1 required serves a request that does "
+          "not activate it", _err(17)),
     Fault("version-missing-served", "a request without A2A-Version, or with it empty, is served as 1.0, not read "
           "as 0.3 and refused", _err(16)),
     Fault("error-data-missing", "errors carry no data array", _err(9)),

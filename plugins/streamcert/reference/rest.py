@@ -91,6 +91,7 @@ def routes(agent: Agent) -> list[Route]:
                 raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"{route.operation} is not served here")
             params = await _request_message(request, path_params)
             service.check_version(request.headers, options)
+            service.check_extensions(request.headers, agent, options)
             outcome = await agent.handlers[route.operation](params)
         except rpc.RpcError as error:
             return error_response(error, options, headers)

@@ -3,6 +3,8 @@ headers on JSON-RPC and HTTP+JSON (§11.2), gRPC metadata (§10.2, lower-case ke
 
     activated(headers, agent)      the extensions a request activates that the agent's card declares
     check_version(headers, opts)   VersionNotSupportedError for an A2A-Version the server does not speak
+    check_extensions(headers, agent, opts)
+                                   ExtensionSupportRequiredError for a required extension not activated
     echo_headers(activated, opts)  the response header (or initial metadata) echoing what was activated
 """
 
@@ -42,6 +44,16 @@ def check_version(headers: Mapping[str, str], options: Options) -> None:
                            f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
 
 
+def check_extensions(headers: Mapping[str, str], agent: Agent, options: Options) -> None:
+    """ExtensionSupportRequiredError when the request does not activate an extension the card marks required
+    (A2A §3.3.4, §4.6.3)."""
+    missing = [uri for uri in agent.spec.required if uri not in activated(headers, agent)]
+    if missing and not EXTENSION_REQUIRED_IGNORED.on(options):
+        raise rpc.RpcError(a2a.EXTENSION_SUPPORT_REQUIRED,
+                           f"This agent requires the extension(s) {', '.join(missing)}: activate them with "
+                           f"{a2a.EXTENSIONS_HEADER}")
+
+
 def echo_headers(activated: list[str], options: Options) -> dict[str, str]:
     if not activated or NO_EXTENSION_ECHO.on(options):
         return {}
@@ -54,3 +66,4 @@ VERSION_PATCH_REFUSED = switch("version-patch-refused")
 VERSION_MISSING_SERVED = switch("version-missing-served")  # a missing or empty A2A-Version read as 1.0
 _VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
 NO_EXTENSION_ECHO = switch("no-extension-echo")
+EXTENSION_REQUIRED_IGNORED = switch("extension-required-ignored")

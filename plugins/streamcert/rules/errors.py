@@ -7,6 +7,7 @@ Labels read (written by streamcert.scenarios.a2a):
                          push_create, push_get, push_list, push_delete, extended_card, unknown_member,
                          unknown_member_get, no_version, empty_version (and card, for a 0.3 interface)
   no-streaming scenario: card_nostream, setup_nostream, stream_refused, subscribe_refused
+  extension-required scenario: card_required, ext_not_activated
 A2A-ERR-009 reads every error response in the log.
 """
 
@@ -434,3 +435,19 @@ def unset_version_read_as_0_3(run: Run, out: Verdict) -> None:
                         f"(the suite judges 1.0 only)")
     else:
         _verdict(out, checks)
+
+
+# -- A2A-ERR-017: a required extension not activated (§3.3.4, §4.6.3) -------------------------------------
+@rule("A2A-ERR-017", view=Run)
+def required_extension_refused(run: Run, out: Verdict) -> None:
+    ex = run.get("ext_not_activated")
+    if ex is None:
+        return  # the driver says why (no agent whose card marks an extension required)
+    card_ex = run.get("card_required")
+    card = card_ex.json()[0] if card_ex is not None else None
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    required = [e.get("uri") for e in (caps.get("extensions") or [] if isinstance(caps, dict) else [])
+                if isinstance(e, dict) and e.get("required") is True]
+    named = ", ".join(str(uri) for uri in required) or "an extension"
+    _verdict(out, [refusal(ex, (a2a.EXTENSION_SUPPORT_REQUIRED,),
+                           f"SendMessage activating none of the extensions the card marks required ({named})")])

@@ -32,6 +32,8 @@ Labels written (read by streamcert.rules):
                             ListTasks with pageSize 150 and 0 (a2a.proto: 1 to 100)
   card_nostream, setup_nostream, stream_refused, subscribe_refused
                             the agent whose card declares streaming: false
+  card_required, ext_not_activated
+                            the agent whose card marks an extension required, and a message activating none
 """
 
 from __future__ import annotations
@@ -447,6 +449,40 @@ async def _envelopes(client: A2AClient, params: dict[str, Any], forms: Iterator[
     for label, (method, values) in notifications.items():
         await client.call(method, None, label=label,
                           raw_body=_raw({"jsonrpc": "2.0", "method": method, "params": values}))
+
+
+def required_extensions(card: Any) -> list[str]:
+    """The URIs of the extensions the card marks required: true (A2A §4.6.1)."""
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    exts = caps.get("extensions") if isinstance(caps, dict) else None
+    return [e["uri"] for e in exts or [] if isinstance(e, dict) and e.get("required") is True
+            and isinstance(e.get("uri"), str)]
+
+
+@driver("extension-required")
+async def extension_required(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    """An agent whose card marks an extension required: true, sent a message that activates none (A2A-ERR-017)."""
+    url = target.required_ext_url
+    if not url:
+        client, card = await _open(target, log)
+        await client.__aexit__()
+        if not required_extensions(card):
+            unsupported(log, list(scenario.requirements),
+                        "the target's card marks no extension required: true and no agent that does was given "
+                        "(--required-ext-url)")
+            return
+        url = target.a2a_url
+    client = client_for(target, log, url or "")
+    async with client:
+        card_ex = await client.get_card(label="card_required")
+        note_unreachable(log, card_ex)
+        card, _ = card_ex.json()
+        client.use_card(card)
+        if not required_extensions(card):
+            unsupported(log, list(scenario.requirements), f"the agent at {url} marks no extension required: true")
+            return
+        await client.call(a2a.SEND_MESSAGE, {"message": user_message("finish at once", script=scenario.script)},
+                          label="ext_not_activated")
 
 
 @driver("no-streaming")
