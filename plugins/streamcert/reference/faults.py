@@ -388,7 +388,7 @@ _TABLE = (
     Fault("result-and-error", "the second task-stream event carries an error member beside its result",
           ("WIRE-004",), _stream(14) + _int(6) + _plan(18)),
     Fault("html-error", "JSON-RPC errors come back as an HTML page (text/html, HTTP 500)",
-          ("WIRE-005",), ("WIRE-008",) + _err(*range(1, 11), 12)),
+          ("WIRE-005",), ("WIRE-008",) + _err(*range(1, 11), 12, 13, 14, 16) + _task(15)),
     Fault("bad-utf8", "one byte of the second task-stream event is not UTF-8",
           ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4, 6, 8) + _ix(2, 14) + _plan(1, 18)),  # (the pause's
     # text, or a plan update)

@@ -43,6 +43,7 @@ import dataclasses
 import itertools
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any, Iterator
 
 from ..binding_choice import grpc_missing
@@ -451,6 +452,21 @@ async def _envelopes(client: A2AClient, params: dict[str, Any], forms: Iterator[
                           raw_body=_raw({"jsonrpc": "2.0", "method": method, "params": values}))
 
 
+async def _twin(target: Target, scenario: Scenario, log: FrameLog, given: str | None, fits: Callable[[Any], Any],
+                lacks: str) -> str | None:
+    """The URL of the agent a scenario needs beside the target (one whose card is unlike the target's): `given`,
+    else the target itself when its card `fits`, else None with every requirement of the scenario UNSUPPORTED
+    for the reason `lacks`."""
+    if given:
+        return given
+    client, card = await _open(target, log)
+    await client.__aexit__()
+    if not fits(card):
+        unsupported(log, list(scenario.requirements), lacks)
+        return None
+    return target.a2a_url or ""
+
+
 def required_extensions(card: Any) -> list[str]:
     """The URIs of the extensions the card marks required: true (A2A §4.6.1)."""
     caps = card.get("capabilities") if isinstance(card, dict) else None
@@ -462,16 +478,11 @@ def required_extensions(card: Any) -> list[str]:
 @driver("extension-required")
 async def extension_required(target: Target, scenario: Scenario, log: FrameLog) -> None:
     """An agent whose card marks an extension required: true, sent a message that activates none (A2A-ERR-017)."""
-    url = target.required_ext_url
-    if not url:
-        client, card = await _open(target, log)
-        await client.__aexit__()
-        if not required_extensions(card):
-            unsupported(log, list(scenario.requirements),
-                        "the target's card marks no extension required: true and no agent that does was given "
-                        "(--required-ext-url)")
-            return
-        url = target.a2a_url
+    url = await _twin(target, scenario, log, target.required_ext_url, required_extensions,
+                      "the target's card marks no extension required: true and no agent that does was given "
+                      "(--required-ext-url)")
+    if url is None:
+        return
     client = client_for(target, log, url or "")
     async with client:
         card_ex = await client.get_card(label="card_required")
@@ -488,16 +499,11 @@ async def extension_required(target: Target, scenario: Scenario, log: FrameLog) 
 @driver("no-streaming")
 async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> None:
     """An agent whose card says streaming: false must refuse both streaming methods."""
-    url = target.nostream_url
-    if not url:
-        client, card = await _open(target, log)
-        await client.__aexit__()
-        if streaming_declared(card):
-            unsupported(log, list(scenario.requirements),
-                        "the target declares streaming: true and no agent without streaming was given "
-                        "(--sut-nostream-url)")
-            return
-        url = target.a2a_url
+    url = await _twin(target, scenario, log, target.nostream_url, lambda card: not streaming_declared(card),
+                      "the target declares streaming: true and no agent without streaming was given "
+                      "(--sut-nostream-url)")
+    if url is None:
+        return
     client = client_for(target, log, url or "", stream_limit=min(target.stream_limit, 5.0))
     async with client:
         card_ex = await client.get_card(label="card_nostream")
