@@ -1,4 +1,4 @@
-"""A2A-TASK-014 (a filter named by its proto field name) and A2A-TASK-015 (pageSize out of its bounds), both ways,
+"""A2A-TASK-017 (a filter named by its proto field name) and A2A-TASK-018 (pageSize out of its bounds), both ways,
 on hand-made frame logs; and the reference's reading of proto names (reference/params.py)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def listing(*tids_ctx):
 OWN = (("t3", CTX), ("t2", CTX), ("t1", CTX))
 
 
-# -- A2A-TASK-014 ----------------------------------------------------------------------------------------
+# -- A2A-TASK-017 ----------------------------------------------------------------------------------------
 
 def proto_name_log(answer=None, error=None, other=True):
     other_ex = unary("send_other", task_result("t0", OTHER_CTX, DONE) if other else None, rpc_method="SendMessage",
@@ -45,49 +45,49 @@ def proto_name_log(answer=None, error=None, other=True):
 
 
 def test_task_014_filter_read_as_context_id_passes():
-    f = one("A2A-TASK-014", proto_name_log(listing(*OWN)), P)
+    f = one("A2A-TASK-017", proto_name_log(listing(*OWN)), P)
     assert "t0" in f.message and "read as contextId" in f.reading
 
 
 def test_task_014_refused_with_invalid_params_passes():
-    f = one("A2A-TASK-014", proto_name_log(error=rpc_error(-32602, "unknown field context_id")), P)
+    f = one("A2A-TASK-017", proto_name_log(error=rpc_error(-32602, "unknown field context_id")), P)
     assert f.reading == "refused as invalid params"
 
 
 def test_task_014_filter_ignored_is_a_warning_never_a_fail():
-    f = one("A2A-TASK-014", proto_name_log(listing(("t0", OTHER_CTX), *OWN)), W)
+    f = one("A2A-TASK-017", proto_name_log(listing(("t0", OTHER_CTX), *OWN)), W)
     assert "silently ignored" in f.message and "t0" in f.message and f.evidence
 
 
 def test_task_014_a_stranger_of_a_third_context_is_seen_too():
     # the task of another scenario, not the driver's: its contextId shows the filter went unread
-    one("A2A-TASK-014", proto_name_log(listing(*OWN, ("t9", "ctx-elsewhere"))), W)
+    one("A2A-TASK-017", proto_name_log(listing(*OWN, ("t9", "ctx-elsewhere"))), W)
 
 
 def test_task_014_refused_with_another_error_is_a_warning():
-    f = one("A2A-TASK-014", proto_name_log(error=rpc_error(-32603, "internal")), W)
+    f = one("A2A-TASK-017", proto_name_log(error=rpc_error(-32603, "internal")), W)
     assert "-32602" in f.message
 
 
 def test_task_014_over_http_json_reads_the_query():
     other = rest("send_other", a2a.SEND_MESSAGE, {"task": task("t0", OTHER_CTX, DONE)}, params={"message": {}})
     ignored = rest("list_proto_name", a2a.LIST_TASKS, listing(("t0", OTHER_CTX), *OWN), params={"context_id": CTX})
-    one("A2A-TASK-014", frame_log(other, ignored), W)
+    one("A2A-TASK-017", frame_log(other, ignored), W)
     refused = rest("list_proto_name", a2a.LIST_TASKS, status=400, params={"context_id": CTX},
                    answer=status_body(-32602, 400, details=error_info("INVALID_PARAMS")))
-    one("A2A-TASK-014", frame_log(other, refused), P)
+    one("A2A-TASK-017", frame_log(other, refused), P)
 
 
 def test_task_014_without_another_context_is_not_judged_as_applied():
-    f = one("A2A-TASK-014", proto_name_log(listing(*OWN), other=False), U)
+    f = one("A2A-TASK-017", proto_name_log(listing(*OWN), other=False), U)
     assert "another context" in f.message
 
 
 def test_task_014_needs_both_exchanges():
-    assert [f for f in judge_all(frame_log(), ["A2A-TASK-014"], RuleContext())] == []
+    assert [f for f in judge_all(frame_log(), ["A2A-TASK-017"], RuleContext())] == []
 
 
-# -- A2A-TASK-015 ----------------------------------------------------------------------------------------
+# -- A2A-TASK-018 ----------------------------------------------------------------------------------------
 
 def size_log(over=None, under=None):
     """list_size_over (pageSize 150) and list_size_under (0), each answered `over` / `under`: a result, or an
@@ -103,14 +103,14 @@ def size_log(over=None, under=None):
 
 
 def test_task_015_refusals_pass():
-    f = one("A2A-TASK-015", size_log(), P)
+    f = one("A2A-TASK-018", size_log(), P)
     assert "InvalidParams" in f.reading and "150" in f.message and "pageSize 0" in f.message
 
 
 def test_task_015_served_within_bounds_passes_with_the_reading():
     clamped = {**listing(*OWN), "pageSize": 100}
     defaulted = {**listing(*OWN), "pageSize": 50}
-    f = one("A2A-TASK-015", size_log(clamped, defaulted), P)
+    f = one("A2A-TASK-018", size_log(clamped, defaulted), P)
     assert "within 1 to 100" in f.reading
 
 
@@ -121,7 +121,7 @@ def test_task_015_served_within_bounds_passes_with_the_reading():
     ({**listing(*[(f"t{n}", CTX) for n in range(101)]), "pageSize": 100}, None, "101 tasks on one page"),
 ])
 def test_task_015_fails_when_the_bound_is_not_kept(over, under, seen):
-    f = one("A2A-TASK-015", size_log(over, under), F)
+    f = one("A2A-TASK-018", size_log(over, under), F)
     assert seen in f.message and f.evidence
 
 
@@ -129,7 +129,7 @@ def test_task_015_no_answer_is_an_error():
     log = size_log()
     log.exchanges[0].chunks.clear()
     log.exchanges[0].status, log.exchanges[0].error, log.exchanges[0].end = None, "ReadTimeout", "error"
-    assert "ReadTimeout" in one("A2A-TASK-015", log, E).message
+    assert "ReadTimeout" in one("A2A-TASK-018", log, E).message
 
 
 # -- the reference reads a field by its proto name, the same on every binding (docs/bindings.md) ------------

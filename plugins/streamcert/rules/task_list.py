@@ -344,12 +344,12 @@ def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
                    f"({exact} stamped exactly then), none earlier")
 
 
-# -- A2A-TASK-014: a filter named by its proto field name (§5.5, §5.7) ------------------------------------
+# -- A2A-TASK-017: a filter named by its proto field name (§5.5, §5.7) ------------------------------------
 PROTO_NAME = "list_proto_name"  # ListTasks {"context_id": the scenario's context}
 OTHER = "send_other"  # the task the driver makes first, in a context of its own
 
 
-@rule("A2A-TASK-014", view=Run)
+@rule("A2A-TASK-017", view=Run)
 def proto_name_filter(run: Run, out: Verdict) -> None:
     ex, other_ex = run.get(PROTO_NAME), run.get(OTHER)
     if ex is None or other_ex is None:
@@ -391,7 +391,7 @@ def proto_name_filter(run: Run, out: Verdict) -> None:
                    f"another context is left out)", reading="read as contextId (ProtoJSON takes the proto name)")
 
 
-# -- A2A-TASK-015: pageSize out of its bounds (a2a.proto ListTasksRequest; §6.5) ----------------------------
+# -- A2A-TASK-018: pageSize out of its bounds (a2a.proto ListTasksRequest; §6.5) ----------------------------
 PAGE_SIZE_CASES = ("list_size_over", "list_size_under")  # pageSize 150 and 0, in the scenario's context
 
 
@@ -421,7 +421,7 @@ def _page_size_check(ex: Exchange) -> tuple[bool | None, str, str | None]:
     return True, f"{what} → served with {len(tasks)} task(s) and {said}", "served with a page size within 1 to 100"
 
 
-@rule("A2A-TASK-015", view=Run)
+@rule("A2A-TASK-018", view=Run)
 def page_size_bounds(run: Run, out: Verdict) -> None:
     checks = [(ex, *_page_size_check(ex)) for label in PAGE_SIZE_CASES if (ex := run.get(label)) is not None]
     if not checks:

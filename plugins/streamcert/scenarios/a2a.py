@@ -219,11 +219,11 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
 
 
 async def _proto_name_filter(client: A2AClient, log: FrameLog, context_id: str, other: Any) -> None:
-    """A2A-TASK-014: ListTasks with contextId named by its proto field name, context_id."""
+    """A2A-TASK-017: ListTasks with contextId named by its proto field name, context_id."""
     if client.binding == bindings.GRPC:
-        unsupported(log, ["A2A-TASK-014"], "a gRPC request names its fields by number: no JSON name to spell otherwise")
+        unsupported(log, ["A2A-TASK-017"], "a gRPC request names its fields by number: no JSON name to spell otherwise")
     elif not isinstance(other, dict) or not other.get("id") or other.get("contextId") == context_id:
-        unsupported(log, ["A2A-TASK-014"], "no task in another context could be made (send_other), so a filter "
+        unsupported(log, ["A2A-TASK-017"], "no task in another context could be made (send_other), so a filter "
                                            "ignored could not be told from one applied")
     else:
         await client.call(a2a.LIST_TASKS, {"context_id": context_id}, label="list_proto_name")
