@@ -396,6 +396,33 @@ def test_no_streaming_agent_refuses_streams(server: ReferenceServer, finished: d
     assert error_code(call(base, a2a.GET_TASK, {"id": finished["id"]})) == a2a.TASK_NOT_FOUND
 
 
+def test_required_extension_agent_refuses_a_request_that_does_not_activate_it(server: ReferenceServer) -> None:
+    base = server.url + "/agents/required-extension"
+    card = httpx.get(base + a2a.CARD_PATH).json()
+    assert {e["uri"]: e["required"] for e in card["capabilities"]["extensions"]} == {
+        progress_v1.URI: True, interactions_v1.URI: False}
+    refused = call(base, a2a.SEND_MESSAGE, {"message": message()})
+    assert error_code(refused) == a2a.EXTENSION_SUPPORT_REQUIRED and progress_v1.URI in refused["error"]["message"]
+    other = post(base, a2a.GET_TASK, {"id": "nope"}, headers={**HEADERS, a2a.EXTENSIONS_HEADER: interactions_v1.URI})
+    assert error_code(other.json()) == a2a.EXTENSION_SUPPORT_REQUIRED  # another extension is not the one required
+    served = post(base, a2a.GET_TASK, {"id": "nope"}, headers={**HEADERS, a2a.EXTENSIONS_HEADER: progress_v1.URI})
+    assert error_code(served.json()) == a2a.TASK_NOT_FOUND  # activated: the request is served
+    # the root agent requires none
+    assert all(e["required"] is False for e in httpx.get(server.url + a2a.CARD_PATH).json()["capabilities"]["extensions"])
+
+
+def test_reference_reads_a_proto_field_name_on_both_json_bindings(server: ReferenceServer) -> None:
+    mine = result(server.url, a2a.SEND_MESSAGE, {"message": message()})["task"]
+    result(server.url, a2a.SEND_MESSAGE, {"message": message()})  # another context
+    listed = result(server.url, a2a.LIST_TASKS, {"context_id": mine["contextId"], "page_size": 5})
+    assert [t["id"] for t in listed["tasks"]] == [mine["id"]] and listed["pageSize"] == 5
+    rest = httpx.get(server.url + "/a2a/rest/tasks", params={"context_id": mine["contextId"], "page_size": "5"},
+                     headers=HEADERS, timeout=10).json()
+    assert [t["id"] for t in rest["tasks"]] == [mine["id"]] and rest["pageSize"] == 5
+    both = call(server.url, a2a.LIST_TASKS, {"context_id": mine["contextId"], "contextId": mine["contextId"]})
+    assert error_code(both) == a2a.INVALID_PARAMS
+
+
 # -- options ---------------------------------------------------------------------------------------
 
 
@@ -427,7 +454,9 @@ def test_keepalive_pings() -> None:
 def test_every_requirement_is_caught_by_a_fault() -> None:
     catalogue = load_catalogue()
     a2a_ids = {rid for rid, req in catalogue.items() if req.profile == "a2a"}
-    assert len(a2a_ids) == 68  # 57, then REST-001..006, GRPC-001..004 and A2A-CARD-006 (issue 15)
+    # 57, then REST-001..006, GRPC-001..004 and A2A-CARD-006 (issue 15); A2A-ERR-013..015, A2A-CARD-007,
+    # A2A-TASK-017..018, A2A-ERR-016..017 (issue 21)
+    assert len(a2a_ids) == 76
     caught = {rid for fault in FAULTS.values() for rid in fault.catches}
     assert sorted(a2a_ids - caught) == []
     named = caught | {rid for fault in FAULTS.values() for rid in fault.also}

@@ -45,8 +45,8 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
     for _fn in vars(_mod).values():
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
-TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 14)]
-ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 16)]
+TASK_IDS = [f"A2A-TASK-{n:03d}" for n in range(1, 16)]
+ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 18)]
 
 
 def judge(rid, log, ctx=None):

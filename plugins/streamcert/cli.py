@@ -164,7 +164,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     vars(args).update(values)
     if args.fault and args.a2a_url:
         parser.error("--fault selects a variant of the embedded reference; it cannot be used with --url")
-    for twin in ("nostream_url", "no_plan_url", "plan_shadow_url"):  # other agents of the one given by --url
+    # other agents of the one given by --url
+    for twin in ("nostream_url", "no_plan_url", "plan_shadow_url", "required_ext_url"):
         if getattr(args, twin) and not args.a2a_url:
             parser.error(f"--{twin.removesuffix('_url').replace('_', '-')}-url goes with --url")
     if names_a_target(values):

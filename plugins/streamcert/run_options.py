@@ -216,6 +216,8 @@ RUN_OPTIONS = (
               "the same implementation's agent without update_plan (plans profile)", http_url),
     RunOption("plan_shadow_url", "--plan-shadow-url", "--sut-plan-shadow-url",
               "the same implementation's agent with its own tool named update_plan (plans profile)", http_url),
+    RunOption("required_ext_url", "--required-ext-url", "--sut-required-ext-url",
+              "the same implementation's agent whose card marks an extension required: true", http_url),
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),

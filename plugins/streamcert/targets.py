@@ -35,6 +35,8 @@ SLOTS = (
     # The agents of the plans profile without update_plan, and with a tool of their own of that name.
     Slot("no-plan", "no_plan_url", (), SERVER, "/agents/no-plan"),
     Slot("plan-shadow", "plan_shadow_url", (), SERVER, "/agents/plan-shadow"),
+    # The A2A agent's twin whose card marks an extension required: true (A2A-ERR-017).
+    Slot("required-ext", "required_ext_url", (), SERVER, "/agents/required-extension"),
     Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
     Slot("progress", "progress_url", ("progress",), SERVER, "/progress"),  # POST the script, read SSE
     Slot("client", "client_cmd", ("client",), "client"),  # python -m streamcert.reference.client
@@ -80,6 +82,7 @@ class Target:
     nostream_url: str | None = None  # an agent whose card declares streaming: false (A2A-ERR-001)
     no_plan_url: str | None = None  # the implementation's agent without update_plan (PLAN-016)
     plan_shadow_url: str | None = None  # its agent with a tool of its own named update_plan (PLAN-017)
+    required_ext_url: str | None = None  # its agent whose card marks an extension required: true (A2A-ERR-017)
     stream_limit: float = limits.STREAM.default  # seconds a single stream may stay open before it is cut
     timeout: float = limits.EXCHANGE.default  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output

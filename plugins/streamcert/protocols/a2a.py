@@ -5,10 +5,12 @@ The extension URIs are in their own modules (progress_v1, interactions_v1); the 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 PROTOCOL_VERSION = "1.0"
 VERSION_HEADER = "A2A-Version"
+UNSET_VERSION = "0.3"  # what a missing or empty A2A-Version means (§3.6.2)
 EXTENSIONS_HEADER = "A2A-Extensions"
 CARD_PATH = "/.well-known/agent-card.json"
 SSE_MEDIA_TYPE = "text/event-stream"
@@ -59,6 +61,51 @@ PART_CONTENT_FIELDS = ("text", "raw", "url", "data")
 # a request is an unrecognized field, which implementations SHOULD ignore (§5.7).
 MESSAGE_FIELDS = ("messageId", "contextId", "taskId", "role", "parts", "metadata", "extensions", "referenceTaskIds")
 PART_FIELDS = (*PART_CONTENT_FIELDS, "metadata", "filename", "mediaType")
+
+# The request messages of the operations (a2a.proto v1.0.1, §3.1, §10.4), as CARD_MESSAGES below: each member by
+# its lowerCamelCase JSON name, with the message it holds (a list of it alike), or None for a scalar, an enum, a
+# Timestamp, or a Struct / Value (`metadata`, a Part's `data`), whose keys are the sender's own, never the proto's.
+REQUEST_MESSAGES: dict[str, dict[str, str | None]] = {
+    "SendMessageRequest": {"tenant": None, "message": "Message", "configuration": "SendMessageConfiguration",
+                           "metadata": None},
+    "SendMessageConfiguration": {"acceptedOutputModes": None, "taskPushNotificationConfig": "TaskPushNotificationConfig",
+                                 "historyLength": None, "returnImmediately": None},
+    "Message": {"messageId": None, "contextId": None, "taskId": None, "role": None, "parts": "Part", "metadata": None,
+                "extensions": None, "referenceTaskIds": None},
+    "Part": {"text": None, "raw": None, "url": None, "data": None, "metadata": None, "filename": None,
+             "mediaType": None},
+    "GetTaskRequest": {"tenant": None, "id": None, "historyLength": None},
+    "ListTasksRequest": {"tenant": None, "contextId": None, "status": None, "pageSize": None, "pageToken": None,
+                         "historyLength": None, "statusTimestampAfter": None, "includeArtifacts": None},
+    "CancelTaskRequest": {"tenant": None, "id": None, "metadata": None},
+    "SubscribeToTaskRequest": {"tenant": None, "id": None},
+    "TaskPushNotificationConfig": {"tenant": None, "id": None, "taskId": None, "url": None, "token": None,
+                                   "authentication": "AuthenticationInfo"},
+    "AuthenticationInfo": {"scheme": None, "credentials": None},
+    "GetTaskPushNotificationConfigRequest": {"tenant": None, "taskId": None, "id": None},
+    "ListTaskPushNotificationConfigsRequest": {"tenant": None, "taskId": None, "pageSize": None, "pageToken": None},
+    "DeleteTaskPushNotificationConfigRequest": {"tenant": None, "taskId": None, "id": None},
+    "GetExtendedAgentCardRequest": {"tenant": None},
+}
+# What each operation is sent (§10.4): the streaming ones take the same request messages as their unary twins.
+REQUEST_TYPES = {
+    SEND_MESSAGE: "SendMessageRequest",
+    SEND_STREAMING_MESSAGE: "SendMessageRequest",
+    GET_TASK: "GetTaskRequest",
+    LIST_TASKS: "ListTasksRequest",
+    CANCEL_TASK: "CancelTaskRequest",
+    SUBSCRIBE_TO_TASK: "SubscribeToTaskRequest",
+    CREATE_PUSH_CONFIG: "TaskPushNotificationConfig",
+    GET_PUSH_CONFIG: "GetTaskPushNotificationConfigRequest",
+    LIST_PUSH_CONFIGS: "ListTaskPushNotificationConfigsRequest",
+    DELETE_PUSH_CONFIG: "DeleteTaskPushNotificationConfigRequest",
+    GET_EXTENDED_CARD: "GetExtendedAgentCardRequest",
+}
+
+
+def proto_name(json_name: str) -> str:
+    """A field's name in a2a.proto from its JSON name (§5.5: `context_id` → `contextId`, read backwards)."""
+    return re.sub(r"[A-Z]", lambda m: "_" + m.group(0).lower(), json_name)
 
 # JSON-RPC error codes
 PARSE_ERROR = -32700

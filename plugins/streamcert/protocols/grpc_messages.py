@@ -42,20 +42,9 @@ STATUS = "google.rpc.Status"
 ERROR_INFO = "google.rpc.ErrorInfo"
 STATUS_DETAILS_KEY = "grpc-status-details-bin"  # the trailer holding a google.rpc.Status (§10.6)
 
-# What each operation sends and answers (§10.4); the streaming ones answer a stream of StreamResponse.
-REQUEST_TYPES = {
-    a2a.SEND_MESSAGE: "SendMessageRequest",
-    a2a.SEND_STREAMING_MESSAGE: "SendMessageRequest",
-    a2a.GET_TASK: "GetTaskRequest",
-    a2a.LIST_TASKS: "ListTasksRequest",
-    a2a.CANCEL_TASK: "CancelTaskRequest",
-    a2a.SUBSCRIBE_TO_TASK: "SubscribeToTaskRequest",
-    a2a.CREATE_PUSH_CONFIG: "TaskPushNotificationConfig",
-    a2a.GET_PUSH_CONFIG: "GetTaskPushNotificationConfigRequest",
-    a2a.LIST_PUSH_CONFIGS: "ListTaskPushNotificationConfigsRequest",
-    a2a.DELETE_PUSH_CONFIG: "DeleteTaskPushNotificationConfigRequest",
-    a2a.GET_EXTENDED_CARD: "GetExtendedAgentCardRequest",
-}
+# What each operation sends (a2a.REQUEST_TYPES) and answers (§10.4); the streaming ones answer a stream of
+# StreamResponse.
+REQUEST_TYPES = a2a.REQUEST_TYPES
 RESPONSE_TYPES = {
     a2a.SEND_MESSAGE: "SendMessageResponse",
     a2a.SEND_STREAMING_MESSAGE: "StreamResponse",

@@ -26,6 +26,7 @@ class AgentSpec:
     extensions: tuple[tuple[str, str], ...] = DEFAULT_EXTENSIONS  # (uri, description)
     tools: tuple[str, ...] = ()  # the agent's own tools; one named "update_plan" shadows the built-in
     plan: bool = False  # `loop.plan: true` in the agent's manifest (AGENT.md): the built-in update_plan
+    required: tuple[str, ...] = ()  # the extensions its card marks required: true (A2A §3.3.4)
 
     @property
     def has_builtin_plan(self) -> bool:
@@ -69,4 +70,12 @@ PLAN_SHADOW = AgentSpec(
     tools=(progress_v1.TOOL,),
 )
 
-AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW)
+REQUIRED_EXTENSION = AgentSpec(
+    name="required-extension",
+    title="streamcert reference agent (progress/v1 required)",
+    description="The reference agent whose card marks progress/v1 required: a request that does not activate it "
+                "is refused with ExtensionSupportRequiredError.",
+    required=(progress_v1.URI,),
+)
+
+AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW, REQUIRED_EXTENSION)

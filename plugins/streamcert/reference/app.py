@@ -82,6 +82,7 @@ def _rpc_endpoint(agent: Agent):
                 # so a notification of one is not acted on either.
                 return Response(status_code=204, headers=headers)
             service.check_version(request.headers, options)
+            service.check_extensions(request.headers, agent, options)
             handler = agent.handlers.get(method)
             if handler is None:
                 raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"Method {method!r} is not supported")

@@ -20,7 +20,7 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
                  "protocolVersion": a2a.PROTOCOL_VERSION}
     rest = {"url": base_url + spec.prefix + REST_PATH, "protocolBinding": "HTTP+JSON",
             "protocolVersion": a2a.PROTOCOL_VERSION}
-    extensions = [{"uri": uri, "description": text, "required": False} for uri, text in spec.extensions]
+    extensions = [{"uri": uri, "description": text, "required": uri in spec.required} for uri, text in spec.extensions]
     card: dict[str, Any] = {
         "name": spec.title,
         "description": spec.description,

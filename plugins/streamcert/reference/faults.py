@@ -434,7 +434,7 @@ _TABLE = (
     Fault("result-and-error", "the second task-stream event carries an error member beside its result",
           ("WIRE-004",), _stream(14) + _int(6) + _plan(18)),
     Fault("html-error", "JSON-RPC errors come back as an HTML page (text/html, HTTP 500)",
-          ("WIRE-005",), ("WIRE-008",) + _err(*range(1, 11), 12)),
+          ("WIRE-005",), ("WIRE-008",) + _err(*range(1, 11), 12, 13, 14, 16) + _task(18)),
     Fault("bad-utf8", "one byte of the second task-stream event is not UTF-8",
           ("WIRE-006",), ("WIRE-002",) + _stream(14) + _int(1, 4, 6, 8) + _ix(2, 14) + _plan(1, 18)),  # (the pause's
     # text, or a plan update)
@@ -509,9 +509,13 @@ _TABLE = (
     Fault("list-oldest-first", "ListTasks sorts oldest first", _task(6), _task(8)),
     Fault("list-artifacts-always", "ListTasks includes artifacts without includeArtifacts", _task(7)),
     Fault("list-paging-broken", "ListTasks ignores pageSize: every task on one page", _task(8), _task(5)),
-    Fault("list-filter-ignored", "ListTasks ignores the contextId and status filters", _task(9), _task(5, 8)),
+    Fault("list-filter-ignored", "ListTasks ignores the contextId and status filters", _task(9), _task(5, 8, 17)),
     Fault("list-after-exclusive", "ListTasks' statusTimestampAfter leaves out the task stamped exactly then",
           _task(13)),
+    Fault("proto-names-ignored", "a request field named by its proto name (context_id) is left unread: ListTasks "
+          "so filtered lists every context", _task(17)),
+    Fault("list-page-size-unbounded", "ListTasks takes any pageSize (150, 0) and answers it as the page size used",
+          _task(18)),
     Fault("cancel-ignored", "CancelTask answers the task unchanged and the work goes on", _task(10),
           _stream(9) + _task(12)),
     Fault("subscribe-refused", "SubscribeToTask on a task that has not ended is refused with -32004 (as "
@@ -535,7 +539,11 @@ _TABLE = (
           _err(5)),
     Fault("wrong-code-protocol", "an unknown method and a non-JSON body both get -32600", _err(6)),
     Fault("wrong-code-params", "invalid params get -32603 instead of -32602", _err(7), _err(10, 12)),
-    Fault("version-ignored", "the A2A-Version header is not checked", _err(8)),
+    Fault("version-ignored", "the A2A-Version header is not checked", _err(8, 16)),
+    Fault("extension-required-ignored", "the agent whose card marks progress/v1 required serves a request that does "
+          "not activate it", _err(17)),
+    Fault("version-missing-served", "a request without A2A-Version, or with it empty, is served as 1.0, not read "
+          "as 0.3 and refused", _err(16)),
     Fault("error-data-missing", "errors carry no data array", _err(9)),
     Fault("cross-context-accepted", "a message whose taskId belongs to another context is accepted",
           _err(10)),

@@ -154,6 +154,7 @@ class _Service:
         """What the agent answers the request, or the call ended with the error's status."""
         try:
             service.check_version(_metadata(context), self.options)
+            service.check_extensions(_metadata(context), self.agent, self.options)
             try:
                 params = messages.decode(messages.request_type(op), request)
             except messages.ProtoError as exc:

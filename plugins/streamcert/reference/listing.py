@@ -51,9 +51,17 @@ def _at_or_after(moment: datetime, after: datetime) -> bool:
     return moment >= after
 
 
+def _page_size(params: dict[str, Any], options: Options) -> int:
+    """pageSize, 1 to 100 (a2a.proto ListTasksRequest), else InvalidParams as A2A §6.5's example answers; unset: 50."""
+    if LIST_PAGE_SIZE_UNBOUNDED.on(options):
+        return _unbounded_page_size(params)
+    size = p.optional_int(params, "pageSize", 1, a2a.LIST_PAGE_SIZE_MAX)
+    return a2a.LIST_PAGE_SIZE_DEFAULT if size is None else size
+
+
 def list_tasks(store: TaskStore, params: dict[str, Any], options: Options) -> dict[str, Any]:
     """One page of the tasks that match the filters, newest first."""
-    page_size = p.optional_int(params, "pageSize", 1, a2a.LIST_PAGE_SIZE_MAX) or a2a.LIST_PAGE_SIZE_DEFAULT
+    page_size = _page_size(params, options)
     offset = decode_token(p.optional_str(params, "pageToken"))
     history_length = p.history_length(params)
     include_artifacts = p.optional_bool(params, "includeArtifacts") or LIST_ARTIFACTS_ALWAYS.on(options)
@@ -81,6 +89,12 @@ PLAN_LIST_MISSING = switch("plan-list-missing")
 LIST_MISSING_FIELDS = switch("list-missing-fields")
 LIST_AFTER_EXCLUSIVE = switch("list-after-exclusive")
 LIST_SNAKE_CASE = switch("list-snake-case")
+LIST_PAGE_SIZE_UNBOUNDED = switch("list-page-size-unbounded")
+
+
+def _unbounded_page_size(params: dict[str, Any]) -> int:
+    size = p.optional_int(params, "pageSize", -2**31)  # (fault: list-page-size-unbounded) any int32, answered as used
+    return a2a.LIST_PAGE_SIZE_DEFAULT if size is None else size
 
 
 def _strictly_after(moment: datetime, after: datetime) -> bool:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..protocols import a2a, interactions_v1, progress_v1
 from . import params as p
 from .agents import AgentSpec
-from .capabilities import refusals
+from .capabilities import Handler, refusals
 from .faults import switch
 from .interactions import Admitted, Plain, Replay, admit, refused_but_taken, replay_of
 from .listing import list_tasks
@@ -34,6 +34,12 @@ class Stream:
     answer: bool = False  # opened by a message to a task that exists (an answer, a follow-up)
 
 
+def _by_json_names(method: str, handler: Handler, options: Options) -> Handler:
+    async def read(params: dict[str, Any]) -> Any:
+        return await handler(p.json_names(method, params, options))
+    return read
+
+
 def _settled(state: str) -> bool:
     # Blocking SendMessage returns at a terminal or an interrupted state.
     return a2a.is_terminal(state) or a2a.is_interrupted(state)
@@ -44,7 +50,7 @@ class Agent:
         self.spec, self.options, self.runners = spec, options, runners
         self.store = TaskStore(options)
         self._before_answer: dict[tuple[str, Any], dict[str, Any]] = {}  # (fault: retry-shows-before)
-        self.handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
+        operations: dict[str, Handler] = {
             a2a.SEND_MESSAGE: self.send_message,
             a2a.SEND_STREAMING_MESSAGE: self.send_streaming_message,
             a2a.GET_TASK: self.get_task,
@@ -53,6 +59,9 @@ class Agent:
             a2a.SUBSCRIBE_TO_TASK: self.subscribe_to_task,
             **refusals(options),  # push notifications, the extended card: not declared, refused (§3.3.4)
         }
+        # Every binding's request message is read by JSON names, a field's proto name taken for it (ProtoJSON)
+        self.handlers: dict[str, Handler] = {method: _by_json_names(method, handler, options)
+                                             for method, handler in operations.items()}
 
     # -- receiving a message ------------------------------------------------------------------------
 

@@ -93,6 +93,36 @@ def message(params: dict[str, Any], options: Options | None = None) -> dict[str,
     return msg
 
 
+def json_names(operation: str, params: Any, options: Options | None = None) -> Any:
+    """The request message with each member its message declares named by its JSON name. A ProtoJSON parser
+    takes a field by its proto name too (`context_id` for `contextId`), and so does the reference, the same on
+    every binding (docs/bindings.md): §5.5 says how JSON is written, not that another spelling is ignored. The
+    keys of a Struct or Value (`metadata`, a Part's `data`) are the sender's own and stay as they came; a field
+    given by both its names is InvalidParams."""
+    kind = a2a.REQUEST_TYPES.get(operation)
+    if kind is None or not isinstance(params, dict) or PROTO_NAMES_IGNORED.on(options):
+        return params
+    return _renamed(params, kind, "")
+
+
+def _renamed(value: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
+    fields = a2a.REQUEST_MESSAGES[kind]
+    by_proto_name = {a2a.proto_name(name): name for name in fields}
+    out: dict[str, Any] = {}
+    for key, member in value.items():
+        name = by_proto_name.get(key, key)
+        if name != key and name in value:
+            raise invalid_params(f"{path}{key} and {path}{name} name the same field; give it once")
+        nested = fields.get(name)
+        if nested is not None and isinstance(member, dict):
+            member = _renamed(member, nested, f"{path}{name}.")
+        elif nested is not None and isinstance(member, list):
+            member = [_renamed(item, nested, f"{path}{name}[{index}].") if isinstance(item, dict) else item
+                      for index, item in enumerate(member)]
+        out[name] = member
+    return out
+
+
 def _known(value: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
     return {key: member for key, member in value.items() if key in fields}
 
@@ -110,3 +140,4 @@ def _check_part(part: Any, index: int) -> None:
 # -- fault variants ---------------------------------------------------------------------------------
 MESSAGE_ROLE_DEFAULTED = switch("message-role-defaulted")
 UNKNOWN_FIELDS_STORED = switch("unknown-fields-stored")
+PROTO_NAMES_IGNORED = switch("proto-names-ignored")  # a field named by its proto name is left unread

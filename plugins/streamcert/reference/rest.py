@@ -67,6 +67,9 @@ ROUTES = (
 # statusTimestampAfter) are strings already, as their JSON forms are.
 QUERY_INTEGERS = ("historyLength", "pageSize")
 QUERY_BOOLEANS = ("includeArtifacts",)
+# A query names a field by its JSON name or its proto name alike (the reference reads both, docs/bindings.md).
+_INTEGER_KEYS = {*QUERY_INTEGERS, *map(a2a.proto_name, QUERY_INTEGERS)}
+_BOOLEAN_KEYS = {*QUERY_BOOLEANS, *map(a2a.proto_name, QUERY_BOOLEANS)}
 
 
 class _NotAllowed(Exception):
@@ -90,6 +93,7 @@ def routes(agent: Agent) -> list[Route]:
                 raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"{route.operation} is not served here")
             params = await _request_message(request, path_params)
             service.check_version(request.headers, options)
+            service.check_extensions(request.headers, agent, options)
             outcome = await agent.handlers[route.operation](params)
         except rpc.RpcError as error:
             return error_response(error, options, headers)
@@ -163,11 +167,11 @@ def query_message(query: QueryParams) -> dict[str, Any]:
 
 
 def _typed(key: str, text: str) -> Any:
-    if key in QUERY_INTEGERS:
+    if key in _INTEGER_KEYS:
         if not re.fullmatch(r"-?\d+", text):
             raise rpc.invalid_params(f"{key} must be an integer in decimal, got {text!r}")
         return int(text)
-    if key in QUERY_BOOLEANS:
+    if key in _BOOLEAN_KEYS:
         if text not in ("true", "false"):
             raise rpc.invalid_params(f"{key} must be true or false, got {text!r}")
         return text == "true"

@@ -3,6 +3,8 @@ headers on JSON-RPC and HTTP+JSON (§11.2), gRPC metadata (§10.2, lower-case ke
 
     activated(headers, agent)      the extensions a request activates that the agent's card declares
     check_version(headers, opts)   VersionNotSupportedError for an A2A-Version the server does not speak
+    check_extensions(headers, agent, opts)
+                                   ExtensionSupportRequiredError for a required extension not activated
     echo_headers(activated, opts)  the response header (or initial metadata) echoing what was activated
 """
 
@@ -34,11 +36,22 @@ def activated(headers: Mapping[str, str], agent: Agent) -> list[str]:
 
 def check_version(headers: Mapping[str, str], options: Options) -> None:
     # A missing or empty value reads as 0.3 (A2A §3.6), which this server does not speak.
-    version = value_of(headers, a2a.VERSION_HEADER).strip() or "0.3"
+    unset = a2a.PROTOCOL_VERSION if VERSION_MISSING_SERVED.on(options) else a2a.UNSET_VERSION
+    version = value_of(headers, a2a.VERSION_HEADER).strip() or unset
     known = variant(options, _VERSION_OK, {VERSION_PATCH_REFUSED: _VERSION_EXACT})
     if not known.fullmatch(version) and not VERSION_IGNORED.on(options):
         raise rpc.RpcError(a2a.VERSION_NOT_SUPPORTED,
                            f"A2A version {version} is not supported; this server speaks {a2a.PROTOCOL_VERSION}")
+
+
+def check_extensions(headers: Mapping[str, str], agent: Agent, options: Options) -> None:
+    """ExtensionSupportRequiredError when the request does not activate an extension the card marks required
+    (A2A §3.3.4, §4.6.3)."""
+    missing = [uri for uri in agent.spec.required if uri not in activated(headers, agent)]
+    if missing and not EXTENSION_REQUIRED_IGNORED.on(options):
+        raise rpc.RpcError(a2a.EXTENSION_SUPPORT_REQUIRED,
+                           f"This agent requires the extension(s) {', '.join(missing)}: activate them with "
+                           f"{a2a.EXTENSIONS_HEADER}")
 
 
 def echo_headers(activated: list[str], options: Options) -> dict[str, str]:
@@ -50,5 +63,7 @@ def echo_headers(activated: list[str], options: Options) -> dict[str, str]:
 # -- fault variants ---------------------------------------------------------------------------------
 VERSION_IGNORED = switch("version-ignored")
 VERSION_PATCH_REFUSED = switch("version-patch-refused")
+VERSION_MISSING_SERVED = switch("version-missing-served")  # a missing or empty A2A-Version read as 1.0
 _VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
 NO_EXTENSION_ECHO = switch("no-extension-echo")
+EXTENSION_REQUIRED_IGNORED = switch("extension-required-ignored")

@@ -5,8 +5,9 @@ Labels read (written by streamcert.scenarios.a2a):
                          send_terminal, subscribe_terminal, unknown_method, parse_error, invalid_params,
                          bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused,
                          push_create, push_get, push_list, push_delete, extended_card, unknown_member,
-                         unknown_member_get
+                         unknown_member_get, no_version, empty_version (and card, for a 0.3 interface)
   no-streaming scenario: card_nostream, setup_nostream, stream_refused, subscribe_refused
+  extension-required scenario: card_required, ext_not_activated
 A2A-ERR-009 reads every error response in the log.
 """
 
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from . import Run, Verdict, ex_evidence, rule
 from .unary import VIA_SSE, Answer, got_nothing, no_answer, task_of
 
@@ -100,7 +101,8 @@ def _via_reading(checks: list[_Check]) -> str | None:
 # binding's own requirements ask of its form (REST-006 on HTTP+JSON, where a 400 without one reads as generic).
 A2A_REFUSALS = frozenset({
     "get_unknown", "send_unknown", "cancel_unknown", "subscribe_unknown", "cancel_terminal", "send_terminal",
-    "subscribe_terminal", "bad_version", "stream_refused", "subscribe_refused", "answer_terminal",
+    "subscribe_terminal", "bad_version", "no_version", "empty_version", "stream_refused", "subscribe_refused",
+    "answer_terminal",
 })
 
 
@@ -399,3 +401,53 @@ def unknown_member_ignored(run: Run, out: Verdict) -> None:
     else:
         out.passed(f"{what} was served and ignored: " + ", ".join(e.label for e, _ in seen)
                    + " show no such member")
+
+
+# -- A2A-ERR-016: no A2A-Version, or an empty one, is read as 0.3 (§3.6.2) ---------------------------------
+VERSIONLESS = [("no_version", "GetTask without A2A-Version"), ("empty_version", "GetTask with an empty A2A-Version")]
+
+
+def _serves_unset_version(card: Any, ex: Exchange) -> str | None:
+    """The url of an interface the card declares for the version an unset A2A-Version means (0.3), in the
+    binding `ex` went over and at the URL it went to; None when there is none."""
+    for iface in card.get("supportedInterfaces") or [] if isinstance(card, dict) else []:
+        if not isinstance(iface, dict) or not isinstance(iface.get("url"), str):
+            continue
+        version = ".".join(str(iface.get("protocolVersion") or "").split(".")[:2])
+        if version == a2a.UNSET_VERSION and bindings.BY_CARD_NAME.get(iface.get("protocolBinding")) == ex.binding \
+                and ex.url.startswith(iface["url"].rstrip("/")):
+            return iface["url"]
+    return None
+
+
+@rule("A2A-ERR-016", view=Run)
+def unset_version_read_as_0_3(run: Run, out: Verdict) -> None:
+    asked = [(ex, what) for label, what in VERSIONLESS if (ex := run.get(label)) is not None]
+    checks = [refusal(ex, (a2a.VERSION_NOT_SUPPORTED,), f"{what} (read as {a2a.UNSET_VERSION})")
+              for ex, what in asked]
+    card_ex = run.get("card")
+    card = card_ex.json()[0] if card_ex is not None else None
+    served = [(c, url) for c, (ex, _) in zip(checks, asked) if c.ok is False
+              if (url := _serves_unset_version(card, ex))]
+    if served and len(served) == sum(c.ok is False for c in checks):
+        out.unsupported(f"{'; '.join(c.text for c, _ in served)}: but the card declares protocolVersion "
+                        f"{a2a.UNSET_VERSION} at {served[0][1]}, which may serve the request as {a2a.UNSET_VERSION} "
+                        f"(the suite judges 1.0 only)")
+    else:
+        _verdict(out, checks)
+
+
+# -- A2A-ERR-017: a required extension not activated (§3.3.4, §4.6.3) -------------------------------------
+@rule("A2A-ERR-017", view=Run)
+def required_extension_refused(run: Run, out: Verdict) -> None:
+    ex = run.get("ext_not_activated")
+    if ex is None:
+        return  # the driver says why (no agent whose card marks an extension required)
+    card_ex = run.get("card_required")
+    card = card_ex.json()[0] if card_ex is not None else None
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    required = [e.get("uri") for e in (caps.get("extensions") or [] if isinstance(caps, dict) else [])
+                if isinstance(e, dict) and e.get("required") is True]
+    named = ", ".join(str(uri) for uri in required) or "an extension"
+    _verdict(out, [refusal(ex, (a2a.EXTENSION_SUPPORT_REQUIRED,),
+                           f"SendMessage activating none of the extensions the card marks required ({named})")])

@@ -1,8 +1,10 @@
-"""A2A-TASK-005…009, 013: ListTasks lists, orders, pages and filters the tasks of a context.
+"""A2A-TASK-005…009, 013…015: ListTasks lists, orders, pages and filters the tasks of a context.
 
-Labels read (written by streamcert.scenarios.a2a, scenario list-tasks): send_1…send_3 (the blocking
-SendMessage calls that made the tasks), list_context, list_artifacts, list_page1, list_page2, list_status,
-list_after (statusTimestampAfter: the status timestamp of a task list_context showed).
+Labels read (written by streamcert.scenarios.a2a, scenario list-tasks): send_other (a task in a context of its
+own, made first), send_1…send_3 (the blocking SendMessage calls that made the tasks), list_context,
+list_artifacts, list_page1, list_page2, list_status, list_after (statusTimestampAfter: the status timestamp of a
+task list_context showed), list_proto_name (contextId named context_id), list_size_over and list_size_under
+(pageSize 150 and 0).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
-from . import RuleContext, Unjudgeable, Verdict, ex_evidence, rule
+from . import RuleContext, Run, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
 from .unary import Answer, Reply, dump, no_answer, state_of, task_of
 
@@ -363,3 +365,96 @@ def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
         exact = sum(known[tid] == at for tid in kept)
         out.passed(f"statusTimestampAfter {pivot} kept exactly the {len(kept)} task(s) stamped at or after it "
                    f"({exact} stamped exactly then), none earlier")
+
+
+# -- A2A-TASK-017: a filter named by its proto field name (§5.5, §5.7) ------------------------------------
+PROTO_NAME = "list_proto_name"  # ListTasks {"context_id": the scenario's context}
+OTHER = "send_other"  # the task the driver makes first, in a context of its own
+
+
+@rule("A2A-TASK-017", view=Run)
+def proto_name_filter(run: Run, out: Verdict) -> None:
+    ex, other_ex = run.get(PROTO_NAME), run.get(OTHER)
+    if ex is None or other_ex is None:
+        return  # the driver says why it did not ask (gRPC, or no task in another context)
+    params = ex.params if isinstance(ex.params, dict) else {}
+    context = params.get("context_id")
+    other = task_of(Answer.of(other_ex).result) if not no_answer(other_ex, "SendMessage") else None
+    other_id = other.get("id") if isinstance(other, dict) else None
+    what = f"ListTasks {{\"context_id\": {dump(context)}}} (contextId by its proto field name)"
+    if lost := no_answer(ex, what):
+        out.error(lost, [ex_evidence(ex)])
+        return
+    ans = Answer.of(ex)
+    if ans.problem:
+        out.error(f"{what}: {ans.describe()}", [ex_evidence(ex)])
+        return
+    if ans.error is not None:
+        if ans.code == a2a.INVALID_PARAMS:
+            out.passed(f"{what} was refused with {ans.describe()}", reading="refused as invalid params")
+        else:
+            out.warning(f"{what} was refused with {ans.describe()}; a request the server will not read is "
+                        f"InvalidParams (-32602)", [ex_evidence(ex)])
+        return
+    tasks = ans.result.get("tasks") if isinstance(ans.result, dict) else None
+    if not isinstance(tasks, list):
+        out.error(f"{what}: the answer has no tasks array: {dump(ans.result)}", [ex_evidence(ex)])
+        return
+    strangers = [t.get("id") for t in tasks if isinstance(t, dict)
+                 and (t.get("id") == other_id or ("contextId" in t and t.get("contextId") != context))]
+    if strangers:
+        out.warning(f"{what} listed {len(tasks)} task(s), {len(strangers)} of another context ({strangers[:3]}): "
+                    f"the filter was silently ignored, so the listing spans every context. A ProtoJSON reader "
+                    f"takes the proto name for the field; one that reads it as an unrecognized field may ignore "
+                    f"it, but then the caller cannot tell its filter went unread", [ex_evidence(ex)])
+    elif other_id is None:
+        out.unsupported("no task in another context was made, so a filter ignored cannot be told from one applied")
+    else:
+        out.passed(f"{what} listed {len(tasks)} task(s), none of another context (the task {other_id} of "
+                   f"another context is left out)", reading="read as contextId (ProtoJSON takes the proto name)")
+
+
+# -- A2A-TASK-018: pageSize out of its bounds (a2a.proto ListTasksRequest; §6.5) ----------------------------
+PAGE_SIZE_CASES = ("list_size_over", "list_size_under")  # pageSize 150 and 0, in the scenario's context
+
+
+def _page_size_check(ex: Exchange) -> tuple[bool | None, str, str | None]:
+    """(ok: True/False, None for no answer; what was seen; the reading taken when served)."""
+    asked = ex.params.get("pageSize") if isinstance(ex.params, dict) else None
+    what = f"ListTasks with pageSize {asked}"
+    if lost := no_answer(ex, what):
+        return None, lost, None
+    ans = Answer.of(ex)
+    if ans.problem:
+        return None, f"{what}: {ans.describe()}", None
+    if ans.error is not None:
+        if ans.code == a2a.INVALID_PARAMS:
+            return True, f"{what} → refused, {ans.describe()}", "refused with InvalidParams (§6.5's example)"
+        return False, f"{what} was refused with {ans.describe()}; expected InvalidParams (-32602)", None
+    result = ans.result if isinstance(ans.result, dict) else {}
+    tasks, used = result.get("tasks"), result.get("pageSize")
+    if not isinstance(tasks, list):
+        return False, f"{what} answered no tasks array: {dump(ans.result)}", None
+    if len(tasks) > a2a.LIST_PAGE_SIZE_MAX:
+        return False, f"{what} answered {len(tasks)} tasks on one page, more than {a2a.LIST_PAGE_SIZE_MAX}", None
+    if isinstance(used, int) and not isinstance(used, bool) and not 1 <= used <= a2a.LIST_PAGE_SIZE_MAX:
+        return False, (f"{what} was served with pageSize {used} in the answer (the page size used): outside 1 to "
+                       f"{a2a.LIST_PAGE_SIZE_MAX}, so it was neither refused nor brought within bounds"), None
+    said = f"pageSize {used}" if "pageSize" in result else "no pageSize"
+    return True, f"{what} → served with {len(tasks)} task(s) and {said}", "served with a page size within 1 to 100"
+
+
+@rule("A2A-TASK-018", view=Run)
+def page_size_bounds(run: Run, out: Verdict) -> None:
+    checks = [(ex, *_page_size_check(ex)) for label in PAGE_SIZE_CASES if (ex := run.get(label)) is not None]
+    if not checks:
+        return
+    bad = [(ex, text) for ex, ok, text, _ in checks if ok is False]
+    lost = [(ex, text) for ex, ok, text, _ in checks if ok is None]
+    if bad:
+        out.failed("; ".join(text for _, text in bad), [ex_evidence(ex) for ex, _ in bad])
+    elif lost:
+        out.error("; ".join(text for _, text in lost), [ex_evidence(ex) for ex, _ in lost])
+    else:
+        readings = "; ".join(dict.fromkeys(reading for *_, reading in checks if reading))
+        out.passed("; ".join(text for _, _, text, _ in checks), reading=readings)

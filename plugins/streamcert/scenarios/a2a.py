@@ -16,6 +16,7 @@ Labels written (read by streamcert.rules):
   msg_no_role, msg_no_parts, msg_empty_parts, msg_no_message_id, msg_unknown_role, list_refused
                             messages without their required fields, then ListTasks of their context
   patch_version             GetTask with A2A-Version: 1.0.1
+  no_version, empty_version GetTask without A2A-Version, and with it empty (read as 0.3)
   push_create, push_get, push_list, push_delete, extended_card
                             the operations of capabilities the card does not declare (A2A-ERR-013/014)
   unknown_member, unknown_member_get
@@ -25,8 +26,14 @@ Labels written (read by streamcert.rules):
   id_stream                 a whole stream whose request id is "" (every request of `errors` takes its id
                             from ID_FORMS in turn)
   list_after                ListTasks with statusTimestampAfter: the status timestamp of a listed task
+  send_other                a task in a context of its own, made before send_1
+  list_proto_name           ListTasks with contextId named by its proto field name, context_id (not on gRPC)
+  list_size_over, list_size_under
+                            ListTasks with pageSize 150 and 0 (a2a.proto: 1 to 100)
   card_nostream, setup_nostream, stream_refused, subscribe_refused
                             the agent whose card declares streaming: false
+  card_required, ext_not_activated
+                            the agent whose card marks an extension required, and a message activating none
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import dataclasses
 import itertools
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any, Iterator
 
 from ..binding_choice import grpc_missing
@@ -173,9 +181,13 @@ async def stream_task(target: Target, scenario: Scenario, log: FrameLog) -> None
 
 @driver("list-tasks")
 async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    """Three tasks in one context (the second fails), then ListTasks every way the spec names."""
+    """A task in a context of its own, three tasks in one context (the second fails), then ListTasks every way
+    the spec names, and with what it bounds or spells otherwise."""
     client, _ = await _open(target, log)
     try:
+        # First, so that a filter ignored lists a task of another context (and it is never the context's newest)
+        other = unary_task(await client.call(a2a.SEND_MESSAGE, {"message": user_message(
+            "another context", script=scenario.data["other_script"])}, label="send_other"))
         context_id = None
         for n, script in enumerate(scenario.data["scripts"], start=1):
             ex = await client.call(a2a.SEND_MESSAGE,
@@ -201,8 +213,22 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
                               label="list_after")
         else:  # the timestamp is optional (A2A §4.1.2): without one there is nothing to filter by
             unsupported(log, ["A2A-TASK-013"], "no task ListTasks listed carries a status timestamp to filter by")
+        await _proto_name_filter(client, log, context_id, other)
+        for label, size in (("list_size_over", a2a.LIST_PAGE_SIZE_MAX + 50), ("list_size_under", 0)):
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": size}, label=label)
     finally:
         await client.__aexit__()
+
+
+async def _proto_name_filter(client: A2AClient, log: FrameLog, context_id: str, other: Any) -> None:
+    """A2A-TASK-017: ListTasks with contextId named by its proto field name, context_id."""
+    if client.binding == bindings.GRPC:
+        unsupported(log, ["A2A-TASK-017"], "a gRPC request names its fields by number: no JSON name to spell otherwise")
+    elif not isinstance(other, dict) or not other.get("id") or other.get("contextId") == context_id:
+        unsupported(log, ["A2A-TASK-017"], "no task in another context could be made (send_other), so a filter "
+                                           "ignored could not be told from one applied")
+    else:
+        await client.call(a2a.LIST_TASKS, {"context_id": context_id}, label="list_proto_name")
 
 
 def _middle_timestamp(listed: Exchange) -> str | None:
@@ -316,6 +342,10 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
         await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params", rpc_id=next(forms))
         await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0",
                           rpc_id=next(forms))
+        # Without the service parameter, and with it empty: read as 0.3 (A2A-ERR-016)
+        for label, version in (("no_version", None), ("empty_version", "")):
+            await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label=label, version=version,
+                              rpc_id=next(forms))
         if client.binding == bindings.JSONRPC:
             await _envelopes(client, {"id": done_id or unknown}, forms)
         if streaming_declared(card):
@@ -424,19 +454,58 @@ async def _envelopes(client: A2AClient, params: dict[str, Any], forms: Iterator[
                           raw_body=_raw({"jsonrpc": "2.0", "method": method, "params": values}))
 
 
+async def _twin(target: Target, scenario: Scenario, log: FrameLog, given: str | None, fits: Callable[[Any], Any],
+                lacks: str) -> str | None:
+    """The URL of the agent a scenario needs beside the target (one whose card is unlike the target's): `given`,
+    else the target itself when its card `fits`, else None with every requirement of the scenario UNSUPPORTED
+    for the reason `lacks`."""
+    if given:
+        return given
+    client, card = await _open(target, log)
+    await client.__aexit__()
+    if not fits(card):
+        unsupported(log, list(scenario.requirements), lacks)
+        return None
+    return target.a2a_url or ""
+
+
+def required_extensions(card: Any) -> list[str]:
+    """The URIs of the extensions the card marks required: true (A2A §4.6.1)."""
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    exts = caps.get("extensions") if isinstance(caps, dict) else None
+    return [e["uri"] for e in exts or [] if isinstance(e, dict) and e.get("required") is True
+            and isinstance(e.get("uri"), str)]
+
+
+@driver("extension-required")
+async def extension_required(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    """An agent whose card marks an extension required: true, sent a message that activates none (A2A-ERR-017)."""
+    url = await _twin(target, scenario, log, target.required_ext_url, required_extensions,
+                      "the target's card marks no extension required: true and no agent that does was given "
+                      "(--required-ext-url)")
+    if url is None:
+        return
+    client = client_for(target, log, url or "")
+    async with client:
+        card_ex = await client.get_card(label="card_required")
+        note_unreachable(log, card_ex)
+        card, _ = card_ex.json()
+        client.use_card(card)
+        if not required_extensions(card):
+            unsupported(log, list(scenario.requirements), f"the agent at {url} marks no extension required: true")
+            return
+        await client.call(a2a.SEND_MESSAGE, {"message": user_message("finish at once", script=scenario.script)},
+                          label="ext_not_activated")
+
+
 @driver("no-streaming")
 async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> None:
     """An agent whose card says streaming: false must refuse both streaming methods."""
-    url = target.nostream_url
-    if not url:
-        client, card = await _open(target, log)
-        await client.__aexit__()
-        if streaming_declared(card):
-            unsupported(log, list(scenario.requirements),
-                        "the target declares streaming: true and no agent without streaming was given "
-                        "(--sut-nostream-url)")
-            return
-        url = target.a2a_url
+    url = await _twin(target, scenario, log, target.nostream_url, lambda card: not streaming_declared(card),
+                      "the target declares streaming: true and no agent without streaming was given "
+                      "(--sut-nostream-url)")
+    if url is None:
+        return
     client = client_for(target, log, url or "", stream_limit=min(target.stream_limit, 5.0))
     async with client:
         card_ex = await client.get_card(label="card_nostream")
