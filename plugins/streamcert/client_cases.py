@@ -32,10 +32,10 @@ from urllib.parse import urlsplit
 from . import cassette
 from .framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
 from .protocols import a2a
+from .protocols.bindings import jsonrpc_paths
 from .protocols.interactions_v1 import URI as EXT_INTERACTIONS
 from .protocols.progress_v1 import URI as EXT_PROGRESS
 from .replay import HOLD, substituted
-from .wire.a2a_client import jsonrpc_paths
 from .wire.sse import SSEParser
 
 BOM = "\ufeff".encode("utf-8")

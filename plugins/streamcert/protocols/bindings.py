@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from . import a2a
 
@@ -238,6 +238,35 @@ def declared(card: Any) -> list[tuple[str, str]]:
         if binding and version.split(".")[0] == "1":
             out.append((binding, iface["url"]))
     return out
+
+
+def jsonrpc_url(card: Any) -> str | None:
+    """The URL of the card's JSONRPC interface for protocol 1.0 (or any JSONRPC one)."""
+    if not isinstance(card, dict):
+        return None
+    interfaces = card.get("supportedInterfaces")
+    if not isinstance(interfaces, list):
+        return None
+    candidates = [i for i in interfaces if isinstance(i, dict) and i.get("protocolBinding") == "JSONRPC"
+                  and isinstance(i.get("url"), str)]
+    for iface in candidates:
+        if str(iface.get("protocolVersion", "")).startswith(a2a.PROTOCOL_VERSION):
+            return iface["url"]
+    return candidates[0]["url"] if candidates else None
+
+
+def jsonrpc_paths(card: Any) -> set[str]:
+    """The paths of every JSONRPC interface the card declares: where its JSON-RPC requests go."""
+    interfaces = card.get("supportedInterfaces") if isinstance(card, dict) else None
+    return {urlsplit(schemed(i["url"])).path or "/" for i in interfaces or [] if isinstance(i, dict)
+            and i.get("protocolBinding") == "JSONRPC" and isinstance(i.get("url"), str)} \
+        if isinstance(interfaces, list) else set()
+
+
+def schemed(url: str) -> str:
+    """An interface URL with its scheme, for its origin: a bare host:port (the gRPC form an SDK writes) is plaintext
+    gRPC, read as http://host:port."""
+    return url if "://" in url else "http://" + url
 
 
 @dataclass

@@ -72,8 +72,8 @@ import httpx
 
 from .. import limits
 from ..protocols import a2a, interactions_v1, progress_v1
+from ..protocols.bindings import jsonrpc_url
 from ..protocols.script import SCRIPT_KEY
-from ..wire.a2a_client import jsonrpc_url
 from ..wire.sse import SSEParser
 from .faults import check_fault, fault_argument, switch, variant
 

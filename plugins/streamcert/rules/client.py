@@ -46,7 +46,7 @@ from urllib.parse import parse_qs, urlsplit
 from ..catalogue import load_catalogue
 from ..outcomes import Outcome
 from ..protocols import a2a, interactions_v1
-from ..wire.a2a_client import jsonrpc_paths
+from ..protocols.bindings import jsonrpc_paths
 from . import Verdict, rule
 from .clientview import (
     ARTIFACT,

@@ -1,9 +1,9 @@
 """The A2A client the drivers use, over any binding. Every exchange lands in the frame log, stamped.
 
 The drivers ask for operations (`call`, `stream`: SendMessage, GetTask…, with the request message as its JSON
-`params`); the client sends each over its binding (protocols/bindings.py): a JSON-RPC envelope POSTed to the
-interface URL, the HTTP+JSON route of the operation (§11.3), or the gRPC method (wire/grpc.py), and records
-the binding on every exchange.
+`params`); the client hands each to the transport of its binding (wire/bindings/: a JSON-RPC envelope POSTed to
+the interface URL, the HTTP+JSON route of the operation (§11.3), or the gRPC method through wire/grpc.py), and
+records the binding on every exchange. The HTTP bindings' requests all go out through `send_http`, here.
 
 It always sends `A2A-Version: 1.0` (unless a test asks for another value on purpose) and activates
 extensions with one `A2A-Extensions` header. Streams are read with the suite's own SSE parser and
@@ -28,8 +28,7 @@ import errno
 import inspect
 import json
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable
-from urllib.parse import urlencode, urlsplit
+from typing import Any, Iterable
 
 import httpx
 
@@ -47,40 +46,21 @@ from ..framelog import (
     PAYLOAD_BUDGET,
     UNJUDGED,
     ContentDecoder,
-    Event,
     Exchange,
     FrameLog,
     ParseBudget,
 )
 from ..limits import show
 from ..protocols import a2a, bindings
+from .bindings import jsonrpc, transport_for
+from .bindings.base import UNSET, Operation
+from .bounds import Bounds, OnEvent, Until
 from .capture import CAPTURE, RETRIED, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock, broken_by
 from .sse import SSEParser
 from .urls import Origins, join
 
-_UNSET = object()
 NOT_ASKED = "which the suite did not ask for: it sends Accept-Encoding: identity"
 KEEPALIVE_EXPIRY_S = 1.0  # seconds a pooled connection may sit idle and still be reused
-
-OnEvent = Callable[[Event], "Awaitable[None] | None"]
-Until = Callable[[Event], bool]
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """The caps one client keeps to (limits.py names each: its option, default and sentence)."""
-
-    max_event: int = int(limits.MAX_EVENT.default)
-    max_body: int = int(limits.MAX_BODY.default)
-    max_stream: int = int(limits.MAX_STREAM.default)
-    max_decompressed: int = int(limits.MAX_DECOMPRESSED.default)
-    idle: float = limits.IDLE.default
-
-    @classmethod
-    def of(cls, target: Any) -> Bounds:
-        """The bounds of a run's Target (its max_*_bytes and idle_limit)."""
-        return cls(int(target.max_event_bytes), int(target.max_body_bytes), int(target.max_stream_bytes),
-                   int(target.max_decompressed_bytes), float(target.idle_limit))
 
 
 @dataclass
@@ -121,7 +101,6 @@ class A2AClient:
                  own_interfaces: bool = False) -> None:
         self.base_url = base_url
         self.binding = binding
-        self._grpc: Any = None  # wire/grpc.GrpcTransport, made on the first gRPC call
         self.log = log
         self.clock = clock or Clock()
         self.stream_limit = stream_limit
@@ -134,6 +113,7 @@ class A2AClient:
         self.rpc_url: str | None = None
         self._next_id = 1
         self._http: httpx.AsyncClient | None = None
+        self.transport = transport_for(binding, self)  # how an operation goes over the binding (wire/bindings/)
 
     async def __aenter__(self) -> "A2AClient":
         # The credentials are added request by request (only where they may go), never as defaults.
@@ -151,31 +131,30 @@ class A2AClient:
     async def __aexit__(self, *exc: Any) -> None:
         if self._http is not None:
             await self._http.aclose()
-        if self._grpc is not None:
-            await self._grpc.aclose()
+        await self.transport.aclose()
 
     # -- discovery -------------------------------------------------------------------------------
     async def get_card(self, label: str = "card", base_url: str | None = None) -> Exchange:
         url = join(base_url or self.base_url, a2a.CARD_PATH)
-        ex = await self._send("GET", url, label=label, headers={"Accept": a2a.JSON_MEDIA_TYPE})
+        ex = await self.send_http("GET", url, label=label, headers={"Accept": a2a.JSON_MEDIA_TYPE})
         return ex
 
     def use_card(self, card: Any) -> str | None:
         """Take the URL of the client's binding from the card's supportedInterfaces (None if there is none)."""
-        self.rpc_url = jsonrpc_url(card) if self.binding == bindings.JSONRPC else interface_url(card, self.binding)
+        self.rpc_url = self.transport.interface_url(card)
         if self.own_interfaces:
-            own = tuple(schemed(url) for _, url in bindings.declared(card))
+            own = tuple(bindings.schemed(url) for _, url in bindings.declared(card))
             self.origins = Origins.of(self.base_url, self.extra_headers, self.allow_origins + own)
         return self.rpc_url
 
-    # -- JSON-RPC ----------------------------------------------------------------------------------
+    # -- the operations, over the client's binding ---------------------------------------------------
     def new_id(self) -> int:
         rid = self._next_id
         self._next_id += 1
         return rid
 
-    def envelope(self, method: str, params: Any, rpc_id: Any = _UNSET) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": self.new_id() if rpc_id is _UNSET else rpc_id,
+    def envelope(self, method: str, params: Any, rpc_id: Any = UNSET) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": self.new_id() if rpc_id is UNSET else rpc_id,
                 "method": method, "params": params}
 
     def rpc_headers(self, extensions: tuple[str, ...] | list[str] = (), version: str | None = a2a.PROTOCOL_VERSION,
@@ -188,111 +167,39 @@ class A2AClient:
         return headers
 
     async def call(self, method: str, params: Any, *, label: str, extensions: tuple[str, ...] | list[str] = (),
-                   version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = _UNSET,
+                   version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = UNSET,
                    raw_body: bytes | None = None, url: str | None = None) -> Exchange:
-        """A unary call. `raw_body` sends those bytes instead of a JSON envelope (for error tests)."""
-        if self.binding != bindings.JSONRPC and raw_body is None:
-            return await self._operation(method, params, label=label, extensions=extensions, version=version,
-                                         url=url, streaming=False)
-        body = None if raw_body is not None else self.envelope(method, params, rpc_id)
-        return await self._send("POST", url or self._rpc(), label=label, json_body=body, raw_body=raw_body,
-                                headers=self.rpc_headers(extensions, version), rpc_method=method)
+        """A unary call. `raw_body` sends those bytes instead of a request, POSTed as JSON-RPC (for error tests)."""
+        op = Operation(method, params, label, extensions, version, url, rpc_id)
+        if raw_body is not None:
+            return await jsonrpc.send_raw(self, op, raw_body)
+        return await self.transport.send(op)
 
     async def stream(self, method: str, params: Any, *, label: str, extensions: tuple[str, ...] | list[str] = (),
-                     version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = _UNSET,
+                     version: str | None = a2a.PROTOCOL_VERSION, rpc_id: Any = UNSET,
                      until: Until | None = None, on_event: OnEvent | None = None,
                      limit: float | None = None, url: str | None = None) -> Exchange:
         """A streaming call, read until the server closes it, `until(event)` holds, or the limit. `until` and
         `on_event` see data events only: a comment (a keep-alive) is kept in the log, never read as an event."""
-        if self.binding != bindings.JSONRPC:
-            return await self._operation(method, params, label=label, extensions=extensions, version=version,
-                                         url=url, streaming=True, until=until, on_event=on_event,
-                                         limit=self.stream_limit if limit is None else limit)
-        body = self.envelope(method, params, rpc_id)
-        headers = self.rpc_headers(extensions, version, accept=a2a.SSE_MEDIA_TYPE)
-        return await self._send("POST", url or self._rpc(), label=label, json_body=body, headers=headers,
-                                rpc_method=method, streaming=True, until=until, on_event=on_event,
-                                limit=self.stream_limit if limit is None else limit)
+        return await self.transport.open_stream(Operation(method, params, label, extensions, version, url, rpc_id),
+                                                limit=self.stream_limit if limit is None else limit, until=until,
+                                                on_event=on_event)
 
     async def post_stream(self, url: str, body: Any, *, label: str, limit: float | None = None,
                           until: Until | None = None, on_event: OnEvent | None = None) -> Exchange:
         """A plain JSON POST (no JSON-RPC, no A2A headers) whose answer is read as an event stream:
         the progress stream of seed 003 (DESIGN §6)."""
         headers = {"Content-Type": "application/json", "Accept": a2a.SSE_MEDIA_TYPE}
-        return await self._send("POST", url, label=label, json_body=body, headers=headers, streaming=True,
-                                until=until, on_event=on_event, limit=self.stream_limit if limit is None else limit)
-
-    def _rpc(self) -> str:
-        return self.rpc_url or join(self.base_url, "/a2a/jsonrpc")
-
-    # -- HTTP+JSON and gRPC --------------------------------------------------------------------------
-    async def _operation(self, op: str, params: Any, *, label: str, extensions: tuple[str, ...] | list[str],
-                         version: str | None, url: str | None, streaming: bool, until: Until | None = None,
-                         on_event: OnEvent | None = None, limit: float | None = None) -> Exchange:
-        base = url or self.rpc_url or self.base_url
-        service = {}  # the service parameters (§3.2.6): headers on HTTP+JSON, metadata on gRPC
-        if version is not None:
-            service[a2a.VERSION_HEADER] = version
-        if extensions:
-            service[a2a.EXTENSIONS_HEADER] = ",".join(extensions)
-        if self.binding == bindings.GRPC:
-            return await self._grpc_call(op, params, base, service, label=label, streaming=streaming, until=until,
-                                         on_event=on_event, limit=limit)
-        method, path, query, body = bindings.rest_route(op, params if isinstance(params, dict) else {})
-        media = a2a.SSE_MEDIA_TYPE if streaming else f"{bindings.A2A_JSON_MEDIA_TYPE}, {a2a.JSON_MEDIA_TYPE}"
-        headers = {"Accept": media, **service}
-        if body is not None:
-            headers["Content-Type"] = bindings.A2A_JSON_MEDIA_TYPE
-        target = base.rstrip("/") + path + (("?" + urlencode(query)) if query else "")
-        ex = await self._send(method, target, label=label, json_body=body, headers=headers, rpc_method=op,
-                              streaming=streaming, until=until, on_event=on_event, limit=limit)
-        if body is None or params != body:
-            ex.notes["params"] = params  # what the path and query carried, as the operation's request message
-        if op == a2a.SUBSCRIBE_TO_TASK and ex.status == 405:
-            # §11.3.2 says POST, the proto's google.api.http annotation GET: the other reading, asked again
-            first = {"method": method, "status": ex.status}
-            self.log.exchanges.remove(ex)
-            again = await self._send("GET", target, label=label, json_body=None, headers=headers, rpc_method=op,
-                                     streaming=streaming, until=until, on_event=on_event, limit=limit)
-            again.notes.update(params=params, route_retry={"first": first, "then": "GET"})
-            return again
-        return ex
-
-    async def _grpc_call(self, op: str, params: Any, base: str, service: dict[str, str], *, label: str,
-                         streaming: bool, until: Until | None, on_event: OnEvent | None,
-                         limit: float | None) -> Exchange:
-        from ..protocols.grpc_messages import grpc_available
-
-        # The target's credentials go to a gRPC interface of another origin only when allowed, as over HTTP
-        # (wire/urls.py).
-        passage = self.origins.passage(schemed(base))
-        why = grpc_available() or passage.refused
-        if why is not None:
-            ex = self.log.add(Exchange(label=label, method="POST", url=base + bindings.grpc_path(op), rpc_method=op,
-                                       request_body=params, t_sent=self.clock(), end=END_ERROR, error=why,
-                                       binding=bindings.GRPC))
-            ex.t_end = ex.t_sent
-            if passage.refused:
-                ex.notes["not_sent"] = True
-            return ex
-        if self._grpc is None:
-            from .grpc import GrpcTransport
-
-            self._grpc = GrpcTransport(self.clock, self.log, timeout=self.timeout, stream_limit=self.stream_limit,
-                                       bounds=self.bounds)
-        given = self.extra_headers if passage.credentials else {}
-        metadata = {k.lower(): v for k, v in {**given, **service}.items()}
-        ex = await self._grpc.call(op, params if isinstance(params, dict) else {}, label=label, target_url=base,
-                                   metadata=metadata, streaming=streaming, until=until, on_event=on_event, limit=limit)
-        if passage.note:
-            ex.notes["origin"] = passage.note
-        return ex
+        return await self.send_http("POST", url, label=label, json_body=body, headers=headers, streaming=True,
+                                    until=until, on_event=on_event,
+                                    limit=self.stream_limit if limit is None else limit)
 
     # -- the one place a request goes out ----------------------------------------------------------
-    async def _send(self, http_method: str, url: str, *, label: str, headers: dict[str, str],
-                    json_body: Any = None, raw_body: bytes | None = None, rpc_method: str | None = None,
-                    streaming: bool = False, until: Until | None = None, on_event: OnEvent | None = None,
-                    limit: float | None = None) -> Exchange:
+    async def send_http(self, http_method: str, url: str, *, label: str, headers: dict[str, str],
+                        json_body: Any = None, raw_body: bytes | None = None, rpc_method: str | None = None,
+                        streaming: bool = False, until: Until | None = None, on_event: OnEvent | None = None,
+                        limit: float | None = None) -> Exchange:
+        """One HTTP request of the client's binding (or its card), its answer read into one exchange."""
         assert self._http is not None, "use the client inside `async with`"
         content = raw_body if raw_body is not None else (
             None if json_body is None else json.dumps(json_body).encode("utf-8"))
@@ -520,42 +427,3 @@ class A2AClient:
                 cap, limit = limits.MAX_STREAM, self.bounds.max_stream
                 r.unjudged(cap.reached(f"a stream of {show(capture.size, 'bytes')}", limit), cap, capture.size, limit)
 
-
-def jsonrpc_url(card: Any) -> str | None:
-    """The URL of the card's JSONRPC interface for protocol 1.0 (or any JSONRPC one)."""
-    if not isinstance(card, dict):
-        return None
-    interfaces = card.get("supportedInterfaces")
-    if not isinstance(interfaces, list):
-        return None
-    candidates = [i for i in interfaces if isinstance(i, dict) and i.get("protocolBinding") == "JSONRPC"
-                  and isinstance(i.get("url"), str)]
-    for iface in candidates:
-        if str(iface.get("protocolVersion", "")).startswith(a2a.PROTOCOL_VERSION):
-            return iface["url"]
-    return candidates[0]["url"] if candidates else None
-
-
-def jsonrpc_paths(card: Any) -> set[str]:
-    """The paths of every JSONRPC interface the card declares: where its JSON-RPC requests go."""
-    interfaces = card.get("supportedInterfaces") if isinstance(card, dict) else None
-    return {urlsplit(schemed(i["url"])).path or "/" for i in interfaces or [] if isinstance(i, dict)
-            and i.get("protocolBinding") == "JSONRPC" and isinstance(i.get("url"), str)} \
-        if isinstance(interfaces, list) else set()
-
-
-def schemed(url: str) -> str:
-    """An interface URL with its scheme, for its origin: a bare host:port (the gRPC form an SDK writes) is plaintext
-    gRPC, read as http://host:port."""
-    return url if "://" in url else "http://" + url
-
-
-def interface_url(card: Any, binding: str) -> str | None:
-    """The URL of the card's first interface of `binding` for protocol 1.x (bindings.declared)."""
-    return next((url for b, url in bindings.declared(card) if b == binding), None)
-
-
-def rpc_error(ex: Exchange) -> dict[str, Any] | None:
-    """The error of a unary exchange (or of a stream's only event), if any, on any binding: the JSON-RPC error
-    object, or the binding-neutral error of an HTTP+JSON or gRPC answer (protocols/bindings.py)."""
-    return bindings.read_answer(ex).error

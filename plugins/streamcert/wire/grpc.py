@@ -44,7 +44,7 @@ from ..framelog import (
 from ..limits import show
 from ..protocols import bindings
 from ..protocols import grpc_messages as messages
-from .a2a_client import Bounds, OnEvent, Until
+from .bounds import Bounds, OnEvent, Until
 from .capture import Clock
 
 CONTENT_TYPE = "application/grpc"
