@@ -55,7 +55,8 @@ from ..protocols import a2a, bindings
 from .bindings import jsonrpc, transport_for
 from .bindings.base import UNSET, Operation
 from .bounds import Bounds, OnEvent, Until
-from .capture import CAPTURE, RETRIED, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock, broken_by
+from .capture import CAPTURE, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock
+from .resend import RETRIED, ResendTransport, broken_by
 from .sse import SSEParser
 from .urls import Origins, join
 
@@ -118,7 +119,8 @@ class A2AClient:
     async def __aenter__(self) -> "A2AClient":
         # The credentials are added request by request (only where they may go), never as defaults.
         self._http = httpx.AsyncClient(
-            transport=CaptureTransport(self.clock, max_body=self.bounds.max_body, max_stream=self.bounds.max_stream),
+            transport=CaptureTransport(self.clock, ResendTransport(), max_body=self.bounds.max_body,
+                                       max_stream=self.bounds.max_stream),
             timeout=httpx.Timeout(self.timeout),
             headers={"Accept-Encoding": "identity"},
             # A connection idle this long is not reused: servers close idle keep-alive connections (uvicorn

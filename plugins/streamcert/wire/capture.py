@@ -10,19 +10,10 @@ Past the cap (`max_stream_bytes` for an event stream, `max_body_bytes` for any o
 is kept as lengths, a hash and windows: the chunks of its first `WINDOW` bytes stay, the rest are let go
 (the file with them), and it keeps counting (reads, bytes, a SHA-256 of everything) and the last
 `WINDOW` bytes: `overflow()` is that record.
-
-A request that fails before any byte of its answer came, on a connection an earlier exchange had used, because
-the server had closed that connection (it reads as "Server disconnected without sending a response", or a reset),
-is sent again on another connection: a server may close a kept-alive connection at any time, even without
-`Connection: close` (RFC 9112 §9.6), and a request that meets that close was never read by the server (the retry
-RFC 9112 §9.3.1 allows a client that knows so; browsers resend on a reused connection in this case alike). A
-request on a connection opened for it is never sent again: its failure is the server's answer. Each resend is
-recorded (`RETRIED`), so the exchange says it happened.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import time
 from typing import Any, AsyncIterator, Callable
@@ -34,8 +25,6 @@ from ..framelog import Chunk, Spool
 CHUNKS = "streamcert.chunks"  # response.extensions key: the list of Chunk, filled as bytes arrive
 CAPTURE = "streamcert.capture"  # response.extensions key: the Capture filling it
 T_HEADERS = "streamcert.t_headers"
-RETRIED = "streamcert.retried"  # response.extensions key: why the request was sent again, one entry per resend
-RESENDS = 3  # reused connections a request may find closed in turn before the pool opens one for it
 
 SPOOL_AFTER = 256 * 1024  # the bytes of one response past this go to a temporary file
 WINDOW = 64 * 1024  # the last bytes kept of a response past its cap
@@ -140,25 +129,7 @@ class CaptureTransport(httpx.AsyncBaseTransport):
         self.max_stream = max_stream
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        retried: list[str] = []
-        given = request.extensions.get("trace")
-        while True:
-            opened: list[str] = []  # the pool opened a connection for this try (httpcore's trace names it)
-
-            async def trace(name: str, info: dict[str, Any], opened: list[str] = opened) -> None:
-                if name.startswith("connection.connect_tcp") or name.startswith("connection.connect_unix"):
-                    opened.append(name)
-                if given is not None:
-                    await given(name, info)
-
-            request.extensions["trace"] = trace
-            try:
-                response = await self.inner.handle_async_request(request)
-                break
-            except httpx.TransportError as exc:
-                if opened or len(retried) >= RESENDS or not closed_before_answer(exc):
-                    raise
-                retried.append(said(exc))
+        response = await self.inner.handle_async_request(request)
         t_headers = self.clock()
         streaming = response.headers.get("content-type", "").split(";", 1)[0].strip().lower() == "text/event-stream"
         capture = Capture(self.max_stream if streaming else self.max_body)
@@ -167,7 +138,6 @@ class CaptureTransport(httpx.AsyncBaseTransport):
         extensions[CHUNKS] = capture.chunks
         extensions[CAPTURE] = capture
         extensions[T_HEADERS] = t_headers
-        extensions[RETRIED] = retried
         return httpx.Response(
             status_code=response.status_code,
             headers=response.headers,
@@ -178,36 +148,3 @@ class CaptureTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-def broken_by(exc: BaseException, *codes: int) -> bool:
-    """Whether a transport error comes from an OS error of one of `codes` (ECONNRESET, EPIPE), however deeply
-    wrapped."""
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None:
-            return False
-        if getattr(seen, "errno", None) in codes or (errno.ECONNRESET in codes and isinstance(seen, ConnectionResetError)):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def closed_before_answer(exc: httpx.TransportError) -> bool:
-    """Whether a request failed because the server had closed the connection before any byte of the answer: the
-    end of the connection where the status line should be, or a reset (or broken pipe) while it was sent or
-    awaited its answer."""
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return "without sending a response" in str(exc)
-    return isinstance(exc, (httpx.ReadError, httpx.WriteError)) and broken_by(exc, errno.ECONNRESET, errno.EPIPE)
-
-
-def said(exc: BaseException) -> str:
-    """A transport error as a message names it: its type, and its own words or those of what caused it."""
-    seen: BaseException | None = exc
-    for _ in range(8):
-        if seen is None or str(seen):
-            break
-        seen = seen.__cause__ or seen.__context__
-    words = str(seen) if seen is not None else ""
-    return f"{type(exc).__name__}: {words}" if words else type(exc).__name__
