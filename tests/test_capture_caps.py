@@ -275,7 +275,8 @@ def test_a_line_without_an_end_past_the_event_cap_is_counted_not_held():
 def test_a_10_mib_card_is_within_the_defaults_and_judged_whole():
     class BigCard(Agent):
         async def card(self, base, writer):
-            writer.write(response(card(base, description="d" * (10 * MIB))))
+            writer.write(response(card(base, description="d" * (10 * MIB)), cache_control="max-age=300",
+                                  etag='"big-card"'))  # the caching headers A2A-CARD-007 asks for (a SHOULD)
 
     log, found = drive(BigCard(), scenario="card")
     assert log.get("card").size > 10 * MIB
