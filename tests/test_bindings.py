@@ -267,3 +267,17 @@ def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
     path = log.save(path_for(tmp_path, "stream-basic", "grpc"))
     with pytest.raises(ValueError, match="was recorded over grpc: replay serves JSON-RPC recordings"):
         Replayer([path])
+
+
+@pytest.mark.parametrize("binding", ["carrier-pigeon", "GRPC", ["grpc"], 7])
+def test_check_refuses_a_cassette_of_an_unknown_binding_naming_it(tmp_path, capsys, binding) -> None:
+    """Every requirement of such a cassette would be SKIPPED in silence: `check` says which binding, exit 2."""
+    from streamcert.cli import main as streamcert
+
+    log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
+    log.notes["binding"] = binding
+    path = log.save(tmp_path / "sent.yaml")
+    assert streamcert(["check", str(path), "--report", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and repr(str(binding)) in err and "does not know" in err, err
+    assert "jsonrpc" in err and not (tmp_path / "rep").exists()
