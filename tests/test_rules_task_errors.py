@@ -710,6 +710,25 @@ def test_err_001():
     assert judge("A2A-ERR-001", nostream_log(card_streaming=True)) == []
 
 
+@pytest.mark.parametrize("card_ex", [
+    unary("card_nostream", body=b"<html>not a card</html>"), unary("card_nostream", body=b"[1, 2]"),
+    unary("card_nostream", body={"error": "down"}, status=503)], ids=["html", "array", "503"])
+def test_err_001_never_presumes_streaming_false_of_a_card_it_could_not_read(card_ex):
+    """A stream was served, but the card that would say streaming: false could not be read: nothing is
+    presumed of the agent, so ERROR naming the card, not FAIL."""
+    log = nostream_log(stream_ans=sse("stream_refused", [stream_task(), status_update(DONE)]))
+    log.exchanges[0] = card_ex
+    f = one("A2A-ERR-001", log, E)
+    assert "could not be read" in f.message and "not known" in f.message
+
+
+def test_err_001_a_card_silent_on_streaming_is_read_as_the_text_says():
+    """'Without capabilities.streaming: true' (A2A §8): a readable card that does not state it is judged."""
+    log = nostream_log(stream_ans=sse("stream_refused", [stream_task(), status_update(DONE)]))
+    log.exchanges[0] = unary("card_nostream", body={"name": "x", "capabilities": {}})
+    one("A2A-ERR-001", log, F)
+
+
 # -- the edges: nothing to judge, and no answer ------------------------------------------------------
 
 @pytest.mark.parametrize("rid", TASK_IDS + ERR_IDS)
