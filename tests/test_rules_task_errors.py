@@ -424,7 +424,8 @@ def test_task_010_a_cancel_that_races_the_tasks_end_is_no_failure():
 
 
 def _ended_first(log, cancel):
-    from streamcert.rules.task_cancel import RACE_S, _ended_first as ended_first
+    from streamcert.rules.task_cancel import RACE_S
+    from streamcert.rules.task_cancel import _ended_first as ended_first
 
     return ended_first(log, cancel, RACE_S)
 

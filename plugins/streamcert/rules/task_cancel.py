@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
+from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from ..wire.a2a_client import rpc_error
-from ..outcomes import Outcome
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
 from .task import last_status_evidence, task_stream
