@@ -267,3 +267,47 @@ def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
     path = log.save(path_for(tmp_path, "stream-basic", "grpc"))
     with pytest.raises(ValueError, match="was recorded over grpc: replay serves JSON-RPC recordings"):
         Replayer([path])
+
+
+@pytest.mark.parametrize("binding", ["carrier-pigeon", "GRPC", ["grpc"], 7])
+def test_check_refuses_a_cassette_of_an_unknown_binding_naming_it(tmp_path, capsys, binding) -> None:
+    """Every requirement of such a cassette would be SKIPPED in silence: `check` says which binding, exit 2."""
+    from streamcert.cli import main as streamcert
+
+    log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
+    log.notes["binding"] = binding
+    path = log.save(tmp_path / "sent.yaml")
+    assert streamcert(["check", str(path), "--report", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and repr(str(binding)) in err and "does not know" in err, err
+    assert "jsonrpc" in err and not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("cut", ["cap", "nesting"])
+def test_a_probe_answer_a_cap_or_the_nesting_limit_cut_is_error_naming_it(cut) -> None:
+    """The suite's own bound is no blame (A2A-CARD-006): ERROR, the cap named, never FAIL."""
+    from streamcert.framelog import MAX_JSON_DEPTH, UNJUDGED
+
+    card = card_with(("JSONRPC", "http://127.0.0.1:1/a2a/jsonrpc"), ("HTTP+JSON", "http://127.0.0.1:1/a2a/rest"))
+    if cut == "cap":
+        probe = rest("probe_http-json", a2a.GET_TASK, {"partial": "x" * 50}, status=404, params=UNKNOWN)
+        probe.notes[UNJUDGED] = {"reason": "a body of more than 1 MiB reached the cap --max-body-bytes (1 MiB)",
+                                 "cap": "max_body", "figure": 2 << 20, "limit": 1 << 20}
+    else:
+        deep = "[" * (MAX_JSON_DEPTH + 5) + "]" * (MAX_JSON_DEPTH + 5)
+        probe = rest("probe_http-json", a2a.GET_TASK, status=404, params=UNKNOWN, body=deep.encode())
+    log = _probe_log(unary("probe_jsonrpc", error=rpc_error(a2a.TASK_NOT_FOUND)), probe, card=card)
+    [finding] = judge(log, ["A2A-CARD-006"])
+    assert finding.outcome == Outcome.ERROR, finding.message
+    assert ("--max-body-bytes" if cut == "cap" else "nested") in finding.message
+    assert "cannot be judged" in finding.message
+
+
+def test_a_probe_whose_transport_failed_is_no_answer() -> None:
+    card = card_with(("JSONRPC", "http://127.0.0.1:1/a2a/jsonrpc"), ("GRPC", "http://127.0.0.1:9"))
+    broken = grpc_call("probe_grpc")
+    broken.end, broken.error = END_ERROR, "gRPC transport failure: the answer's framing could not be read"
+    log = _probe_log(unary("probe_jsonrpc", error=rpc_error(a2a.TASK_NOT_FOUND)), broken, card=card)
+    [finding] = judge(log, ["A2A-CARD-006"])
+    assert finding.outcome == Outcome.FAIL and "gRPC transport failure" in finding.message
+    assert "InternalError" not in finding.message

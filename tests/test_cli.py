@@ -145,6 +145,19 @@ def test_bad_input_is_a_usage_error(tmp_path, args, names):
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.parametrize("url", ["http://127.0.0.1:4831x", "http://127.0.0.1:99999", "http://127.0.0.1:0",
+                                 "http://127.0.0.1:41241/a b", "http://127.0.0.1:1/\n::error::x"])
+def test_a_mistyped_url_is_refused_before_the_run_in_one_line(tmp_path, url):
+    for args in (["--url", url], ["--url", "http://127.0.0.1:1", "--nostream-url", url]):
+        proc = streamcert("run", *args, "--report", "rep", cwd=tmp_path, timeout=60)
+        assert proc.returncode == 2, (proc.returncode, proc.stderr)
+        no_traceback(proc)
+        assert len(proc.stderr.strip().splitlines()) == 1 and "usage:" in proc.stderr, proc.stderr
+        assert repr(url) in proc.stderr and not (tmp_path / "rep").exists()
+    proc = streamcert("run", "--url", "http://app:s3cr3t-9f@127.0.0.1:99999", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2 and "s3cr3t-9f" not in proc.stderr and "***@127.0.0.1:99999" in proc.stderr
+
+
 def test_bad_plugin_option_is_a_pytest_usage_error(tmp_path):
     proc = streamcert("--pyargs", "streamcert.suite", "--sut-fault", "nope", cwd=tmp_path, timeout=60,
                       exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider"])

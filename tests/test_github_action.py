@@ -323,3 +323,119 @@ def test_sample_workflow_starts_a_service_and_uses_the_action_with_wait_for_targ
         for step in job["steps"]:
             if step.get("uses") == "./":
                 assert set(step["with"]) <= inputs, step["with"]
+
+
+# -- hostile inputs: data, never a workflow command ------------------------------------------------------
+
+def runner_commands(stdout: str) -> list[tuple[str, str]]:
+    """The workflow commands GitHub's runner would act on in this log, as (name and properties, data): a
+    line that starts with `::NAME …::` (or the older `##[NAME …]`), except while commands are stopped,
+    when only the line `::TOKEN::` is read (it resumes them)."""
+    acted: list[tuple[str, str]] = []
+    token = None
+    for line in stdout.split("\n"):
+        line = line.strip()
+        if token is not None:
+            if line == f"::{token}::":
+                acted.append((token, ""))
+                token = None
+            continue
+        found = re.match(r"::(.+?)::(.*)$", line) or re.match(r"##\[(.+?)\](.*)$", line)
+        if found:
+            acted.append((found.group(1), found.group(2)))
+            if found.group(1) == "stop-commands":
+                token = found.group(2)
+    return acted
+
+
+FORGED = "::set-output name=verdict::PASS"
+HOSTILE = {  # each input holds a line break, a workflow command, an escaped line break and a stop token
+    "profile": f"a2a\n{FORGED}",
+    "level": "must\n::add-mask::FAIL",
+    "headers": "X-A: 1%0A::error::forged header\nX-B: ::stop-commands::evil",
+    "extra_args": "--timeout '5\n::stop-commands::evil\n::evil::\n::error title=forged::x'",
+    "report_dir": "out\n::error::forged dir",
+    "badge_dir": "badges\n::warning::forged badge",
+    "artifact_name": "art%0A::error::forged artifact",
+}
+
+
+def assert_only_own_commands(run: ActionRun) -> None:
+    acted = runner_commands(run.stdout)
+    names = [name.split(" ")[0] for name, _ in acted]
+    stops = [data for name, data in acted if name == "stop-commands"]
+    assert len(stops) == 1 and re.fullmatch(r"[0-9a-f]{32}", stops[0]), acted
+    assert stops[0] in names, "commands were never resumed"
+    for (name, data), word in zip(acted, names):
+        assert word in ("add-mask", "stop-commands", stops[0], "error", "warning"), (name, data)
+        if word in ("error", "warning"):
+            assert re.fullmatch(r"(error|warning) title=streamcert[^\n]*", name), name
+            assert "\n" not in data and "%0A" not in data.replace("%250A", ""), data
+        assert "forged" not in name and "FAIL" != data, (name, data)
+    masks = [data for name, data in acted if name == "add-mask"]
+    assert "FAIL" not in masks and masks.index  # a level is not a secret: nothing but secrets are masked
+    assert names.index(stops[0]) == len(names) - len([w for w in names if w in ("error", "warning")]) - 1
+    assert set(run.outputs) == {"verdict", "report-dir", "exit-code", "badges"}, run.outputs
+    assert run.outputs["verdict"] in ("", "PASS", "FAIL", "INCOMPLETE")
+
+
+def test_hostile_inputs_are_never_read_as_workflow_commands(tmp_path):
+    run = run_action(tmp_path, **HOSTILE)
+    assert run.code == 2, run.stdout[-2000:]  # streamcert refused the profile: nothing was run
+    assert_only_own_commands(run)
+    echo = next(line for line in run.stdout.splitlines() if line.startswith("streamcert run "))
+    assert "'must\\n::add-mask::FAIL'" in echo  # echoed on one line, the line break written as an escape
+    assert run.outputs["verdict"] == "" and run.outputs["exit-code"] == "2"
+    assert run.outputs["report-dir"] == str(tmp_path / HOSTILE["report_dir"])  # a line break: the delimiter form
+
+
+def test_hostile_inputs_with_a_run_that_writes_a_report(tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}/?q=%0A::error::x"
+    run = run_action(tmp_path, url=url, wait_for_target="1",
+                     **{k: v for k, v in HOSTILE.items() if k in ("headers", "report_dir", "badge_dir",
+                                                                   "artifact_name")})
+    assert run.code == 3, run.stdout[-2000:]
+    assert_only_own_commands(run)
+    assert run.outputs["verdict"] == "INCOMPLETE" and run.report_dir == tmp_path / HOSTILE["report_dir"]
+    assert (run.report_dir / "compatibility.json").is_file()
+    copied = sorted(p.name for p in (tmp_path / HOSTILE["badge_dir"]).glob("badge*.json"))
+    assert "badge.json" in copied and run.outputs["badges"].count("badge") >= len(copied)
+    assert [line for line in run.stdout.splitlines() if line.startswith("streamcert: badge ")]
+    assert not [line for line in run.stdout.splitlines() if line.startswith("::warning::forged")]
+
+
+def test_an_input_that_is_not_utf8_is_shown_escaped(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "STREAMCERT_"))}
+    env = {k.encode(): v.encode("utf-8", "surrogateescape") for k, v in env.items()}
+    env |= {b"INPUT_PROFILE": b"a2a \xff\xfe\n::error::x", b"GITHUB_OUTPUT": str(tmp_path / "o.txt").encode()}
+    proc = subprocess.run([sys.executable, "-m", "streamcert.github_action"], cwd=tmp_path, env=env,
+                          capture_output=True, timeout=RUN_TIMEOUT)
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 2 and "Traceback" not in out + proc.stderr.decode("utf-8", "replace")
+    assert "\\udcff" in out or "\\xff" in out
+    assert_only_own_commands(ActionRun(2, out, "", "", parse_outputs((tmp_path / "o.txt").read_text("utf-8")),
+                                       0.0, tmp_path))
+
+
+def test_shown_keeps_any_text_to_one_line():
+    assert github_action.shown("a\nb\r\x1b[2J\u2028c%0A") == "a\\nb\\r\\x1b[2J\\u2028c%0A"
+
+
+def test_an_output_value_cannot_end_its_block_or_add_an_output():
+    value = "x\nghadelimiter_1\nverdict=PASS"
+    assert parse_outputs(output_line("report-dir", value)) == {"report-dir": value}
+    assert set(parse_outputs(output_line("badges", "a\rverdict=PASS"))) == {"badges"}  # a CR alone: a block too
+
+
+@pytest.mark.parametrize("wanted, code", [("3.12", 0), ("auto", 0), ("3.11\npath=/tmp/evil", 2),
+                                          ("3.11$(touch x)", 2), ("::error::x", 2)])
+def test_the_python_version_input_is_a_version_or_refused(tmp_path, wanted, code):
+    step = next(s for s in load_yaml(REPO / "action.yml")["runs"]["steps"] if s.get("id") == "find")
+    out = tmp_path / "github-output.txt"
+    proc = subprocess.run(["bash", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True, timeout=30,
+                          env={"PATH": os.environ["PATH"], "WANTED": wanted, "GITHUB_OUTPUT": str(out)})
+    assert proc.returncode == code, proc.stderr
+    written = parse_outputs(out.read_text("utf-8")) if out.exists() else {}
+    assert set(written) <= {"setup", "path"} and "/tmp/evil" not in str(written) and not (tmp_path / "x").exists()
+    if code:
+        assert written == {} and wanted not in proc.stdout + proc.stderr

@@ -364,3 +364,36 @@ def test_undeclared_capabilities_are_refused_not_unimplemented(url):
     for label, reason in (("push", "PUSH_NOTIFICATION_NOT_SUPPORTED"), ("card", "UNSUPPORTED_OPERATION")):
         status = log.get(label).notes["grpc_status"]
         assert status["code"] == "FAILED_PRECONDITION" and status["details"][0]["reason"] == reason, status
+
+
+# -- a transport failure is named as one --------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode, streaming", [("flag", False), ("compressed", False), ("compressed", True),
+                                             ("short", False), ("short", True)])
+def test_garbage_frames_are_a_transport_failure_not_the_servers_status(mode, streaming):
+    """A frame grpcio cannot read ends the call with a status of grpcio's own (INTERNAL "Compression bit set…",
+    UNKNOWN "Stream removed…") or with no message at all: an ERROR naming the transport failure, never the
+    server's InternalError."""
+    from grpc_garbage import GarbageGrpc
+
+    from streamcert.rules.engine import Unjudgeable, answered
+
+    with GarbageGrpc(mode) as garbage:
+        log = run(lambda t, log: t.call("SubscribeToTask" if streaming else "GetTask", {"id": "t-1"}, label="call",
+                                        target_url=garbage.url, metadata=VERSION, streaming=streaming))
+    ex = log.get("call")
+    assert ex.end == END_ERROR and ex.error.startswith("gRPC transport failure: ") and ex.notes["transport_failure"]
+    assert "grpc_status" not in ex.notes and bindings.grpc_error(ex.notes) is None
+    with pytest.raises(Unjudgeable, match="gRPC transport failure"):
+        answered(log, "call")
+
+
+def test_a_status_the_server_sent_is_still_its_own():
+    from grpc_garbage import GarbageGrpc
+
+    with GarbageGrpc("status13") as garbage:
+        log = run(lambda t, log: t.call("GetTask", {"id": "t-1"}, label="call", target_url=garbage.url,
+                                        metadata=VERSION, streaming=False))
+    ex = log.get("call")
+    assert ex.end == END_CLOSED and ex.notes["grpc_status"]["code"] == "INTERNAL" and "transport_failure" not in ex.notes
+    assert bindings.grpc_error(ex.notes)["code"] == a2a.INTERNAL_ERROR

@@ -417,6 +417,38 @@ def test_task_010_fails():
                                              F).message
 
 
+def test_task_010_a_cancel_that_races_the_tasks_end_is_no_failure():
+    """The task completed before CancelTask reached it: TaskNotCancelableError is the right answer (A2A §3.1.5):
+    NOT_TESTED, saying so. A refusal while the task was still at work stays a FAIL."""
+    done = sse("stream", [stream_task(state=SUB), status_update(WORK), status_update(DONE)], dt=0.01)  # DONE at 0.02
+    refused = unary("cancel", error=rpc_error(-32002, "not cancelable"), rpc_method="CancelTask", t=0.05)
+    refused.request_body["params"] = {"id": "task-1"}
+    after = unary("get_task", task(state=DONE), rpc_method="GetTask", t=0.1)
+    sub = sse("subscribe", [stream_task(state=DONE)], rpc_method="SubscribeToTask", t=0.1)
+    f = one("A2A-TASK-010", cancel_log(main=done, sub=sub, cancel=refused, get=after), Outcome.NOT_TESTED)
+    assert "ended by itself (TASK_STATE_COMPLETED" in f.message and "not exercised" in f.message
+    # refused at 0.05 while the task was at work: its stream shows it working after the refusal, then done
+    late = sse("stream", [stream_task(state=SUB), status_update(WORK), status_update(WORK, "still here"),
+                          status_update(DONE)], dt=0.5)
+    refused = copy.deepcopy(refused)
+    assert "-32002" in one("A2A-TASK-010", cancel_log(main=late, sub=sub, cancel=refused, get=after), F).message
+    # refused, and the task seen ended only long after the refusal (GetTask at 6 s): no sign it had ended first
+    quiet = sse("stream", [stream_task(state=SUB)], end=END_TIME_LIMIT)
+    working = sse("subscribe", [stream_task(state=WORK)], rpc_method="SubscribeToTask", end=END_TIME_LIMIT)
+    refused = copy.deepcopy(refused)
+    assert _ended_first(cancel_log(main=quiet, sub=working, cancel=refused,
+                                   get=unary("get_task", task(state=DONE), t=0.5)), refused) == (0.52, DONE)
+    one("A2A-TASK-010", cancel_log(main=copy.deepcopy(quiet), sub=copy.deepcopy(working), cancel=refused,
+                                   get=unary("get_task", task(state=DONE), t=6.0)), F)
+
+
+def _ended_first(log, cancel):
+    from streamcert.rules.task_cancel import RACE_S
+    from streamcert.rules.task_cancel import _ended_first as ended_first
+
+    return ended_first(log, cancel, RACE_S)
+
+
 def test_task_011_fails():
     no_task = sse("subscribe", [status_update(WORK), status_update(CANCELED)], rpc_method="SubscribeToTask")
     assert "not the Task" in one("A2A-TASK-011", cancel_log(sub=no_task), F).message
@@ -728,6 +760,25 @@ def test_err_001():
     f = one("A2A-ERR-001", nostream_log(sub_ans=copy.deepcopy(not_found), setup=False), NS)
     assert "TaskNotFoundError accepted" in f.reading
     assert judge("A2A-ERR-001", nostream_log(card_streaming=True)) == []
+
+
+@pytest.mark.parametrize("card_ex", [
+    unary("card_nostream", body=b"<html>not a card</html>"), unary("card_nostream", body=b"[1, 2]"),
+    unary("card_nostream", body={"error": "down"}, status=503)], ids=["html", "array", "503"])
+def test_err_001_never_presumes_streaming_false_of_a_card_it_could_not_read(card_ex):
+    """A stream was served, but the card that would say streaming: false could not be read: nothing is
+    presumed of the agent, so ERROR naming the card, not FAIL."""
+    log = nostream_log(stream_ans=sse("stream_refused", [stream_task(), status_update(DONE)]))
+    log.exchanges[0] = card_ex
+    f = one("A2A-ERR-001", log, E)
+    assert "could not be read" in f.message and "not known" in f.message
+
+
+def test_err_001_a_card_silent_on_streaming_is_read_as_the_text_says():
+    """'Without capabilities.streaming: true' (A2A §8): a readable card that does not state it is judged."""
+    log = nostream_log(stream_ans=sse("stream_refused", [stream_task(), status_update(DONE)]))
+    log.exchanges[0] = unary("card_nostream", body={"name": "x", "capabilities": {}})
+    one("A2A-ERR-001", log, F)
 
 
 # -- the edges: nothing to judge, and no answer ------------------------------------------------------

@@ -289,3 +289,62 @@ def test_no_secret_in_any_file_or_stream_a_run_writes(tmp_path):
     rep = json.loads((tmp_path / "rep" / "compatibility.json").read_text("utf-8"))
     assert rep["target"]["a2a"] == f"{server.url}?api_key={MASK}"
     assert MASK in texts["rep/junit.xml"] or MASK in texts["rep/compatibility.json"]
+
+
+# -- credentials inside URL-shaped environment values -----------------------------------------------------
+
+DB_PASSWORD = "db-pa55-7e1c"
+PROXY_TOKEN = "pr0xy-t0k-4d2a"
+
+
+def test_the_user_info_of_a_url_in_any_environment_value_is_a_secret():
+    env = {"DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/x", "HTTPS_PROXY": f"http://:{PROXY_TOKEN}@p:3128",
+           "MIRRORS": "https://a.example/simple, https://bob-user:p%40ss-word@b.example/simple?api_key=k3y-9c1e",
+           "HOME": "/home/x", "PLAIN_URL": "https://example.org/no-credentials"}
+    s = Scrubber.of(Target(), env)
+    assert {DB_PASSWORD, PROXY_TOKEN, "bob-user", "p%40ss-word", "p@ss-word", "k3y-9c1e"} <= set(s.secrets)
+    assert "app" not in s.secrets and "example.org" not in " ".join(s.secrets)  # too short; no user info there
+    assert s.text(f"DATABASE_URL=postgres://app:{DB_PASSWORD}@db/x") == "DATABASE_URL=postgres://app:***@db/x"
+    assert set(Scrubber.of(Target(), {"PLAIN_URL": "https://example.org/x?page=2"}).secrets) == set()
+
+
+ECHOING_CLIENT = """
+import json, os, sys, httpx
+url, db = os.environ["STREAMCERT_URL"], os.environ["DATABASE_URL"]
+print("connecting with", db, file=sys.stderr)
+h = {"A2A-Version": "1.0", "X-Debug-Db": db}
+rpc = httpx.get(url + "/.well-known/agent-card.json", headers=h).json()["supportedInterfaces"][0]["url"]
+ctx = json.loads(os.environ["STREAMCERT_CONTEXT"])
+body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+        "params": {"message": dict(ctx["message"], messageId="m-1"), "metadata": {"db": db}}}
+with httpx.stream("POST", rpc, json=body, headers={**h, "Accept": "text/event-stream"}) as r:
+    r.read()
+print("using", db)
+print(json.dumps({"task": {"id": "task-basic"}, "db": db}))
+sys.exit(4)
+"""
+
+
+def test_a_client_command_echoing_a_url_with_a_password_leaks_it_nowhere(tmp_path):
+    """A client that echoes DATABASE_URL (stderr, stdout, its view, a request header and body): the password
+    is in no file and no stream the run writes."""
+    (tmp_path / "client.py").write_text(ECHOING_CLIENT, "utf-8")
+    env = {**os.environ, "DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/x"}
+    args = [sys.executable, "-m", "streamcert", "run", "--client-cmd", f"{sys.executable} client.py",
+            "--profile", "client", "--scenario", "client-basic", "--record", "cass", "--report", "rep",
+            "--timeout", "10"]
+    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    written = sorted(p for p in tmp_path.rglob("*") if p.is_file() and p.name != "client.py")
+    assert {"compatibility.json", "report.md", "report.html", "junit.xml"} <= {p.name for p in written}
+    assert any(p.parent.name == "cass" for p in written)
+    texts = {str(p.relative_to(tmp_path)): p.read_bytes().decode("utf-8", "replace") for p in written}
+    for path in written:
+        if path.parent.name == "cass":
+            for ex in FrameLog.load(path).exchanges:
+                texts[f"{path.name} {ex.label} body"] = ex.wire_bytes.decode("utf-8", "replace")
+    texts["stdout"], texts["stderr"] = proc.stdout, proc.stderr
+    leaks = [(where, form) for form in _secret_forms(DB_PASSWORD) for where, text in texts.items() if form in text]
+    assert not leaks, leaks
+    shown = "".join(texts.values())
+    assert f"postgres://app:{MASK}@db/x" in shown  # the client's echo was kept, the password masked

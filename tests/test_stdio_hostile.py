@@ -187,17 +187,50 @@ def test_acp_endless_line_is_cut_at_the_per_event_cap():
 
 @pytest.mark.skipif(not shutil.which("setsid"), reason="needs setsid(1)")
 def test_acp_pipes_held_by_a_grandchild_outside_the_group_do_not_hold_the_run(tmp_path):
-    """A grandchild that left the group (its own session) cannot be signalled with it: the run still
-    ends, its pipes given up on after a bounded wait."""
+    """A grandchild that left the group (its own session): the run still ends at its limit, and the
+    grandchild with it (the mark in its environment, wire/descendants.py)."""
     pids = tmp_path / "pids"
     run = play("acp", f"sh -c 'setsid sleep 1000 & echo $! > {pids}; wait'")
-    try:
-        assert LIMIT <= run.seconds < BOUND, run.seconds
-        assert START_CAP in run.message("ACP-PLAN-003")
-    finally:
-        for pid in pids_in(pids):
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+    assert LIMIT <= run.seconds < BOUND, run.seconds
+    assert START_CAP in run.message("ACP-PLAN-003")
+    assert_none_left(pids)
+
+
+# -- a client command: every process it started ends with the run -----------------------------------------
+
+SETSID_GRANDCHILD = """
+import os, subprocess, sys, time
+sleeper = "import os, sys, time; os.setsid(); open(sys.argv[1], 'a').write(f'{os.getpid()} '); time.sleep(60)"
+subprocess.Popen([sys.executable, "-c", sleeper, sys.argv[1]], stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+while not os.path.exists(sys.argv[1]):  # once it has left the session
+    time.sleep(0.01)
+""" + "{then}"
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:  # a daemon: fork, setsid, fork again, every standard stream closed
+    os.setsid()
+    if os.fork() == 0:
+        os.closerange(0, 3)
+        with open(sys.argv[1], "a") as out:
+            out.write(f"{os.getpid()} ")
+        time.sleep(60)
+    os._exit(0)
+os.wait()
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.01)
+""" + "{then}"
+
+
+@pytest.mark.parametrize("source", [SETSID_GRANDCHILD, DAEMON], ids=["setsid-grandchild", "daemon"])
+@pytest.mark.parametrize("then", ["print('{}')", "import time; time.sleep(60)"], ids=["exits", "hangs"])
+def test_a_client_commands_descendants_that_left_its_session_end_with_the_scenario(tmp_path, source, then):
+    script, pids = tmp_path / "client.py", tmp_path / "pids"
+    script.write_text(source.replace("{then}", then), "utf-8")
+    began = time.monotonic()
+    run_scenario("client-basic", Target(client_cmd=f"{PY} {script} {pids}", timeout=LIMIT, stream_limit=5.0))
+    assert time.monotonic() - began < BOUND + 2  # the client's own limit, then the group's and the marked ones' ends
+    assert_none_left(pids)
 
 
 # -- the line renderer -------------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from vcr.serialize import serialize as vcr_serialize
 from vcr.serializers import yamlserializer
 
 from .framelog import Chunk, Event, Exchange, FrameLog, budgeted, read_json
+from .safe_names import confined
 
 if TYPE_CHECKING:
     from .scrub import Scrubber
@@ -471,7 +472,9 @@ def stem(scenario: str, binding: str | None = None) -> str:
 
 
 def path_for(folder: str | Path, scenario: str, binding: str | None = None) -> Path:
-    return Path(folder) / f"{stem(scenario, binding)}{SUFFIX}"
+    """<folder>/<stem>.yaml, what convert and --record write: the name is one file in `folder` or refused
+    (safe_names.confined), whatever scenario or binding a cassette named."""
+    return confined(folder, f"{stem(scenario, binding)}{SUFFIX}", what="cassette name")
 
 
 def find(folder: str | Path, scenario: str, binding: str | None = None) -> Path | None:

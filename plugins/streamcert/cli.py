@@ -291,10 +291,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from .cassette import convert, load, path_for
+    from .safe_names import UnsafeName
 
     try:
         for source in args.cassettes:
-            target = path_for(args.into or Path(source).parent, load(source).scenario)
+            try:  # a scenario name that would leave the folder (safe_names): refused, nothing written
+                target = path_for(args.into or Path(source).parent, load(source).scenario)
+            except UnsafeName as exc:
+                print(f"streamcert convert: {source}: {exc}", file=sys.stderr)
+                return EXIT_USAGE
             if target.exists() and not args.overwrite:
                 print(f"streamcert convert: {target} is already there (give --overwrite to replace it)",
                       file=sys.stderr)

@@ -14,6 +14,13 @@ Outside GitHub the script runs the same way: `INPUT_PROFILE=a2a python -m stream
 What is secret (header values, credentials after `Bearer `, the user info and credential-named query
 parameters of the URLs: what streamcert's Scrubber scrubs) is announced with `::add-mask::` before anything
 else is printed, and replaced by `***` in everything this script writes.
+
+Every input and every text a server sent is data, never a workflow command: right after the masks, workflow
+commands are stopped (`::stop-commands::` with a random token) until the annotations, so the echo of the
+command line, streamcert's output (its stderr relayed onto stdout, in order with the resume token) and the
+badge lines are read as text whatever they hold; the echo and the badge lines are also kept to one line each
+(`shown`). The annotations escape `%`, CR and LF (and `:` and `,` in a title) as GitHub's toolkit does, and
+an output with a line break is written in the `name<<DELIMITER` form with a random delimiter.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import shutil
 import subprocess
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -49,6 +56,8 @@ MAX_MESSAGE_CHARS = 200  # of a root's first message line (a frame quoted in it 
 MAX_IDS_LISTED = 12
 SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub refuses a step summary over 1 MiB; report.md stays far under it
 STDERR_TAIL_LINES = 20  # kept for a run that wrote no report: its summary and annotation quote them
+# What `shown` escapes: C0 and C1 controls, DEL, and the Unicode line and paragraph separators.
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True)
@@ -223,26 +232,43 @@ def annotations(report: dict[str, Any] | None, code: int, stderr_tail: list[str]
 # -- the run ---------------------------------------------------------------------------------------------
 
 def run_streamcert(args: list[str], environ: Mapping[str, str]) -> tuple[int, list[str]]:
-    """Run `streamcert run ARGS`, its output shown as it comes; its exit code and the last lines of its stderr.
+    """Run `streamcert run ARGS` (with workflow commands stopped: `commands_stopped`), its output shown as
+    it comes; its exit code and the last lines of its stderr.
 
-    Workflow commands are stopped while it runs: the target's own text (echoed in failure messages) must not
-    be read by the runner as a command."""
-    token = uuid.uuid4().hex
-    print(f"::stop-commands::{token}", flush=True)
+    Its stderr is relayed onto this script's stdout, the pipe its stdout writes to: the runner reads the
+    two pipes apart, so a line the target sent, printed on stderr, could otherwise be read after the
+    resume token, as a command."""
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
     env = {k: v for k, v in environ.items() if not k.startswith("INPUT_")}  # the inputs are in ARGS
+    sys.stdout.flush()
+    with subprocess.Popen([sys.executable, "-m", "streamcert", "run", *args], stderr=subprocess.PIPE,
+                          env=env) as proc:
+        assert proc.stderr is not None
+        for raw in proc.stderr:  # shown as it comes, and kept for a run that writes no report
+            sys.stdout.buffer.write(raw)
+            sys.stdout.flush()
+            tail.append(raw.decode("utf-8", "replace").rstrip())
+        code = proc.wait()
+    return (code if code >= 0 else 128 - code), list(tail)
+
+
+@contextlib.contextmanager
+def commands_stopped() -> Iterator[None]:
+    """Workflow commands stopped (`::stop-commands::TOKEN`, a random token no input or server can know)
+    while the body runs: whatever it prints, an input, the target's text, streamcert's own output, is
+    shown as text, never read by the runner as a command."""
+    token = uuid.uuid4().hex
+    print(f"::stop-commands::{token}", flush=True)
     try:
-        with subprocess.Popen([sys.executable, "-m", "streamcert", "run", *args], stderr=subprocess.PIPE,
-                              env=env) as proc:
-            assert proc.stderr is not None
-            for raw in proc.stderr:  # shown as it comes, and kept for a run that writes no report
-                sys.stderr.buffer.write(raw)
-                sys.stderr.flush()
-                tail.append(raw.decode("utf-8", "replace").rstrip())
-            code = proc.wait()
+        yield
     finally:
         print(f"::{token}::", flush=True)
-    return (code if code >= 0 else 128 - code), list(tail)
+
+
+def shown(text: str) -> str:
+    """`text` on one line, as it may be printed: control characters (line breaks among them) written as
+    escapes (`\\n`, `\\x1b`), so that no input starts a line of the log of its own."""
+    return CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
 Snapshot = dict[str, tuple[int, int]]
@@ -292,10 +318,14 @@ def step_summary(directory: Path, report: dict[str, Any] | None, code: int, stde
 
 
 def output_line(name: str, value: str) -> str:
-    """One `$GITHUB_OUTPUT` entry; a value with a line break in GitHub's multiline form, `name<<DELIMITER`."""
+    """One `$GITHUB_OUTPUT` entry: `name=value`, or for a value with a line break (CR or LF) GitHub's
+    multiline form `name<<DELIMITER`, the delimiter random and absent from the value, so that no value can
+    end its block early and write an output of its own."""
     if "\n" not in value and "\r" not in value:
         return f"{name}={value}\n"
     delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    while delimiter in value:
+        delimiter = f"ghadelimiter_{uuid.uuid4()}"
     return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
 
 
@@ -306,17 +336,21 @@ def badge_files(directory: Path, before: Snapshot) -> list[Path]:
 
 
 def publish_badges(badges: list[Path], into: str) -> list[Path]:
-    """Copy the badges into `into` (when given) and name each in the log with what it shows."""
+    """Copy the badges into `into` (when given) and name each in the log with what it shows (on one line:
+    the directory is an input, the badge's words are the report's)."""
     if into:
-        Path(into).mkdir(parents=True, exist_ok=True)
-        badges = [Path(shutil.copy2(p, Path(into) / p.name)) for p in badges]
+        try:
+            Path(into).mkdir(parents=True, exist_ok=True)
+            badges = [Path(shutil.copy2(p, Path(into) / p.name)) for p in badges]
+        except OSError as exc:
+            print(f"streamcert: cannot copy the badges into badge-dir: {shown(str(exc))}", flush=True)
     for path in badges:
         try:
             badge = json.loads(path.read_text("utf-8"))
             shows = f"{badge.get('label')}: {badge.get('message')}"
         except (OSError, ValueError, AttributeError):
             shows = "(not a badge)"
-        print(f"streamcert: badge {path} ({shows})", flush=True)
+        print(shown(f"streamcert: badge {path} ({shows})"), flush=True)
     return badges
 
 
@@ -334,20 +368,34 @@ class Result:
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:
+    """Masks first (`::add-mask::` must be read as a command), then everything else with workflow commands
+    stopped, the annotations last, each one line whose every input- or server-given text is escaped."""
     environ = os.environ if environ is None else environ
+    for stream in (sys.stdout, sys.stderr):  # an input that is not UTF-8 is shown escaped, never a traceback
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     inputs = read_inputs(environ)
     directory = Path(inputs.report_dir).absolute()
     try:
-        args = command_args(inputs)
+        args: list[str] | None = command_args(inputs)
+        refused = ""
     except ValueError as exc:  # shlex: an unclosed quote in extra-args; the other inputs' secrets still masked
-        scrubber = mask(secrets_of(command_args(dataclasses.replace(inputs, extra_args="")), environ))
-        return hand_over(Result(EXIT_USAGE, None, [f"extra-args: {exc}"], []), inputs, directory, environ, scrubber)
-    scrubber = mask(secrets_of(args, environ))
-    print(f"streamcert run {scrubber.text(shlex.join(args))}", flush=True)
-    before = snapshot(directory)
-    code, tail = run_streamcert(args, environ)
-    badges = publish_badges(badge_files(directory, before), inputs.badge_dir)
-    return hand_over(Result(code, read_report(directory, before), tail, badges), inputs, directory, environ, scrubber)
+        args, refused = None, f"extra-args: {exc}"
+    scrubber = mask(secrets_of(command_args(dataclasses.replace(inputs, extra_args="")) if args is None else args,
+                               environ))
+    with commands_stopped():
+        if args is None:
+            result = Result(EXIT_USAGE, None, [refused], [])
+        else:
+            print(f"streamcert run {shown(scrubber.text(shlex.join(args)))}", flush=True)
+            before = snapshot(directory)
+            code, tail = run_streamcert(args, environ)
+            badges = publish_badges(badge_files(directory, before), inputs.badge_dir)
+            result = Result(code, read_report(directory, before), tail, badges)
+        hand_over(result, inputs, directory, environ, scrubber)
+    for annotation in annotations(result.report, result.code, result.stderr_tail):
+        print(annotation.command(scrubber), flush=True)
+    return result.code
 
 
 def mask(secrets: tuple[str, ...]) -> Scrubber:
@@ -358,18 +406,16 @@ def mask(secrets: tuple[str, ...]) -> Scrubber:
     return Scrubber(secrets)
 
 
-def hand_over(result: Result, inputs: Inputs, directory: Path, environ: Mapping[str, str], scrubber: Scrubber) -> int:
-    """The step summary, the step's outputs and the annotations; the exit code."""
+def hand_over(result: Result, inputs: Inputs, directory: Path, environ: Mapping[str, str], scrubber: Scrubber) -> None:
+    """The step summary and the step's outputs (each value as data: `output_line`)."""
     if environ.get("GITHUB_STEP_SUMMARY"):
         summary = step_summary(directory, result.report, result.code, result.stderr_tail, inputs)
         append(environ["GITHUB_STEP_SUMMARY"], scrubber.text(summary))
     if environ.get("GITHUB_OUTPUT"):
-        outputs = {"verdict": (result.report or {}).get("verdict", ""), "report-dir": str(directory),
+        verdict = (result.report or {}).get("verdict", "")
+        outputs = {"verdict": verdict if isinstance(verdict, str) else "", "report-dir": str(directory),
                    "exit-code": str(result.code), "badges": "\n".join(str(p) for p in result.badges)}
         append(environ["GITHUB_OUTPUT"], "".join(output_line(k, scrubber.text(v)) for k, v in outputs.items()))
-    for annotation in annotations(result.report, result.code, result.stderr_tail):
-        print(annotation.command(scrubber), flush=True)
-    return result.code
 
 
 if __name__ == "__main__":

@@ -61,7 +61,11 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
                              f"not know") from None
         profiles.add(scenario.profile)
         if scenario.profile in BOUND_PROFILES:  # a cassette recorded before bindings went over JSON-RPC
-            recorded.add(log.notes.setdefault("binding", bindings.JSONRPC))
+            binding = log.notes.setdefault("binding", bindings.JSONRPC)
+            if not isinstance(binding, str) or binding not in bindings.BINDINGS:  # its every rule would skip
+                raise ValueError(f"{path}: recorded over the binding {str(binding)[:80]!r}, which streamcert "
+                                 f"does not know (known: {', '.join(bindings.BINDINGS)})")
+            recorded.add(binding)
         targets.add(log.target)
         findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
         judged_timing |= {f.req_id for f in findings if f.req_id in timed}

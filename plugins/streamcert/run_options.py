@@ -37,10 +37,26 @@ DEFAULT_TIMING_TOLERANCE = 1.0  # capture_diff.DEFAULT_TOLERANCE_S (not imported
 # -- validators ------------------------------------------------------------------------------------
 
 def http_url(value: str) -> str:
-    parsed = urlparse(value)
+    """An http(s) URL the run can reach, checked whole before the run: a port that is no number or past
+    65535 (`:4831x`, `:99999`), a space or a control character is refused here, in one line, not found out
+    as a traceback mid-run. The refusal quotes the URL with its user info masked."""
+    shown = repr(_WITHOUT_USERINFO.sub(r"\1***@", value))
+    example = "an http(s) URL such as http://127.0.0.1:41241"
+    try:
+        parsed = urlparse(value)
+        port = parsed.port
+    except ValueError as exc:  # the port is not a number, or out of range
+        raise argparse.ArgumentTypeError(f"{shown} is not {example} ({exc})") from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:41241")
+        raise argparse.ArgumentTypeError(f"{shown} is not {example}")
+    if port == 0:
+        raise argparse.ArgumentTypeError(f"{shown} names port 0, which no server listens on")
+    if re.search(r"[\x00-\x20\x7f]", value):
+        raise argparse.ArgumentTypeError(f"{shown} holds a space or a control character")
     return value.rstrip("/")
+
+
+_WITHOUT_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 
 
 def positive(value: str) -> float:

@@ -6,7 +6,9 @@ What is secret (`Scrubber.of`):
   (`Bearer X` → `X` too: a server may echo the token alone; `Basic` also its decoded `user:password`);
 - the user info (user and password) of every target URL;
 - the values of the target URLs' query parameters whose names match the name patterns;
-- the values of environment variables whose names match the name patterns.
+- the values of environment variables whose names match the name patterns;
+- the user info (and credential-named query parameters) of every URL inside an environment value, whatever
+  the variable's name (`DATABASE_URL=postgres://app:pw@db/x`: a client command may echo it).
 Name patterns: `DEFAULT_PATTERNS` plus the run's `--scrub PATTERN` globs, compared in any case.
 
 Secrets are replaced by value wherever they appear, also in the forms a server may echo them in
@@ -51,6 +53,9 @@ AUTH_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "apikey", "api-k
 # XDG_SESSION_ID=2). A short value under a credential name is still masked by name.
 MIN_SECRET_CHARS = 4
 MIN_ENV_SECRET_CHARS = 6
+# A URL inside an environment value: a scheme, `://`, and what follows up to a space, a quote or a separator
+# of a list of URLs (`,`, `;`); `|` and `<>` end it too (a URL never holds them unencoded).
+URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s,;\"'<>|]+")
 
 
 class Scrubber:
@@ -90,6 +95,7 @@ class Scrubber:
         for name, value in environ.items():
             if by_name.is_credential_name(name) and len(value.strip()) >= MIN_ENV_SECRET_CHARS:
                 secrets.append(value.strip())
+            secrets += env_url_secrets(value, by_name.is_credential_name)
         return by_name.with_secrets(secrets)
 
     def with_secrets(self, secrets: Iterable[str]) -> Scrubber:
@@ -276,6 +282,16 @@ def url_secrets(url: str, is_credential_name) -> list[str]:
         if eq and value and is_credential_name(unquote_plus(name)):
             found += [value, unquote_plus(value)]
     return [s for s in found if len(s) >= MIN_SECRET_CHARS]
+
+
+def env_url_secrets(value: str, is_credential_name) -> list[str]:
+    """The secrets of the URLs inside an environment value (`DATABASE_URL=postgres://app:pw@db/x`, a proxy
+    or index URL among others in a list): each one's user info, and its credential-named query parameters,
+    as for a target URL (`url_secrets`). A client command may echo its environment: whatever the
+    variable's name, a password in a URL is a secret."""
+    if "://" not in value:
+        return []
+    return [secret for url in URL_IN_TEXT.findall(value) for secret in url_secrets(url, is_credential_name)]
 
 
 def target_urls(target: Target) -> list[str]:

@@ -6,9 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import Exchange, FrameLog
+from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ex_evidence, rule
+from .engine import cannot_judge
 from .unary import Answer
 
 # AgentCard required fields and the JSON type each must have (A2A §8).
@@ -279,9 +280,13 @@ def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
         if ex.notes.get("not_sent"):  # the suite's own choice (credentials kept to their origin): no blame
             lost.append((f"the {name} interface at {url} was not asked: {ex.error}", ex_evidence(ex)))
             continue
-        if ex.status is None:
+        if ex.status is None or ex.end == END_ERROR:
             bad.append((f"the card declares a {name} interface at {url}, and GetTask there got no answer: "
                         f"{ex.error or 'nothing came'}", ex_evidence(ex)))
+            continue
+        if why := cannot_judge(ex):  # a size cap or the nesting limit cut the answer: the cap is no blame
+            lost.append((f"the {name} interface at {url} answered, but its answer cannot be judged: {why}",
+                         ex_evidence(ex)))
             continue
         ans = Answer.of(ex)
         if ans.code == a2a.TASK_NOT_FOUND:

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import Exchange, FrameLog
+from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ex_evidence, rule
+from .engine import cannot_judge
 from .unary import VIA_SSE, Answer, got_nothing, no_answer, task_of
 
 
@@ -108,10 +109,27 @@ A2A_REFUSALS = frozenset({
 
 # -- the rules ----------------------------------------------------------------------------------------
 
+def unread_card(ex: Exchange) -> str | None:
+    """Why the card GET `ex` gave no card that can be read (no answer, a status other than 200, a body a cap
+    or the nesting limit cut, not a JSON object); None when it gave one."""
+    if ex.end == END_ERROR or ex.status is None:
+        return ex.error or "no answer"
+    if why := cannot_judge(ex):
+        return why
+    if ex.status != 200:
+        return f"HTTP {ex.status}"
+    card, error = ex.json()
+    return None if isinstance(card, dict) else (error or "not a JSON object")
+
+
 @rule("A2A-ERR-001", view=Run)
 def streaming_refused(run: Run, out: Verdict) -> None:
     card_ex = run.get("card_nostream")
     if card_ex is not None:
+        if why := unread_card(card_ex):  # what the agent can do is unknown: nothing is presumed of it
+            out.error(f"the agent card at {card_ex.url} could not be read ({why}): whether the agent streams is "
+                      f"not known, so its streaming answers are not judged", [ex_evidence(card_ex)])
+            return
         card, _ = card_ex.json()
         caps = card.get("capabilities") if isinstance(card, dict) else None
         if isinstance(caps, dict) and caps.get("streaming") is True:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
+from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
@@ -27,6 +28,7 @@ class Cancellation:
     cancel: Reply
     stream: TaskStream | None
     read_back: Reply | None
+    ended_first: tuple[float, str] | None = None  # the cancel raced the task's end: (when it was seen, state)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Cancellation:
@@ -37,7 +39,36 @@ class Cancellation:
         ex_s, ex_g = log.get("stream"), log.get("get_task")
         # A CancelTask that returned no task is the finding, whatever became of the stream.
         stream = task_stream(ex_s) if ex_s is not None and not cancel.wrong else None
-        return cls(cancel, stream, task_reply(ex_g, "GetTask") if ex_g is not None else None)
+        ended = _ended_first(log, ex, ctx.tolerance("A2A-TASK-010", "race_s", RACE_S)) if cancel.wrong else None
+        return cls(cancel, stream, task_reply(ex_g, "GetTask") if ex_g is not None else None, ended)
+
+
+RACE_S = 1.0  # how soon after CancelTask's answer a terminal state seen still shows the task ended first
+
+
+def _ended_first(log: FrameLog, cancel: Exchange, tolerance: float) -> tuple[float, str] | None:
+    """A CancelTask refused with TaskNotCancelableError on a task the run shows ended by itself first: a
+    terminal state other than CANCELED seen (on a stream, or in an answer) no later than `tolerance` after the
+    refusal came, and no sign of the task at work after it. (arrival, state); None otherwise."""
+    error = bindings.read_answer(cancel).error
+    if not isinstance(error, dict) or error.get("code") != a2a.TASK_NOT_CANCELABLE:
+        return None
+    task_id = cancel.params.get("id") if isinstance(cancel.params, dict) else None
+    refused_at = cancel.t_end if cancel.t_end is not None else cancel.t_sent
+    if task_id is None or _alive_after(log, task_id, refused_at):
+        return None
+    seen = []
+    for ex in log.exchanges:
+        if ex.is_stream:
+            seen += [(at, state) for at, state in _streamed_states(ex, task_id) if a2a.is_terminal(state)]
+        elif ex is not cancel and ex.t_end is not None and ex.status is not None:
+            task = task_of(bindings.read_answer(ex).result)
+            if isinstance(task, dict) and task.get("id") == task_id and a2a.is_terminal(state_of(task)):
+                seen.append((ex.t_end, state_of(task)))
+    first = min(seen, default=None)
+    if first is None or first[1] == a2a.CANCELED or first[0] > refused_at + tolerance:
+        return None
+    return first
 
 
 @dataclass
@@ -162,6 +193,12 @@ class TwoStreams:
 
 @rule("A2A-TASK-010", view=Cancellation)
 def cancel_ends_the_task(v: Cancellation, out: Verdict) -> None:
+    if v.ended_first is not None:  # the cancel raced the task's end: its refusal is right, nothing was canceled
+        at, state = v.ended_first
+        out.add(Outcome.NOT_TESTED, f"the task ended by itself ({state}, seen at {at:.3f} s) before CancelTask "
+                f"reached it, which the server rightly refused with TaskNotCancelableError: cancellation was not "
+                f"exercised", v.cancel.evidence)
+        return
     if v.cancel.explain(out):
         return
     problems: list[str] = []

@@ -510,6 +510,8 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
         card_ex = await client.get_card(label="card_nostream")
         note_unreachable(log, card_ex)
         card, _ = card_ex.json()
+        if not isinstance(card, dict):  # no card: nothing is presumed of the agent (A2A-ERR-001 says why)
+            return
         client.use_card(card)
         if streaming_declared(card):
             unsupported(log, list(scenario.requirements), f"the agent at {url} declares streaming: true")

@@ -50,6 +50,12 @@ from .capture import Clock
 CONTENT_TYPE = "application/grpc"
 SCHEMES = {"http": False, "grpc": False, "https": True, "grpcs": True}  # scheme → a TLS channel
 _TOO_LARGE = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+# The statuses the gRPC library makes up itself when it cannot read the answer's framing (a message frame cut
+# short by the end of the stream, a compressed flag with no encoding, a stream reset): the server sent no such
+# status, so it is named a transport failure, never read as the server's InternalError or UNKNOWN.
+UNREADABLE_FRAME = "the answer's message frame could not be read (the gRPC library handed over no message)"
+_TRANSPORT_FAILURE = re.compile(r"(Stream removed|Compression bit set|Failed to decompress|Unexpected error "
+                                r"decompress|Received RST_STREAM|Failed parsing HTTP/2|Bad gRPC response)")
 
 
 def _same(data: bytes) -> bytes:
@@ -235,6 +241,10 @@ class GrpcTransport:
                     data = await asyncio.wait_for(call.read(), self.bounds.idle)
                     if data is grpc.aio.EOF:
                         break
+                    if data is None:  # as below: a message frame the library could not read
+                        self._headers(ex, ())
+                        _transport_failed(ex, UNREADABLE_FRAME)
+                        return
                     event = self._message(r, data)
                     if await self._stop(ex, event, until, on_event):
                         return
@@ -242,6 +252,10 @@ class GrpcTransport:
                         return
             else:
                 data = await asyncio.wait_for(call, self._read_timeout(ex))
+                if data is None:  # the library read a message frame it could not make bytes of (an unknown flag)
+                    self._headers(ex, ())
+                    _transport_failed(ex, UNREADABLE_FRAME)
+                    return
                 self._message(r, data)
         except grpc.RpcError:
             pass  # the status it ended with is read below, as an OK one is
@@ -329,9 +343,19 @@ class GrpcTransport:
             ex.end = END_CLIENT_STOP
             return
         self._headers(ex, ())
+        if code is not None and code != grpc.StatusCode.OK and _TRANSPORT_FAILURE.match(details):
+            _transport_failed(ex, f"the answer's framing could not be read ({code.name} {details!r}, the gRPC "
+                                  f"library's own status: the server sent none)")
+            return
         ex.end = END_CLOSED
         ex.notes["grpc_status"] = _status(code, details, trailers)
         ex.notes["trailers"] = _metadata(trailers)
+
+
+def _transport_failed(ex: Exchange, why: str) -> None:
+    """The call ended in a failure of the transport, not with a status the server sent: `error`, saying so."""
+    ex.end, ex.error = END_ERROR, f"gRPC transport failure: {why}"
+    ex.notes["transport_failure"] = True
 
 
 def _status(code: Any, details: str, trailers: Any) -> dict[str, Any]:

@@ -15,8 +15,9 @@ the arrival of the chunk that completed it), and how the run ended:
 
 The program runs in a session and process group of its own: wrappers (`npx`, `uv run`, `sh -c`) start
 the real program as a grandchild, which inherits the pipes. Ending it signals the whole group
-(SIGTERM, then SIGKILL after a grace), and no wait on its pipes is unbounded, so a grandchild that
-left the group and keeps a pipe open cannot hold the run either. `how_it_ended` says in a finding's
+(SIGTERM, then SIGKILL after a grace), and every descendant that left the group (`setsid`, a daemon's
+double fork) with it: each carries the program's mark in its environment (wire/descendants.py). No wait on
+its pipes is unbounded, so nothing that keeps a pipe open can hold the run either. `how_it_ended` says in a finding's
 words how a run ended.
 """
 
@@ -33,6 +34,7 @@ from typing import Any
 
 from .. import limits, live
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog
+from . import descendants
 from .capture import Clock
 
 STDERR_TAIL = 4000  # bytes of stderr kept: its end, where the reason for an exit usually is
@@ -108,6 +110,7 @@ class StdioPeer:
         self._open = {1: True, 2: True}  # stdout, stderr not yet at end of file
         self._cut = False  # the suite stopped it (a limit): read no more
         self._group_ended = False
+        self._token = descendants.new_token()  # the mark its descendants carry (wire/descendants.py)
 
     async def __aenter__(self) -> StdioPeer:
         await self.start()
@@ -130,7 +133,7 @@ class StdioPeer:
                 raise ValueError("the command is empty")
             await loop.subprocess_exec(lambda: _Pipes(self), *argv, stdin=asyncio.subprocess.PIPE,
                                        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                                       env=self.env, start_new_session=True)
+                                       env=descendants.marked_env(self.env, self._token), start_new_session=True)
         except (OSError, ValueError) as exc:  # not found, not executable, a quote left open
             self.ex.end, self.ex.error = END_ERROR, f"{type(exc).__name__}: {exc}"
             self.ex.t_end = self.clock()
@@ -372,7 +375,8 @@ class StdioPeer:
         await self._until(gone, PIPE_GRACE, poll=0.05)
 
     def _signal(self, sig: int) -> bool:
-        """Send `sig` to the program's group (0: only check); whether anyone was there to get it."""
+        """Send `sig` to the program's group and to every descendant that left it (its session, or the mark
+        in its environment: wire/descendants.py); 0: only check. Whether anyone was there to get it."""
         if self._pgid is None:
             return False
         if not hasattr(os, "killpg"):  # no process groups (Windows): the program alone
@@ -381,9 +385,10 @@ class StdioPeer:
             return not self.exited
         try:
             os.killpg(self._pgid, sig)
+            grouped = True
         except (ProcessLookupError, PermissionError):
-            return False  # the group is empty
-        return True
+            grouped = False  # the group is empty
+        return descendants.signal_all(self._token, self._pgid, sig) or grouped
 
 
 # -- how a run ended, in a finding's words ----------------------------------------------------------------
