@@ -191,12 +191,15 @@ def _pretty(value: Any) -> list[bytes]:
     return [json.dumps(value, indent=n, ensure_ascii=ascii_).encode() for n in (2, 4) for ascii_ in (False, True)]
 
 
-def _near_misses(card: dict[str, Any]) -> list[tuple[str, bytes]]:
-    """Payloads a signer may have signed instead of the canonical card, each with what it is."""
+def _near_misses(card: dict[str, Any], index: int) -> list[tuple[str, bytes]]:
+    """Payloads a signer may have signed instead of the canonical card, each with what it is (`index`: the
+    signature's; a later signature may have been made over the card holding the earlier ones)."""
     bare = card_signing.unsigned(card)
     stripped = card_signing.without_defaults(bare)
-    misses = [("the card with its signatures member left in (§8.4.1 rule 3 excludes it)",
-               card_signing.canonical(card_signing.without_defaults(card))),
+    before = {**card, card_signing.SIGNATURES: card[card_signing.SIGNATURES][:index]}
+    left_in = "the card with its signatures member left in (§8.4.1 rule 3 excludes it)"
+    misses = [(left_in, card_signing.canonical(card_signing.without_defaults(before))),
+              (left_in, card_signing.canonical(before)),
               ("the card with its default-valued members left in (§8.4.1 rule 1 omits them)",
                card_signing.canonical(bare))]
     for value in (bare, stripped):
@@ -210,7 +213,7 @@ def _why_not(entry: Entry, keys: list[dict[str, Any]], card: dict[str, Any], pay
     """What a signature that does not verify was made over, when the suite can tell."""
     from joserfc import jws
 
-    for what, other in _near_misses(card):
+    for what, other in _near_misses(card, entry.index):
         if other != payload and any(_verifies(entry, jwk, other) for jwk in keys):
             return f"it verifies over {what}"
     for alg in jws.JWSRegistry.algorithms:
