@@ -108,7 +108,8 @@ def test_a_signature_over_other_bytes_fails_saying_which(payload, says):
 def test_a_second_signature_over_the_card_with_the_first_left_in():
     card = agent_card()
     first = sign(card)
-    second = sign(card, OTHER, payload=card_signing.canonical(card_signing.without_defaults({**card, "signatures": [first]})))
+    with_first = card_signing.without_defaults({**card, "signatures": [first]})
+    second = sign(card, OTHER, payload=card_signing.canonical(with_first))
     one("A2A-CARD-009", signed_log(card, first, second, keys=(EC, OTHER)), F, "signatures[1]", "signatures member left in")
 
 

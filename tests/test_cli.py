@@ -199,8 +199,8 @@ def test_pytest_plugin_certifies_a_url_without_xdist(tmp_path, streamcert_refere
     server = streamcert_reference()
     # the reference signs its card with its test key: trusted here as the embedded run trusts it (A2A-CARD-009)
     proc = streamcert("--pyargs", "streamcert.suite", "--sut-url", server.url, "-k", "card", "--streamcert-report",
-                      "rep", "--streamcert-card-key", REFERENCE_CARD_KEY, *LIMIT, cwd=tmp_path, exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                                                        "-p", "no:xdist"])
+                      "rep", "--streamcert-card-key", REFERENCE_CARD_KEY, *LIMIT, cwd=tmp_path,
+                      exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rep = report(tmp_path / "rep")
     assert rep["target"]["a2a"] == server.url and rep["target"]["embedded"] is False

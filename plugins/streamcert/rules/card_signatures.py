@@ -143,7 +143,9 @@ class CardSignatures:
     @property
     def beyond(self) -> str:
         n = len(self.raw) if isinstance(self.raw, list) else 0
-        return f"; {n - MAX_SIGNATURES} more entries not judged (the first {MAX_SIGNATURES} are)" if n > MAX_SIGNATURES else ""
+        if n <= MAX_SIGNATURES:
+            return ""
+        return f"; {n - MAX_SIGNATURES} more entries not judged (the first {MAX_SIGNATURES} are)"
 
 
 @rule("A2A-CARD-008", view=CardSignatures)
