@@ -26,7 +26,7 @@ from streamcert.outcomes import Outcome, worst
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
-from streamcert.targets import SERVER, SLOTS, Target, reference_command
+from streamcert.targets import REFERENCE_CARD_KEY, SERVER, SLOTS, Target, reference_command
 
 # The pool starts the reference's stdio programs (line renderer, ACP agent, clients) from many threads at once.
 # There CPython 3.11's vfork spawn once failed with "OSError: [Errno 14] Bad address" (a clean clone's CI
@@ -90,7 +90,7 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
     if program == SERVER:
         with ReferenceServer(fault=fault, **(mode or {})) as server:
             yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=STREAM_LIMIT,
-                         binding=binding)
+                         binding=binding, card_keys=(REFERENCE_CARD_KEY,))
     else:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         yield Target(**{slot.field: reference_command(program, fault) for slot in slots},

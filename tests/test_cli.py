@@ -23,7 +23,7 @@ from streamcert.cli import build_parser
 from streamcert.framelog import FrameLog
 from streamcert.reference.faults import FAULTS
 from streamcert.run_options import RUN_OPTIONS, pytest_args
-from streamcert.targets import SLOT_OF_PROFILE, SLOTS, Target
+from streamcert.targets import REFERENCE_CARD_KEY, SLOT_OF_PROFILE, SLOTS, Target
 
 REPO = Path(__file__).resolve().parents[1]
 LIMIT = ["--stream-limit", "5"]
@@ -210,9 +210,10 @@ def test_serve_prints_its_url_first(tmp_path):
 def test_pytest_plugin_certifies_a_url_without_xdist(tmp_path, streamcert_reference):
     """`pytest --pyargs streamcert.suite --sut-url URL`: the plugin alone, with pytest-xdist not loaded."""
     server = streamcert_reference()
+    # the reference signs its card with its test key: trusted here as the embedded run trusts it (A2A-CARD-009)
     proc = streamcert("--pyargs", "streamcert.suite", "--sut-url", server.url, "-k", "card", "--streamcert-report",
-                      "rep", *LIMIT, cwd=tmp_path, exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-                                                        "-p", "no:xdist"])
+                      "rep", "--streamcert-card-key", REFERENCE_CARD_KEY, *LIMIT, cwd=tmp_path,
+                      exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rep = report(tmp_path / "rep")
     assert rep["target"]["a2a"] == server.url and rep["target"]["embedded"] is False

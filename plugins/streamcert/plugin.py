@@ -27,7 +27,7 @@ from .outcomes import Finding, Outcome
 from .rules import RuleContext, judge
 from .scenarios import run_scenario
 from .scrub import Scrubber
-from .targets import Target, names_a_target, served_profiles
+from .targets import REFERENCE_CARD_KEY, Target, names_a_target, served_profiles
 from .wallclock import now
 
 FINDINGS_KEY = "streamcert_findings"
@@ -141,7 +141,9 @@ class StreamcertRun:
                 self._start_embedded()
             self._target = run_options.target_of({**self.embedded_targets, **self._given})
             if self.is_embedded:  # its gRPC servers listen on ports of their own: its interfaces are its own
-                self._target = dataclasses.replace(self._target, own_interfaces=True)
+                # and it signs its card with the test key whose public part the run trusts (unless given others)
+                self._target = dataclasses.replace(self._target, own_interfaces=True,
+                                                   card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,))
         return self._target
 
     def _starts_embedded(self) -> bool:

@@ -154,6 +154,17 @@ def cassette_dir(value: str) -> str:
     return value
 
 
+def card_key_file(value: str) -> str:
+    """A JWK or JWKS file of public keys (card_keys.py): read and checked now, so that a bad one is a usage error."""
+    from .card_keys import CardKeyError, load
+
+    try:
+        load(value)
+    except CardKeyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def scrub_pattern(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("an empty pattern would name nothing")
@@ -288,6 +299,10 @@ RUN_OPTIONS = (
     RunOption("allow_origins", "--allow-origin", "--streamcert-allow-origin",
               "another origin (scheme://host:port) the credentials may be sent to, e.g. a card's interface URL "
               "(repeatable)", origin, repeat=True, metavar="ORIGIN"),
+    RunOption("card_keys", "--card-key", "--streamcert-card-key",
+              "a JWK or JWKS file of public keys trusted to verify the agent card's signatures (repeatable; public "
+              "keys are not secrets: the run records them; the embedded run trusts the reference's test key)",
+              card_key_file, repeat=True, metavar="FILE"),
     RunOption("requirements", "--requirement", "--streamcert-requirement",
               "run only the scenarios that exercise a requirement matching this glob (repeatable); the others are "
               "NOT_TESTED, not selected", selection.requirement_glob, repeat=True, metavar="GLOB"),
@@ -405,7 +420,7 @@ def target_of(values: Mapping[str, Any]) -> Target:
     """The Target that option values (and the embedded reference's, merged in) describe."""
     fields = {f.name for f in dataclasses.fields(Target)} - {"headers"}
     chosen = {name: values[name] for name in fields if values.get(name) is not None}
-    for name in ("scrub", "allow_origins"):  # repeated options arrive as lists
+    for name in ("scrub", "allow_origins", "card_keys"):  # repeated options arrive as lists
         if name in chosen:
             chosen[name] = tuple(chosen[name])
     return Target(headers=dict(parse_header(raw) for raw in values.get("headers", ())), **chosen)

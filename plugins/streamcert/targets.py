@@ -12,11 +12,14 @@ import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import limits
 
 SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
+# The public part of the TEST key the reference signs its card with (reference/card.py): the embedded run trusts it.
+REFERENCE_CARD_KEY = str(Path(__file__).parent / "reference" / "card_test_key.pub.json")
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class Target:
     start_limit: float = limits.START.default  # seconds a subprocess target has to answer its first request
     scrub: tuple[str, ...] = ()  # more names (glob, any case) of headers, cookies, query parameters, JSON fields
     allow_origins: tuple[str, ...] = ()  # other origins the credentials may be sent to (scheme://host:port)
+    card_keys: tuple[str, ...] = ()  # JWK / JWKS files of the keys trusted to verify card signatures (A2A §8.4)
     # The A2A binding the A2A scenarios go over in this run of them (protocols/bindings.py); the run loop plays
     # each A2A scenario once per binding certified, on a copy of the target naming it.
     binding: str = "jsonrpc"

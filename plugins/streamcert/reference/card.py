@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
+from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..protocols import a2a
+from ..protocols import a2a, card_signing
 from ..protocols.script import SCRIPT_KEY
 from .agents import JSONRPC_PATH, AgentSpec
 from .faults import switch
@@ -43,7 +46,51 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
         card["supportedInterfaces"].append({"url": grpc_url, "protocolBinding": "GRPC",
                                             "protocolVersion": a2a.PROTOCOL_VERSION})
     _break(card, options)
+    _sign(card, options)
     return card
+
+
+# The key the reference signs its card with (A2A §8.4): a TEST key, shipped with its private part in the package,
+# so anyone can sign with it. The embedded run trusts its public part (card_test_key.pub.json) and nothing else does.
+TEST_KEY_FILE = Path(__file__).with_name("card_test_key.json")
+TEST_KEY_NOTE = ("signed with streamcert's TEST key, shipped in the package with its private part: it proves the "
+                 "signing works, never who made the card")
+
+
+@functools.cache
+def _test_key() -> Any:
+    from joserfc.jwk import ECKey
+
+    return ECKey.import_key(json.loads(TEST_KEY_FILE.read_text(encoding="utf-8")))
+
+
+@functools.lru_cache(maxsize=32)
+def _signature(protected: str, payload: bytes, alg: str) -> str:
+    """The base64url signature of the JWS signing input (RFC 7515 §5.1) under `alg` with the test key. Cached:
+    ECDSA signs with a fresh random each time, and one card must have one signature (its ETag hashes it)."""
+    from joserfc import jws
+    from joserfc.util import urlsafe_b64encode
+
+    signing_input = protected.encode("ascii") + b"." + urlsafe_b64encode(payload)
+    return urlsafe_b64encode(jws.JWSRegistry.algorithms[alg].sign(signing_input, _test_key())).decode("ascii")
+
+
+def _sign(card: dict[str, Any], options: Options) -> None:
+    from joserfc.util import json_b64encode
+
+    header = {"alg": "ES256", "typ": "JOSE", "kid": _test_key().kid}
+    if CARD_SIGNATURE_ALG_NONE.on(options):
+        header["alg"] = "none"
+    if CARD_SIGNATURE_ALG_MISMATCH.on(options):  # signed with ES256, the header naming another algorithm
+        header["alg"] = "ES384"
+    payload = card_signing.signing_payload(card)
+    if CARD_SIGNATURE_PRETTY.on(options):  # the card pretty-printed, not its canonical form
+        payload = json.dumps(card_signing.unsigned(card), indent=2).encode()
+    protected = json_b64encode(header).decode("ascii")
+    signature = "" if header["alg"] == "none" else _signature(protected, payload, "ES256")
+    card[card_signing.SIGNATURES] = [{"protected": protected, "signature": signature, "header": {"note": TEST_KEY_NOTE}}]
+    if CARD_CHANGED_AFTER_SIGNING.on(options):
+        card["description"] += " (changed after it was signed)"
 
 
 CARD_MAX_AGE_S = 300  # the card changes only when the reference is upgraded; five minutes keeps a test run fresh
@@ -91,3 +138,7 @@ EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")
 CARD_ONEOF_INTERNAL = switch("card-oneof-internal")
 CARD_SNAKE_CASE = switch("card-snake-case")
 CARD_NO_CACHE_HEADERS = switch("card-no-cache-headers")
+CARD_SIGNATURE_PRETTY = switch("card-signature-pretty")
+CARD_CHANGED_AFTER_SIGNING = switch("card-changed-after-signing")
+CARD_SIGNATURE_ALG_MISMATCH = switch("card-signature-alg-mismatch")
+CARD_SIGNATURE_ALG_NONE = switch("card-signature-alg-none")

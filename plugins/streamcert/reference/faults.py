@@ -458,6 +458,14 @@ _TABLE = (
     Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
           ("A2A-CARD-005",)),
     Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag", ("A2A-CARD-007",)),
+    Fault("card-signature-pretty", "the card's signature is made over the pretty-printed card, not its RFC 8785 "
+          "canonical form", ("A2A-CARD-009",)),
+    Fault("card-changed-after-signing", "the card's description is changed after the card was signed",
+          ("A2A-CARD-009",)),
+    Fault("card-signature-alg-mismatch", "the card is signed with ES256, its protected header naming ES384",
+          ("A2A-CARD-009",)),
+    Fault("card-signature-alg-none", "the card's signature names alg none and signs nothing",
+          ("A2A-CARD-008",)),
     # A2A-STREAM-
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
           _stream(1) + _plan(18), _stream(2, 3, 4) + _int(6)),

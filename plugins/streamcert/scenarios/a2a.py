@@ -46,6 +46,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Iterator
 
+from .. import card_keys
 from ..binding_choice import grpc_missing
 from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
@@ -142,7 +143,12 @@ def streaming_declared(card: Any) -> bool:
 
 @driver("card")
 async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    """The card, then one GetTask of an unknown id at every interface it declares (A2A-CARD-006)."""
+    """The card, then one GetTask of an unknown id at every interface it declares (A2A-CARD-006). The keys the run
+    trusts to verify the card's signatures go into the log (A2A-CARD-009), public parts only."""
+    try:
+        log.notes[card_keys.NOTE] = card_keys.load_all(target.card_keys)
+    except card_keys.CardKeyError as exc:  # a file changed since the command line read it
+        log.notes[card_keys.NOTE_ERROR] = str(exc)
     client, card = await _open(target, log)
     await client.__aexit__()
     for binding, url in bindings.declared(card):
