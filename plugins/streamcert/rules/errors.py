@@ -20,7 +20,7 @@ from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ex_evidence, rule
 from .engine import cannot_judge
-from .unary import VIA_SSE, Answer, got_nothing, no_answer, task_of
+from .unary import VIA_SSE, Answer, answer_or_error, got_nothing, no_answer, task_of
 
 
 @dataclass
@@ -388,12 +388,7 @@ def unknown_member_ignored(run: Run, out: Verdict) -> None:
     unknown = _unknown_members(sent, a2a.MESSAGE_FIELDS) + [
         k for part in sent.get("parts") or [] for k in _unknown_members(part, a2a.PART_FIELDS)]
     what = f"SendMessage whose message carries {', '.join(sorted(set(unknown)))} (no member of Message or Part)"
-    if lost := no_answer(ex, what):
-        out.error(lost, [ex_evidence(ex)])
-        return
-    ans = Answer.of(ex)
-    if ans.problem:
-        out.error(f"{what}: {ans.describe()}", [ex_evidence(ex)])
+    if (ans := answer_or_error(ex, what, out)) is None:
         return
     if ans.error is not None:
         out.non_strict(f"{what} was refused with {_got(ans)}: an unrecognized field SHOULD be ignored",

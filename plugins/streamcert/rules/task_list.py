@@ -19,7 +19,7 @@ from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Run, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
-from .unary import Answer, Reply, dump, no_answer, state_of, task_of
+from .unary import Answer, Reply, answer_or_error, dump, no_answer, state_of, task_of
 
 LISTS = ("list_context", "list_page1", "list_page2", "list_status", "list_artifacts")
 AFTER = "list_after"  # judged by A2A-TASK-013 only: a server may refuse the filter without breaking the others
@@ -382,12 +382,7 @@ def proto_name_filter(run: Run, out: Verdict) -> None:
     other = task_of(Answer.of(other_ex).result) if not no_answer(other_ex, "SendMessage") else None
     other_id = other.get("id") if isinstance(other, dict) else None
     what = f"ListTasks {{\"context_id\": {dump(context)}}} (contextId by its proto field name)"
-    if lost := no_answer(ex, what):
-        out.error(lost, [ex_evidence(ex)])
-        return
-    ans = Answer.of(ex)
-    if ans.problem:
-        out.error(f"{what}: {ans.describe()}", [ex_evidence(ex)])
+    if (ans := answer_or_error(ex, what, out)) is None:
         return
     if ans.error is not None:
         if ans.code == a2a.INVALID_PARAMS:

@@ -7,6 +7,8 @@ Shared by the task and error rules. Pure, like every rule helper.
     Answer.of(ex)         -> the parsed answer: payload, result, error, how it came
     task_of(result)       -> the Task in a result (GetTask's Task, or SendMessage's {"task": …})
     task_reply(ex, what)  -> the Task a unary call returned, as a Reply: the Task, or why there is none
+    answer_or_error(ex, what, out) -> the Answer to judge, or None after `out` was given the ERROR of an answer that
+                             never came or cannot be read
 """
 
 from __future__ import annotations
@@ -152,6 +154,19 @@ class Reply:
         elif self.wrong:
             out.failed(self.wrong, self.evidence)
         return bool(self.lost or self.wrong)
+
+
+def answer_or_error(ex: Exchange, what: str, out: Verdict) -> "Answer | None":
+    """The answer `ex` got, to judge; None when there is none (no answer, or one that cannot be read), after saying
+    so as `out`'s ERROR (`what`: the request, as the message names it)."""
+    if lost := no_answer(ex, what):
+        out.error(lost, [ex_evidence(ex)])
+        return None
+    ans = Answer.of(ex)
+    if ans.problem:
+        out.error(f"{what}: {ans.describe()}", [ex_evidence(ex)])
+        return None
+    return ans
 
 
 def task_reply(ex: Exchange, what: str) -> Reply:
