@@ -33,7 +33,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from .. import limits, live
+from .. import limits
 from ..framelog import (
     CONTENT_ENCODING,
     DECODED_LIMIT,
@@ -54,6 +54,7 @@ from ..framelog import (
 )
 from ..limits import show
 from ..protocols import a2a, bindings
+from . import activity
 from .capture import CAPTURE, RETRIED, T_HEADERS, WINDOW, Capture, CaptureTransport, Clock, broken_by
 from .sse import SSEParser
 from .urls import Origins, join
@@ -314,7 +315,7 @@ class A2AClient:
             return ex
         reading = _Reading(ex)
         bound = limit if limit is not None else self.timeout * 3
-        live.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
+        activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         try:
             async with asyncio.timeout(bound):
                 await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)
