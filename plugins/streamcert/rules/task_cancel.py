@@ -14,7 +14,6 @@ from typing import Any
 
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
 from ..protocols import a2a, bindings
-from ..wire.a2a_client import rpc_error
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .streamview import TaskStream
 from .task import last_status_evidence, task_stream
@@ -110,7 +109,7 @@ def _streamed_states(ex: Exchange, task_id: Any) -> list[tuple[float, str]]:
 
 def _refused_as_ended(ex: Exchange) -> bool:
     """Refused with UnsupportedOperationError, the answer to a SubscribeToTask on an ended task."""
-    error = rpc_error(ex)
+    error = bindings.read_answer(ex).error
     return isinstance(error, dict) and error.get("code") == a2a.UNSUPPORTED_OPERATION
 
 
