@@ -14,8 +14,8 @@ import streamcert
 from streamcert.catalogue import catalogue_version, load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main
 from streamcert.listing import Selection, compress, matches
-from streamcert.suite_map import driving_tests, scenarios_of_test, suite_tests
 from streamcert.reference.faults import FAULTS
+from streamcert.suite_map import driving_tests, scenarios_of_test, suite_tests
 
 CATALOGUE = load_catalogue()
 

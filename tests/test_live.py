@@ -253,7 +253,7 @@ def test_the_heartbeat_stops_with_the_session():
     progress.pytest_sessionfinish()
     assert time.monotonic() - started < 2 * live.TICK_S
     assert not [t for t in threading.enumerate() if t.name.startswith("streamcert-live")]
-    assert live._activity is None
+    assert hook._activity is None
     progress.pytest_unconfigure()
 
 
