@@ -27,6 +27,7 @@ from streamcert.catalogue import load_scenario, scenario_ids
 from streamcert.framelog import Event, Exchange
 from streamcert.plugin import FINDINGS_KEY
 from streamcert.scrub import Scrubber
+from streamcert.wire import activity as hook
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_S = 120  # the bound of one run (a --profile a2a run takes about 4 s)
@@ -185,25 +186,25 @@ def test_heartbeat_under_xdist_reads_the_workers_records(tmp_path):
 
 def test_waiting_records_nothing_outside_a_run(monkeypatch):
     ex = Exchange(label="get_task", method="POST", url="http://x", rpc_method="GetTask")
-    assert live._activity is None
-    live.waiting("card", ex, 30)  # the project's own tests and the fault meta-test drive scenarios like this
-    activity = live.Activity()
-    monkeypatch.setattr(live, "_activity", activity)
-    live.waiting("card", ex, 30)  # between tests: nothing either
+    assert hook._activity is None
+    hook.waiting("card", ex, 30)  # the project's own tests and the fault meta-test drive scenarios like this
+    activity = hook.Activity()
+    monkeypatch.setattr(hook, "_activity", activity)
+    hook.waiting("card", ex, 30)  # between tests: nothing either
     assert activity.snapshot() is None and not activity.waits
 
 
 def test_the_record_says_what_has_come_and_forgets_what_ended(monkeypatch):
-    activity = live.Activity()
-    monkeypatch.setattr(live, "_activity", activity)
+    activity = hook.Activity()
+    monkeypatch.setattr(hook, "_activity", activity)
     activity.start("test_a2a_stream.py::test_stream_basic")
     unary = Exchange(label="get_task", method="POST", url="http://x", rpc_method="GetTask")
     stream = Exchange(label="stream", method="POST", url="http://x", rpc_method="SendStreamingMessage",
                       notes={"streaming": True})
     agent = Exchange(label="agent", method="STDIO", url="agent --stdio")
-    live.waiting("stream-basic", unary, 30)
-    live.waiting("stream-basic", stream, 15)
-    live.waiting("acp-v2-items", agent, 10, "the answer to initialize")
+    hook.waiting("stream-basic", unary, 30)
+    hook.waiting("stream-basic", stream, 15)
+    hook.waiting("acp-v2-items", agent, 10, "the answer to initialize")
     whats = [w["what"] for w in activity.snapshot()["waits"]]
     assert whats == ["the answer to GetTask (get_task)", "the answer to SendStreamingMessage (stream)",
                      "the answer to initialize from the agent"]
@@ -252,7 +253,7 @@ def test_the_heartbeat_stops_with_the_session():
     progress.pytest_sessionfinish()
     assert time.monotonic() - started < 2 * live.TICK_S
     assert not [t for t in threading.enumerate() if t.name.startswith("streamcert-live")]
-    assert live._activity is None
+    assert hook._activity is None
     progress.pytest_unconfigure()
 
 

@@ -41,7 +41,7 @@ def read_card(target: Any) -> Any:
     """The card's JSON value, read with the suite's own bounded client (a card that trickles, a bomb, a silent
     server: cut at the run's caps, never waited on); None when it cannot be read (the card requirements say why)."""
     from .framelog import FrameLog
-    from .scenarios.a2a import client_for
+    from .wire.clients import client_for
 
     async def fetch() -> Any:
         async with client_for(target, FrameLog(scenario="binding-choice")) as client:

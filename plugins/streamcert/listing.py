@@ -1,9 +1,8 @@
 """`streamcert list` and `streamcert explain`: what the catalogue, the scenarios and the suite hold, read
 from the shipped files without running anything (no network, no server, no pytest: the command starts fast).
 
-Also the one table of which suite test drives which scenario (`suite_tests`), read from the suite's source
-with `ast` rather than imported (importing it would import pytest): `explain` names the test of each
-scenario, and a baseline entry scoped to a scenario (report/baseline.py) finds the scenario of a failing test.
+`explain` and `list --scenarios --json` name the suite's tests of each scenario (suite_map.py, read from the
+suite's source without importing it).
 """
 
 from __future__ import annotations
@@ -13,12 +12,10 @@ import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from .catalogue import LEVELS, Requirement, Scenario, catalogue_version, load_catalogue, load_scenario, scenario_ids
+from .suite_map import driving_tests
 
 PROFILE_WIDTH = len("interactions")  # the longest --profile name
 _WILDCARDS = re.compile(r"[*?\[]")
@@ -90,68 +87,6 @@ def compress(ids: Sequence[str]) -> str:
             runs.append([item])
     return ", ".join(run[0][2] if len(run) == 1 else f"{run[0][2]}..{run[-1][2].rpartition('-')[2]}"
                      for run in runs)
-
-
-# -- which test drives which scenario -------------------------------------------------------------------
-
-@lru_cache(maxsize=1)
-def suite_tests() -> dict[str, tuple[str, ...]]:
-    """Test id (`file.py::function`, with `[scenario]` for a test parametrized by scenario ids) → the scenarios
-    it drives: the scenario ids among its parametrize values (a literal list, or a module-level name such as a
-    dict of scenarios), else the scenario ids written in its body (`streamcert.check("card")`)."""
-    import ast
-
-    known = set(scenario_ids())
-    tests: dict[str, tuple[str, ...]] = {}
-    for source in sorted(resources.files("streamcert.suite").iterdir(), key=lambda p: p.name):
-        if not (source.name.startswith("test_") and source.name.endswith(".py")):
-            continue
-        tree = ast.parse(source.read_text("utf-8"))
-        named = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-                 for target in node.targets if isinstance(target, ast.Name)}
-        for node in tree.body:
-            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
-                continue
-            params = [sid for decorator in node.decorator_list
-                      for sid in _strings(decorator, named) if sid in known]
-            if params:
-                for sid in dict.fromkeys(params):
-                    tests[f"{source.name}::{node.name}[{sid}]"] = (sid,)
-                continue
-            driven = tuple(dict.fromkeys(s for s in _strings(node, {}) if s in known))
-            if driven:
-                tests[f"{source.name}::{node.name}"] = driven
-    return tests
-
-
-def _strings(node: Any, named: dict[str, Any]) -> Iterable[str]:
-    """Every string constant under `node`, and under the module-level values of the names it uses."""
-    import ast
-
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
-            yield inner.value
-        elif isinstance(inner, ast.Name) and inner.id in named:
-            yield from _strings(named[inner.id], {})
-
-
-def scenarios_of_test(nodeid: str) -> tuple[str, ...]:
-    """The scenarios the suite test `nodeid` drives (as pytest names it: `…/suite/test_x.py::test_y[param]`),
-    () for a test that is not one of the suite's."""
-    path, _, name = nodeid.partition("::")
-    func = name.split("::")[-1]
-    key = f"{Path(path).name}::{func}"
-    if key in suite_tests():
-        return suite_tests()[key]
-    bare, _, param = func.partition("[")
-    param = param.removesuffix("]")
-    if param in scenario_ids():  # a parametrized test the table has no entry for: its parameter
-        return (param,)
-    return suite_tests().get(f"{Path(path).name}::{bare}", ())
-
-
-def driving_tests(scenario_id: str) -> list[str]:
-    return [test for test, driven in suite_tests().items() if scenario_id in driven]
 
 
 # -- list -------------------------------------------------------------------------------------------------

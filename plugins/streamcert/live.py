@@ -12,13 +12,14 @@ happens; the line replaces pytest's letter for that test (`pytest_report_teststa
 share a line. A test's outcome is the worst of its findings (outcomes.py).
 
 Where the tests run (the same process, or each xdist worker), the drivers' wire code calls `waiting()` as
-a wait begins: the record (`Activity`) names the scenario, the exchange and its limit, and is read from
-another thread, which counts what has arrived since. A heartbeat thread of the controller prints the open
+a wait begins (wire/activity.py, which the wire layer imports without this plugin or pytest): the record
+(`Activity`) names the scenario, the exchange and its limit, and is read from another thread, which counts
+what has arrived since. A heartbeat thread of the controller prints the open
 waits once nothing has been printed for `HEARTBEAT_S`. An xdist worker's stdout is not the terminal, so
 each worker writes its record, scrubbed, to a small JSON file in a folder the controller names in
 `workerinput` (execnet has no channel a plugin may use from a thread), and the heartbeat reads them.
 
-Nothing here runs unless the run names the conformance modules (plugin._runs_suite); `waiting()` is a
+Nothing here runs unless the run names the conformance modules (suite_map.runs_suite); `waiting()` is a
 no-op otherwise (the project's own tests, the fault meta-test's threads).
 """
 
@@ -31,14 +32,18 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# pytest.hookimpl is this marker; pluggy is imported instead of pytest so that the wire modules, which
-# import this one for `waiting`, do not pull pytest into `streamcert check` or `replay`.
+# pytest.hookimpl is this marker; pluggy is imported instead of pytest (the plugin module imports this one
+# at its own import, before pytest has loaded its plugins).
 from pluggy import HookimplMarker
+
+from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
+from .suite_map import runs_suite, scenarios_of_test
+from .wire import activity as hook
+from .wire.activity import Activity
 
 hookimpl = HookimplMarker("pytest")
 
@@ -52,80 +57,6 @@ SHOWN_IDS = 4  # requirement IDs named on a line that is not a pass
 MAX_WAIT_LINES = 4  # open waits shown per worker in one heartbeat
 
 _MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True}, "ERROR": {"red": True}}
-
-
-# -- what a process waits for (written by the drivers, read by another thread) ---------------------------
-
-@dataclass
-class Wait:
-    """One wait on the target: an exchange (HTTP request or subprocess run) and what it awaits."""
-
-    scenario: str
-    ex: Any  # framelog.Exchange, filled by the wire code as frames arrive
-    limit: float | None
-    awaiting: str | None  # a subprocess wait: what it waits for ("the answer to initialize")
-    since: float = field(default_factory=time.time)
-    seen: tuple[int, int] = (0, 0)  # frames and chunks at the last look
-    quiet_since: float = 0.0  # when the last look found something new (or the wait began)
-
-
-class Activity:
-    """The test a process is running and the waits it opened. The drivers' thread adds waits; the sampler
-    (heartbeat or worker writer) reads them: only whole-object swaps and dict inserts cross threads."""
-
-    def __init__(self) -> None:
-        self.test: str | None = None
-        self.test_since = 0.0
-        self.waits: dict[int, Wait] = {}
-
-    def start(self, nodeid: str) -> None:
-        self.waits = {}
-        self.test, self.test_since = nodeid, time.time()
-
-    def end(self) -> None:
-        self.test, self.waits = None, {}
-
-    def snapshot(self) -> dict[str, Any] | None:
-        """The running test and its open waits, each described as of now (wall-clock times: a worker's
-        record is read by another process)."""
-        test, waits = self.test, list(self.waits.values())
-        if test is None:
-            return None
-        return {"test": test, "since": self.test_since,
-                "waits": [d for w in waits if (d := _describe(w)) is not None]}
-
-
-def _describe(w: Wait) -> dict[str, Any] | None:
-    ex = w.ex
-    if ex.t_end is not None:  # over
-        return None
-    frames, chunks = len(ex.events), len(ex.chunks)
-    if (frames, chunks) != w.seen:
-        w.seen, w.quiet_since = (frames, chunks), time.time()
-    op = f"{ex.rpc_method or ex.method} ({ex.label})"
-    if ex.method == "STDIO":
-        what, unit, count = f"{w.awaiting or 'output'} from the {ex.label}", "line", frames
-    elif ex.t_headers is None:
-        what, unit, count = f"the answer to {op}", None, 0
-    elif ex.notes.get("streaming") or ex.is_sse:
-        what = f"the {'next' if frames else 'first'} frame of {op}"
-        unit, count = ("frame", frames) if frames else ("chunk", chunks) if chunks else (None, 0)
-    else:
-        what, unit, count = f"the rest of the body of {op}", "chunk", chunks
-    return {"scenario": w.scenario, "what": what, "unit": unit, "count": count, "since": w.since,
-            "quiet_since": w.quiet_since, "limit": w.limit}
-
-
-_activity: Activity | None = None  # set while this process runs conformance tests
-
-
-def waiting(scenario: str, ex: Any, limit: float | None = None, awaiting: str | None = None) -> None:
-    """The wire code starts a wait on `ex` for `scenario` (at most `limit` seconds): shown by the heartbeat
-    while it lasts. Costs a dict insert, and nothing outside a conformance run."""
-    act = _activity
-    if act is not None and act.test is not None:
-        act.waits[id(ex)] = Wait(scenario, ex, limit, awaiting, seen=(len(ex.events), len(ex.chunks)),
-                                 quiet_since=time.time())
 
 
 # -- the lines ---------------------------------------------------------------------------------------------
@@ -163,12 +94,9 @@ def running_line(scenarios: list[str], since: float, now: float) -> str:
     return f"  {WAIT_WORD:<{WORD}} {named(scenarios)} running {now - since:.1f} s, no request open"
 
 
-@lru_cache(maxsize=4096)
 def _scenarios(nodeid: str) -> list[str]:
-    """The scenarios a test drives, by its id (plugin.scenarios_of reads the function or its parameter)."""
-    from .plugin import scenarios_of
-
-    return scenarios_of(nodeid)
+    """The scenarios a test drives, by its id (suite_map.py)."""
+    return list(scenarios_of_test(nodeid))
 
 
 @dataclass
@@ -184,7 +112,6 @@ def outcome_of(report: Any, scrub: Any) -> tuple[str | None, str]:
     """The word and note of a test's deciding report: the worst of its findings with the IDs that had it;
     ERROR for a failure without findings (a harness fault, a worker that died); None for a skip without."""
     from .outcomes import Finding, Outcome, worst
-    from .plugin import FINDINGS_KEY, REGRESSIONS_KEY
 
     props = getattr(report, "user_properties", [])
     findings = [Finding.from_json(d) for k, v in props if k == FINDINGS_KEY for d in json.loads(v)]
@@ -216,12 +143,10 @@ class LiveProgress:
     the Activity record, and under xdist its file."""
 
     def __init__(self, config: Any) -> None:
-        from .plugin import _runs_suite
-
         self.config = config
         self.is_worker = hasattr(config, "workerinput")
         self.worker_dir = config.workerinput.get(DIR_KEY) if self.is_worker else None
-        self.on = bool(self.worker_dir) if self.is_worker else _runs_suite(config)
+        self.on = bool(self.worker_dir) if self.is_worker else runs_suite(config)
         self.dir: Path | None = None  # controller under xdist: where the workers' records are
         self.lines = False  # the controller prints a line per test (pytest's letters left out)
         self.activity = Activity()
@@ -277,10 +202,9 @@ class LiveProgress:
     # -- both sides --------------------------------------------------------------------------------------
     @hookimpl(trylast=True)
     def pytest_sessionstart(self) -> None:
-        global _activity
         if not self.on:
             return
-        _activity = self.activity
+        hook.attach(self.activity)
         tr = None if self.is_worker else self.terminal
         self.lines = tr is not None and self.config.option.verbose <= 0
         if self.lines and self.config.option.verbose == 0:
@@ -308,20 +232,16 @@ class LiveProgress:
     @hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:
         """Before the report and the summary: the threads end here, and nothing is written after."""
-        global _activity
         if not self.on:
             return
         self._stop_thread()
-        if _activity is self.activity:
-            _activity = None
+        hook.detach(self.activity)
         if self.worker_dir:
             Path(self.worker_dir, f"{self.config.workerinput['workerid']}.json").unlink(missing_ok=True)
 
     def pytest_unconfigure(self) -> None:
-        global _activity
         self._stop_thread()
-        if _activity is self.activity:
-            _activity = None
+        hook.detach(self.activity)
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -348,8 +268,6 @@ class LiveProgress:
     def pytest_runtest_logreport(self, report: Any) -> None:
         if not self.lines:
             return
-        from .plugin import XDIST_CRASH
-
         state = self.finished.setdefault(report.nodeid, _Finished())
         state.seconds += report.duration or 0.0
         if report.when == "call" or (not report.passed and state.word not in ("FAIL", "ERROR")):

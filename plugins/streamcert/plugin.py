@@ -9,7 +9,6 @@ controller, which alone aggregates them and writes `compatibility.json` (DESIGN 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import logging
 import time
@@ -21,22 +20,21 @@ import pytest
 
 from . import limits, live, run_options, selection
 from .binding_choice import BOUND_PROFILES
-from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
+from .catalogue import load_catalogue, load_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
+from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
 from .rules import RuleContext, judge
 from .scenarios import run_scenario
 from .scrub import Scrubber
-from .targets import REFERENCE_CARD_KEY, Target, names_a_target, served_profiles
+from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
+from .targets import REFERENCE_CARD_KEY, Target, names_a_target
 from .wallclock import now
 
-FINDINGS_KEY = "streamcert_findings"
-REGRESSIONS_KEY = "streamcert_regressions"  # user_properties: how a scenario differs from its --against cassette
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
-XDIST_CRASH = "???"  # the `when` of the report pytest-xdist makes for a test whose worker died
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -57,21 +55,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(live.LiveProgress(config), live.PLUGIN)  # progress lines (live.py)
 
 
-def _runs_suite(config: pytest.Config) -> bool:
-    """True when the run names the conformance modules (by --pyargs or by path)."""
-    import streamcert.suite
-
-    suite_dir = Path(streamcert.suite.__file__).resolve().parent
-    for arg in config.args:
-        arg = str(arg)
-        if arg.startswith("streamcert.suite"):
-            return True
-        path = Path(arg.split("::")[0]).resolve()
-        if path == suite_dir or suite_dir in path.parents:
-            return True
-    return False
-
-
 class StreamcertRun:
     """One pytest run: its options and target, the embedded reference it started, the findings and
     the report. With no target given, the controller starts the embedded reference and hands its
@@ -84,7 +67,7 @@ class StreamcertRun:
         except run_options.OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.is_worker = hasattr(config, "workerinput")
-        if not self.is_worker and _runs_suite(config):
+        if not self.is_worker and runs_suite(config):
             flags = {opt.name: opt.pytest for opt in run_options.RUN_OPTIONS}
             refused = run_options.refuse_replacing(self.options) or selection.refuse(self.options, flags)
             if refused:  # before anything starts
@@ -147,7 +130,7 @@ class StreamcertRun:
         return self._target
 
     def _starts_embedded(self) -> bool:
-        return (self.is_embedded and not self.is_worker and self.embedded is None and _runs_suite(self.config)
+        return (self.is_embedded and not self.is_worker and self.embedded is None and runs_suite(self.config)
                 and not self.config.option.collectonly)
 
     def _start_embedded(self) -> None:
@@ -171,10 +154,7 @@ class StreamcertRun:
         return self._bindings
 
     def selected_profiles(self) -> set[str]:
-        chosen = set(self.options["profiles"])
-        if chosen:
-            return chosen
-        return set(PROFILES) if self.is_embedded else served_profiles(self.options)
+        return profiles_of(self.options)
 
     def target_json(self) -> dict[str, Any]:
         shown = self._target or run_options.target_of(self._given)  # (an embedded reference never started: none)
@@ -196,7 +176,7 @@ class StreamcertRun:
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         """Start the embedded reference once collection is over and a conformance test is to run (not under
         --collect-only, nor when every test was deselected); under pytest-xdist it has started already."""
-        if not session.config.option.collectonly and any(selection.scenarios_of_item(i) for i in session.items):
+        if not session.config.option.collectonly and any(scenarios_of_item(i) for i in session.items):
             try:
                 self.target  # noqa: B018
             except RuntimeError as exc:  # ReferenceProcess.start: the child never printed its URL
@@ -257,7 +237,7 @@ class StreamcertRun:
     def _harness_fault(self, report: pytest.TestReport) -> None:
         """A conformance test that failed without findings: its worker died (pytest-xdist), or a fault
         outside the scenario (a fixture). Its scenarios' requirements are ERROR, never left to a pass."""
-        scenarios = scenarios_of(report.nodeid)
+        scenarios = scenarios_of_test(report.nodeid)
         if not scenarios:
             return
         if report.when == XDIST_CRASH:
@@ -277,11 +257,11 @@ class StreamcertRun:
             return
         for nodeid in sorted(self.collected - self.reported):
             why = f"not run: {nodeid} never reported after {self.crashes[0]}"
-            self._add(nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios_of(nodeid)
+            self._add(nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios_of_test(nodeid)
                                for req in load_scenario(sid).requirements])
 
     def pytest_sessionfinish(self) -> None:
-        if self.is_worker or not (self.ran_suite or _runs_suite(self.config)):
+        if self.is_worker or not (self.ran_suite or runs_suite(self.config)):
             return
         if not self.ran_suite and not self.options["report"]:
             return
@@ -297,7 +277,7 @@ class StreamcertRun:
                               started=self.started, finished=now(),
                               baseline=load_baseline(baseline) if baseline else None,
                               catalogue=load_catalogue(),
-                              selection=self.selection.for_report(self.selected_profiles(), _runs_suite(self.config),
+                              selection=self.selection.for_report(self.selected_profiles(), runs_suite(self.config),
                                                                   self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
@@ -349,23 +329,6 @@ def target_json(target: Target, scrubber: Scrubber, *, fault: str | None, embedd
     shown = {name: scrubber.url(value) if isinstance(value, str) else value
              for name, value in target.report_json().items()}
     return {**shown, "fault": fault, "embedded": embedded}
-
-
-def scenarios_of(nodeid: str) -> list[str]:
-    """The scenarios a conformance test drives, found without running it: its parameter when that is a
-    scenario id (`test_interactions[ix-question]`), else the scenario ids its function names
-    (`streamcert.check("stream-basic")`). Used only for a test that never produced findings."""
-    path, _, name = nodeid.partition("::")
-    func, _, param = name.split("::")[-1].partition("[")
-    known = set(scenario_ids())
-    if param.rstrip("]") in known:
-        return [param.rstrip("]")]
-    try:
-        module = importlib.import_module(f"streamcert.suite.{Path(path).stem}")
-        code = getattr(module, func).__code__
-    except (ImportError, AttributeError):
-        return []
-    return [const for const in code.co_consts if isinstance(const, str) and const in known]
 
 
 def _scrub_repr(obj: Any, text: Any, seen: set[int] | None = None) -> Any:

@@ -20,10 +20,10 @@ import difflib
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
+from .suite_map import profiles_of, scenarios_of_item, scenarios_of_test
 
 if TYPE_CHECKING:  # pytest is not imported at run time: run_options (and so the CLI's start-up) imports this module
     import pytest
@@ -80,17 +80,6 @@ def _known_glob(value: str, ids: list[str], what: str) -> str:
 
 
 # -- what a selection chooses ----------------------------------------------------------------------------
-
-def profiles_of(values: Mapping[str, Any]) -> set[str]:
-    """The profiles a run selects: those given by --profile, else those that have a target, else all of them
-    (the embedded reference serves every profile)."""
-    from .targets import names_a_target, served_profiles
-
-    chosen = set(values.get("profiles") or ())
-    if chosen:
-        return chosen
-    return served_profiles(values) if names_a_target(values) else set(PROFILES)
-
 
 def chosen_scenarios(requirement_globs: Iterable[str] = (), scenario_globs: Iterable[str] = ()) -> set[str] | None:
     """The scenarios the globs choose (both given: a scenario must match --scenario and exercise a requirement
@@ -182,32 +171,6 @@ def pytest_narrowing(config: pytest.Config) -> str:
 
 # -- the conformance test items ----------------------------------------------------------------------------
 
-@lru_cache(maxsize=1)
-def _suite_dir() -> Path:
-    import streamcert.suite
-
-    return Path(streamcert.suite.__file__).resolve().parent
-
-
-@lru_cache(maxsize=1)
-def _known_scenarios() -> frozenset[str]:
-    return frozenset(scenario_ids())
-
-
-def scenarios_of_item(item: pytest.Item) -> tuple[str, ...]:
-    """The scenarios a conformance test drives (the same reading as plugin.scenarios_of, from the item):
-    its `scenario` parameter, else the scenario ids its function names. () for any other test."""
-    path = Path(str(getattr(item, "path", ""))).resolve()
-    if _suite_dir() not in path.parents:
-        return ()
-    known = _known_scenarios()
-    param = getattr(getattr(item, "callspec", None), "params", {}).get("scenario")
-    if param in known:
-        return (param,)
-    code = getattr(getattr(item, "function", None), "__code__", None)
-    return tuple(c for c in code.co_consts if isinstance(c, str) and c in known) if code is not None else ()
-
-
 class Selection:
     """The selection hooks of one pytest run: keywords and the marker on each conformance item, the
     deselection by --requirement / --scenario, and (on the controller) the scenarios the run kept."""
@@ -250,10 +213,8 @@ class Selection:
         """`build_report(selection=…)` for this run; `worker_ids`: the test ids pytest-xdist's workers kept.
         What pytest kept counts only in a run of the conformance modules (a user's own tests calling the
         fixture narrow nothing)."""
-        from .plugin import scenarios_of
-
         worker_ids = set(worker_ids)
         if worker_ids:
-            self.kept = (self.kept or set()) | {sid for nodeid in worker_ids for sid in scenarios_of(nodeid)}
+            self.kept = (self.kept or set()) | {sid for nodeid in worker_ids for sid in scenarios_of_test(nodeid)}
         ran = self.kept if runs_suite else None
         return narrowing(profiles, self.requirement_globs, self.scenario_globs, ran, pytest_narrowing(self.config))

@@ -19,7 +19,7 @@ otherwise widen the entry silently). An id listed twice is refused.
 Applied to a report (`apply_baseline`): a listed requirement whose status is FAIL or ERROR is an expected
 failure (`"baseline": "expected"`), and no longer makes the verdict FAIL — but with a `scenario`, only when
 every test whose finding on it is a failure drives one of the entry's scenarios (the suite test → scenario
-table, listing.scenarios_of_test); a failure in another scenario stays unexcused (no `"baseline"` mark: it
+table, suite_map.scenarios_of_test); a failure in another scenario stays unexcused (no `"baseline"` mark: it
 fails the run), and the entry's scenarios are shown in `"baseline_scenarios"`. A listed requirement now judged and not
 failing (PASS, NON_STRICT, WARNING) is stale (`"baseline": "stale"`): the report lists it under
 `stale_baseline` and the verdict is FAIL, so the baseline gets updated. A listed requirement that was not
@@ -42,6 +42,7 @@ from typing import Any
 
 from ..catalogue import Requirement, load_catalogue
 from ..outcomes import Outcome
+from ..suite_map import scenarios_of_test
 
 JUDGED_NON_FAILURES = (Outcome.PASS, Outcome.NON_STRICT, Outcome.WARNING)
 SHAPE = ('expected {"expected_failures": ["ID" or {"id": ..., "reason": ..., "scenario": ...}, ...]} '
@@ -66,8 +67,6 @@ class Expected:
         """Whether the failure these tests found is the one this entry expects."""
         if not self.scenarios:
             return True
-        from ..listing import scenarios_of_test
-
         driven = [scenarios_of_test(test) for test in failing_tests]
         return bool(driven) and all(scenarios and set(scenarios) <= self.scenarios for scenarios in driven)
 
@@ -239,8 +238,6 @@ def baseline_from_report(report: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The entries of a baseline that expects every FAIL and ERROR of `report` (a compatibility.json), in its
     order: the reason is the first line of the message, and `scenario` is given when every test that judged
     the requirement drives one same scenario."""
-    from ..listing import scenarios_of_test
-
     if report.get("could_not_run"):
         raise ValueError(f"the run stopped before any scenario ({report['could_not_run']}): nothing was judged, "
                          "so there is nothing to expect")

@@ -52,7 +52,8 @@ from ..catalogue import Scenario
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
-from ..wire.a2a_client import A2AClient, Bounds
+from ..wire.a2a_client import A2AClient
+from ..wire.clients import client_for
 from . import Target, driver
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
@@ -108,16 +109,6 @@ def note_unreachable(log: FrameLog, card_ex: Exchange) -> None:
     """A card GET that got no HTTP answer: the target is unreachable, not lacking a feature."""
     if card_ex.end == END_ERROR or card_ex.status is None:
         log.notes[UNREACHABLE] = f"GET {card_ex.url}: {card_ex.error or 'no answer'}"
-
-
-def client_for(target: Target, log: FrameLog, url: str | None = None, stream_limit: float | None = None,
-               clock: Any = None) -> A2AClient:
-    """The A2A client of a run on `target`: its limits, caps, credentials and the origins allowed them (`clock`:
-    another client's, for a second client whose arrival times are compared with the first's)."""
-    return A2AClient(url or target.a2a_url or "", log, clock=clock,
-                     stream_limit=target.stream_limit if stream_limit is None else stream_limit,
-                     timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
-                     allow_origins=target.allow_origins, binding=target.binding, own_interfaces=target.own_interfaces)
 
 
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:

@@ -37,10 +37,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .. import limits, live
+from .. import limits
 from ..catalogue import Scenario
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Event, Exchange, FrameLog
 from ..targets import reference_command
+from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.stdio import StdioPeer
 from . import Target, driver
@@ -89,7 +90,7 @@ async def acp_client_case(target: Target, scenario: Scenario, log: FrameLog) -> 
             return
         try:
             await peer.end_input()
-            live.waiting(log.scenario, peer.ex, limit, "the client's final view")
+            activity.waiting(log.scenario, peer.ex, limit, "the client's final view")
             if not await peer.wait_exit(limit):
                 await peer.stop(cap, round(limit, 3), "the client's final view")
         finally:

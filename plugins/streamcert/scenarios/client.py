@@ -46,10 +46,11 @@ import dataclasses
 import json
 import os
 
-from .. import client_cases, limits, live
+from .. import client_cases, limits
 from ..catalogue import Scenario
 from ..framelog import END_CLOSED, FrameLog
 from ..replay import SENT, ReplayServer
+from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.stdio import StdioPeer
 from . import Target, driver
@@ -96,7 +97,7 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
         if peer.started:
             await peer.end_input()
             bound = peer.bound(limits.EXCHANGE, allowed, target.stream_limit)
-            live.waiting(log.scenario, peer.ex, bound.limit, "the client's final view and its exit")
+            activity.waiting(log.scenario, peer.ex, bound.limit, "the client's final view and its exit")
             if not await peer.wait_exit(bound.deadline - asyncio.get_running_loop().time()):
                 await peer.stop(bound.cap, bound.limit, "the client's final view and its exit")
         await peer.close()

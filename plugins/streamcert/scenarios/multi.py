@@ -25,8 +25,9 @@ from typing import Any
 from ..catalogue import Scenario
 from ..framelog import Event, FrameLog
 from ..protocols import a2a, bindings
+from ..wire.clients import client_for
 from . import Target, driver
-from .a2a import _open, _wait, client_for, streaming_declared, task_ids, unary_task, unsupported, user_message
+from .a2a import _open, _wait, streaming_declared, task_ids, unary_task, unsupported, user_message
 
 
 class Watch:

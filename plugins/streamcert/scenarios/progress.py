@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..catalogue import Scenario
 from ..framelog import FrameLog
 from ..protocols.script import SCRIPT_KEY
+from ..wire.clients import client_for
 from . import Target, driver
-from .a2a import client_for
 
 LABEL = "progress"
 POINTER_NOTE = "progress_pointer"

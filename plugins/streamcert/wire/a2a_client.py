@@ -32,7 +32,7 @@ from typing import Any, Iterable
 
 import httpx
 
-from .. import limits, live
+from .. import limits
 from ..framelog import (
     CONTENT_ENCODING,
     DECODED_LIMIT,
@@ -52,6 +52,7 @@ from ..framelog import (
 )
 from ..limits import show
 from ..protocols import a2a, bindings
+from . import activity
 from .bindings import jsonrpc, transport_for
 from .bindings.base import UNSET, Operation
 from .bounds import Bounds, OnEvent, Until
@@ -223,7 +224,7 @@ class A2AClient:
             return ex
         reading = _Reading(ex)
         bound = limit if limit is not None else self.timeout * 3
-        live.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
+        activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         try:
             async with asyncio.timeout(bound):
                 await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import grpc
 import grpc.aio
 
-from .. import limits, live
+from .. import limits
 from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
@@ -44,6 +44,7 @@ from ..framelog import (
 from ..limits import show
 from ..protocols import bindings
 from ..protocols import grpc_messages as messages
+from . import activity
 from .bounds import Bounds, OnEvent, Until
 from .capture import Clock
 
@@ -163,7 +164,7 @@ class GrpcTransport:
             ex.end, ex.t_end = END_ERROR, ex.t_sent
             ex.notes["not_sent"] = True
             return ex
-        live.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
+        activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         channel = self._channel(*target)
         path = bindings.grpc_path(operation)
         method = (channel.unary_stream if streaming else channel.unary_unary)(

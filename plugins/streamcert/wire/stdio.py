@@ -32,9 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import limits, live
+from .. import limits
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog
-from . import descendants
+from . import activity, descendants
 from .capture import Clock
 
 STDERR_TAIL = 4000  # bytes of stderr kept: its end, where the reason for an exit usually is
@@ -289,7 +289,7 @@ class StdioPeer:
         """`wait_for` within `bound`. None if no more lines will come, or if the limit passed: then the
         program is stopped at it (`stop`), while waiting for `awaiting` ("the answer to initialize")."""
         loop = asyncio.get_running_loop()
-        live.waiting(self.log.scenario, self.ex, bound.limit, awaiting)  # shown while it lasts
+        activity.waiting(self.log.scenario, self.ex, bound.limit, awaiting)  # shown while it lasts
         ev = await self.wait_for(predicate, bound.deadline - loop.time(), start)
         if ev is None and not self.ended:  # still running, still silent: the limit is what ends it
             await self.stop(bound.cap, bound.limit, awaiting, round(loop.time() - bound.since, 1))
