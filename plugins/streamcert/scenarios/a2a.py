@@ -47,12 +47,13 @@ from collections.abc import Callable
 from typing import Any, Iterator
 
 from ..binding_choice import grpc_missing
-from ..catalogue import Scenario
+from ..catalogue import Scenario, load_scenario, scenario_ids
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
-from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
+from ..protocols.script import CONTENT_STEPS, SCRIPT_KEY, SCRIPT_VERSION, named, plays, step_names
 from ..wire.a2a_client import A2AClient, Bounds
 from . import Target, driver
+from .script_steps import NotDriven, learn
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
 UNREACHABLE = "unreachable"  # log.notes key: why the card could not be fetched at all (every requirement ERROR)
@@ -120,12 +121,20 @@ def client_for(target: Target, log: FrameLog, url: str | None = None, stream_lim
 
 
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
+    """A client of the agent at `url` (the target's) with its card read, and what its test agent plays learnt
+    (script_steps.py: NotDriven when the scenario rests on a step it does not play)."""
     client = client_for(target, log, url)
     await client.__aenter__()
     card_ex = await client.get_card()
     note_unreachable(log, card_ex)
     card, _ = card_ex.json()
     client.use_card(card)
+    if UNREACHABLE not in log.notes:
+        try:
+            await learn(client, card, target, log, load_scenario(log.scenario) if log.scenario in scenario_ids() else None)
+        except NotDriven:
+            await client.__aexit__()
+            raise
     return client, card
 
 
@@ -348,6 +357,10 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                               rpc_id=next(forms))
         if client.binding == bindings.JSONRPC:
             await _envelopes(client, {"id": done_id or unknown}, forms)
+        # A task kept running by the busy script's sleep: an agent that does not sleep cannot make one
+        busy_needs = [n for n in step_names(scenario.data["busy_script"]) if n not in CONTENT_STEPS]
+        if idle := [n for n in busy_needs if not plays(log.notes, n)]:
+            unsupported(log, ["A2A-ERR-010"], f"the test agent does not play {named(idle)}")
         if streaming_declared(card):
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
                 "finish at once", script=scenario.data["done_script"])}, label="id_stream", rpc_id="")
@@ -356,7 +369,7 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 "stay busy", script=scenario.data["busy_script"])}, label="setup_stream",
                 until=lambda ev: True)
             busy_id, busy_ctx = task_ids(setup)
-            if busy_id:
+            if busy_id and not idle:
                 await client.call(a2a.SEND_MESSAGE, {"message": user_message(
                     "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label="cross_context",
                     rpc_id=next(forms))
