@@ -49,6 +49,8 @@ def declared_steps(card: object) -> frozenset[str] | None:
 PLAYED_NOTE = "script_steps"  # the steps the test agent plays, when it plays fewer than all ([] : none)
 IGNORED_NOTE = "script_ignored"  # why the suite holds that the test agent ignores the script
 NO_SCRIPT_NOTE = "no_script"  # the run judges the agent as it is (`--prompt`): no script was sent
+# The NOT_TESTED reason of what rests on a script when the run sends none (the report's summary counts them)
+NEEDS_SCRIPT = "needs a script: the run judges the agent as it is (--prompt) and sends none"
 
 
 def plays(notes: dict, step: str) -> bool:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
+from ..outcomes import Outcome
 from ..protocols import a2a, bindings
-from ..protocols.script import IGNORED_NOTE, named, not_played, step_names
+from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
 from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
 
@@ -445,6 +446,9 @@ def _ending_problems(final: dict[str, Any], stream: TaskStream) -> list[str]:
 @rule("A2A-STREAM-014", view=PlayedScript)
 def plays_script(v: PlayedScript, out: Verdict) -> None:
     notes = v.notes
+    if notes.get(NO_SCRIPT_NOTE):
+        out.add(Outcome.NOT_TESTED, NEEDS_SCRIPT)
+        return
     if ignored := notes.get(IGNORED_NOTE):
         out.failed(f"the test agent ignores the script (DESIGN §6): {ignored}; what rests on the script's content is "
                    "NOT_TESTED (declare the steps it plays in its card, or judge it as it is with --prompt)",

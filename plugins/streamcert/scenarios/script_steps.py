@@ -14,6 +14,7 @@ nothing) goes into a log of its own: it is the harness's question, in no scenari
 from __future__ import annotations
 
 import uuid
+from contextvars import ContextVar
 from typing import Any
 
 from ..catalogue import Scenario
@@ -22,6 +23,8 @@ from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
     IGNORED_NOTE,
+    NEEDS_SCRIPT,
+    NO_SCRIPT_NOTE,
     PLAYED_NOTE,
     SCRIPT_KEY,
     SCRIPT_VERSION,
@@ -36,6 +39,13 @@ from ..wallclock import now
 
 NOT_TESTED = "not_tested"  # log.notes key: {requirement id: reason} (rules/__init__.py reads it)
 PROBE_LABEL = "script_probe"
+
+# The drivers that play their scenario without a script when the run judges the agent as it is (`--prompt`): the
+# card, the refused requests, the prompts' streams read back, a subscription and a cancel.
+OBSERVED_DRIVERS = frozenset({"card", "errors", "stream-task", "cancel-subscribe", "extension-required",
+                              "no-streaming"})
+# Whether this scenario's messages carry the script (False when the run sends prompts alone)
+SENDS_SCRIPT: ContextVar[bool] = ContextVar("SENDS_SCRIPT", default=True)
 
 # agent URL -> why its test agent is held to ignore the script (None: it played the probe), per process
 _PROBED: dict[str, str | None] = {}
@@ -60,6 +70,14 @@ def needed_steps(scenario: Scenario) -> list[str]:
 
 async def learn(client: Any, card: Any, target: Target, log: FrameLog, scenario: Scenario | None) -> None:
     """Note what the test agent plays; raise NotDriven (its requirements noted) when the scenario cannot be played."""
+    if target.prompts:  # judged as it is: no script is sent (a2a.user_message), what rests on one is NOT_TESTED
+        SENDS_SCRIPT.set(False)
+        log.notes[NO_SCRIPT_NOTE] = True
+        log.notes[PLAYED_NOTE] = []
+        if scenario is not None and scenario.data.get("driver") not in OBSERVED_DRIVERS:
+            log.notes.setdefault(NOT_TESTED, {}).update({r: NEEDS_SCRIPT for r in scenario.requirements})
+            raise NotDriven(scenario.id)
+        return
     declared = declared_steps(card)
     if declared is None and target.script_steps is not None:
         declared = frozenset(target.script_steps)
