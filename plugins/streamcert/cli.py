@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--deterministic", action="store_true", help="fixed clock and ids: byte-stable streams")
     serve.add_argument("--d3", choices=("close", "open"), default="close",
                        help="conflict D3: at an interrupted state streams close (default) or stay open")
+    plays = serve.add_mutually_exclusive_group()
+    plays.add_argument("--script-steps", type=run_options.script_steps, metavar="STEP,…",
+                       help="a test agent of limited reach: it plays only these script steps, ignores the others, "
+                            "and its card declares them")
+    plays.add_argument("--ignore-script", action="store_true",
+                       help="an agent that plays no script: it gives the same answer to every prompt")
 
     from .catalogue import PROFILES  # already loaded by run_options
 
@@ -421,7 +427,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
-    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3).serve()
+    steps = tuple(args.script_steps.split(",")) if args.script_steps else None
+    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
+                    script_steps=steps, ignore_script=args.ignore_script).serve()
     return 0
 
 

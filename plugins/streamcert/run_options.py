@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import re
 import tempfile
@@ -126,6 +127,26 @@ def baseline_file(value: str) -> str:
     return value
 
 
+def script_steps(value: str) -> str:
+    """A comma-separated list of script step names (protocols/script.py STEP_NAMES), normalized."""
+    from .protocols.script import STEP_NAMES
+
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    if unknown := [n for n in names if n not in STEP_NAMES]:
+        raise argparse.ArgumentTypeError(f"{', '.join(map(repr, unknown))}: no such script step (the steps: "
+                                         f"{', '.join(STEP_NAMES)})")
+    return ",".join(dict.fromkeys(names))
+
+
+def json_value(value: str) -> str:
+    """A JSON text (an answer the run gives where the agent pauses)."""
+    try:
+        json.loads(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r} is not JSON ({exc})") from None
+    return value
+
+
 def writable_dir(value: str) -> str:
     """A directory the run can write into (it is created at the end if missing). Checked without
     leaving anything behind: a file is created in the nearest existing folder and removed at once."""
@@ -211,7 +232,7 @@ class RunOption:
     def separators(self) -> str:
         """What separates the values of a repeatable option in one variable or ini value: newlines, and commas
         too except for headers (a header's value may hold a comma)."""
-        return "\n" if self.name == "headers" else "\n,"
+        return "\n" if self.name in ("headers", "prompts", "answers") else "\n,"
 
     def add_to(self, add: Callable[..., Any], flag: str, **extra: Any) -> None:
         """Declare the option through `add` (argparse's add_argument or pytest's addoption). Its default is
@@ -245,6 +266,15 @@ RUN_OPTIONS = (
               "the same implementation's agent with its own tool named update_plan (plans profile)", http_url),
     RunOption("required_ext_url", "--required-ext-url", "--sut-required-ext-url",
               "the same implementation's agent whose card marks an extension required: true", http_url),
+    RunOption("script_steps", "--script-steps", "--sut-script-steps",
+              "the script steps the A2A agent's test agent plays, comma-separated, when its card cannot say so (e.g. "
+              "artifact,sleep,finish): what rests on the others is UNSUPPORTED", script_steps, metavar="STEP,…"),
+    RunOption("prompts", "--prompt", "--sut-prompt",
+              "judge the A2A agent as it is, without a script: send this prompt (repeatable); what needs a script is "
+              "NOT_TESTED", repeat=True, metavar="TEXT"),
+    RunOption("answers", "--answer", "--sut-answer",
+              "with --prompt: the answer (JSON: a string is sent as text, an object as a data part) given where the "
+              "agent pauses, in turn (repeatable)", json_value, repeat=True, metavar="JSON"),
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),
@@ -420,7 +450,11 @@ def target_of(values: Mapping[str, Any]) -> Target:
     """The Target that option values (and the embedded reference's, merged in) describe."""
     fields = {f.name for f in dataclasses.fields(Target)} - {"headers"}
     chosen = {name: values[name] for name in fields if values.get(name) is not None}
-    for name in ("scrub", "allow_origins", "card_keys"):  # repeated options arrive as lists
+    for name in ("scrub", "allow_origins", "card_keys", "prompts"):  # repeated options arrive as lists
         if name in chosen:
             chosen[name] = tuple(chosen[name])
+    if chosen.get("script_steps") is not None:
+        chosen["script_steps"] = tuple(chosen["script_steps"].split(","))
+    if "answers" in chosen:
+        chosen["answers"] = tuple(json.loads(raw) for raw in chosen["answers"])
     return Target(headers=dict(parse_header(raw) for raw in values.get("headers", ())), **chosen)

@@ -112,6 +112,12 @@ class Target:
     # The interfaces the target's cards declare are the target's own (the embedded reference: its gRPC servers on
     # ports of their own): the credentials given go to them as to the card's origin, without --allow-origin.
     own_interfaces: bool = False
+    # The script steps the A2A agent's test agent plays when its card cannot say so (None: what the card says;
+    # docs/script-extensions.md, "What a test agent plays").
+    script_steps: tuple[str, ...] | None = None
+    # An agent judged as it is (`--prompt`): the prompts sent instead of scripts, the answers given where it pauses.
+    prompts: tuple[str, ...] = ()
+    answers: tuple[Any, ...] = ()
 
     def has(self, profile: str) -> bool:
         """Whether this target can be judged on a profile."""

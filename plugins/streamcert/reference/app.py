@@ -24,10 +24,13 @@ from .streams import drained, sse_response
 
 
 def create_app(fault: str | None = None, deterministic: bool = False, keepalive: float | None = None,
-               agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close") -> Starlette:
+               agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close", script_steps: tuple[str, ...] | None = None,
+               ignore_script: bool = False) -> Starlette:
     """The ASGI app hosting `agents`. `fault` names one FAULTS variant (None: the correct server);
-    `d3` the reading of conflict D3 it takes: streams "close" at an interrupted state, or stay "open"."""
-    options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3)
+    `d3` the reading of conflict D3 it takes: streams "close" at an interrupted state, or stay "open"; `script_steps`
+    the only steps its test agent plays, `ignore_script` an agent that plays none (options.py)."""
+    options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3, script_steps=script_steps,
+                      ignore_script=ignore_script)
     runners: set[asyncio.Task] = set()
     hosted = {spec.name: Agent(spec, options, runners) for spec in agents}
     routes = []

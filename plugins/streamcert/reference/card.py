@@ -24,6 +24,9 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
     rest = {"url": base_url + spec.prefix + REST_PATH, "protocolBinding": "HTTP+JSON",
             "protocolVersion": a2a.PROTOCOL_VERSION}
     extensions = [{"uri": uri, "description": text, "required": uri in spec.required} for uri, text in spec.extensions]
+    if options.script_steps is not None:  # a test agent of limited reach says which steps it plays
+        extensions.append({"uri": SCRIPT_KEY, "description": "The test-agent script steps this agent plays",
+                           "required": False, "params": {"steps": list(options.script_steps)}})
     card: dict[str, Any] = {
         "name": spec.title,
         "description": spec.description,

@@ -17,6 +17,11 @@ class Options:
     keepalive: float | None = None  # seconds between `: ping` comments; None: none
     # Conflict D3: at an interrupted state the task stream "close"s (the default) or stays "open".
     d3: str = "close"
+    # A test agent with a limited framework's reach (docs/script-extensions.md): it plays only these steps, ignores
+    # the others, and its card says so. None: every step.
+    script_steps: tuple[str, ...] | None = None
+    # An agent that plays no script (a production agent): whatever it is sent, it gives the same answer.
+    ignore_script: bool = False
     clock: Clock = field(init=False)
 
     def __post_init__(self) -> None:

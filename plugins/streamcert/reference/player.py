@@ -22,6 +22,8 @@ from .run import Run, ScriptError, text_arg
 from .store import TaskRecord, TaskStore
 
 NO_SCRIPT_TEXT = "No script: nothing to do"
+LIMITED_END_TEXT = "Done"  # how a test agent that cannot play finish/fail ends its turn
+FIXED_ANSWER = ("Here is ", "my answer.")  # the chunks of the answer of an agent that ignores the script
 
 StepFn = Callable[[Run, Any], Awaitable[bool]]
 
@@ -128,6 +130,15 @@ def read_script(message: dict[str, Any]) -> list[Any] | None:
     return script["steps"]
 
 
+async def _fixed_answer(run: Run, message: dict[str, Any]) -> None:
+    """An agent that plays no script (Options.ignore_script): a status, an answer artifact in two chunks, the end."""
+    parts = message.get("parts") if isinstance(message.get("parts"), list) else []
+    asked = next((p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)), "")
+    run.status(a2a.WORKING, f"Thinking about {asked[:40]!r}")
+    await _text_chunks(run, {"artifactId": "answer", "name": "answer.txt"}, list(FIXED_ANSWER))
+    run.status(a2a.COMPLETED, "".join(FIXED_ANSWER))
+
+
 def _unpack(step: Any) -> tuple[str, Any]:
     if not isinstance(step, dict) or len(step) != 1:
         raise ScriptError(f"a step is an object with exactly one key, got {step!r}")
@@ -139,6 +150,9 @@ async def play(record: TaskRecord, store: TaskStore, options: Options, message: 
     """Run the script the first message carries. Every path ends the task: nothing ever hangs."""
     run = Run(record, store, options, agent)
     try:
+        if run.options.ignore_script:
+            await _fixed_answer(run, message)
+            return
         steps = read_script(message)
         if steps is None:
             run.status(a2a.WORKING, "Reading your message")
@@ -162,6 +176,12 @@ async def _play_step(run: Run, index: int, step: Any) -> bool:
         if handler is None:
             known = ", ".join(sorted(STEPS))
             raise ScriptError(f"unknown step {name!r} (this agent knows: {known})")
+        played = run.options.script_steps
+        if played is not None and name not in played:  # beyond this framework's reach: what it cannot express
+            if name in ("finish", "fail"):  # it ends its turn its own way
+                run.status(a2a.COMPLETED, LIMITED_END_TEXT)
+                return True
+            return False
         return await handler(run, arg)
     except ScriptError as exc:
         raise ScriptError(f"step {index}: {exc}") from None

@@ -70,9 +70,10 @@ class ReferenceServer:
 
     def __init__(self, fault: str | None = None, deterministic: bool = False,
                  keepalive: float | None = None, port: int = 0,
-                 agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close") -> None:
+                 agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close",
+                 script_steps: tuple[str, ...] | None = None, ignore_script: bool = False) -> None:
         self.app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, agents=agents,
-                              d3=d3)
+                              d3=d3, script_steps=script_steps, ignore_script=ignore_script)
         self.fault = fault
         self._port = port
         self._sock: socket.socket | None = None

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from ..protocols import a2a
+from ..protocols.script import SCRIPT_KEY
 from . import rpc
 from .faults import switch, variant
 from .methods import Agent
@@ -31,7 +32,8 @@ def value_of(headers: Mapping[str, str] | Iterable[tuple[str, str]], name: str) 
 def activated(headers: Mapping[str, str], agent: Agent) -> list[str]:
     """The extensions the request activates that this agent's card declares, in request order."""
     asked = [uri.strip() for uri in value_of(headers, a2a.EXTENSIONS_HEADER).split(",")]
-    return list(dict.fromkeys(uri for uri in asked if uri in agent.spec.extension_uris))
+    declared = agent.spec.extension_uris + ((SCRIPT_KEY,) if agent.options.script_steps is not None else ())
+    return list(dict.fromkeys(uri for uri in asked if uri in declared))
 
 
 def check_version(headers: Mapping[str, str], options: Options) -> None:

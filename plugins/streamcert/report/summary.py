@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..outcomes import Outcome
+from ..protocols.script import NEEDS_SCRIPT
 from .aggregate import untested_over
 from .common import binding_counts, binding_title, certified_bindings, over_text
 
@@ -59,9 +60,16 @@ def binding_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+JUDGED = (Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.WARNING)
+
+
 def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
     lines = [f"streamcert verdict: {report['verdict']}"]
+    if need := sum(e["status"] == Outcome.NOT_TESTED.value and NEEDS_SCRIPT in (e.get("message") or "")
+                   for e in entries):  # judged as it is (--prompt): what was judged, and what only a script can show
+        judged = sum(Outcome(e["status"]) in JUDGED for e in entries)
+        lines.append(f"observed: {judged} requirements judged without a script; {need} need a script")
     lines += [level_counts_line(level, counts) for level, counts in report["summary"].items()]
     lines += binding_lines(report)
     if report.get("could_not_run"):  # one reason for every requirement: said once

@@ -76,6 +76,11 @@ def _judge(log: FrameLog, wanted: list[str], ctx: RuleContext) -> list[Finding]:
         return [Finding(rid, Outcome.ERROR, f"the target did not answer: {unreachable}") for rid in wanted]
     # A driver that found the target without the feature a requirement needs says so in the log;
     # those requirements are UNSUPPORTED with its reason, and their rules do not run.
+    # Those the driver could not reach for a reason that is no missing feature (the test agent ignores the
+    # script) are NOT_TESTED with it.
     unsupported = log.notes.get("unsupported", {})
+    not_tested = log.notes.get("not_tested", {})
     findings = [Finding(rid, Outcome.UNSUPPORTED, unsupported[rid]) for rid in wanted if rid in unsupported]
-    return findings + run_rules(log, [r for r in wanted if r not in unsupported], ctx)
+    findings += [Finding(rid, Outcome.NOT_TESTED, not_tested[rid]) for rid in wanted
+                 if rid in not_tested and rid not in unsupported]
+    return findings + run_rules(log, [r for r in wanted if r not in unsupported and r not in not_tested], ctx)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
+from ..outcomes import Outcome
 from ..protocols import a2a, bindings
+from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
 from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
 
@@ -71,6 +73,7 @@ class PlayedScript:
 
     stream: TaskStream
     script: dict[str, Any]
+    notes: dict[str, Any]  # the log's: what the test agent plays (protocols/script.py PLAYED_NOTE, IGNORED_NOTE)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> PlayedScript:
@@ -78,7 +81,7 @@ class PlayedScript:
         script = ctx.script or log.script
         if not isinstance(script, dict):
             raise Unjudgeable(missing="the log holds no test-agent script to compare the stream with")
-        return cls(stream, script)
+        return cls(stream, script, log.notes)
 
 
 # -- the sequence -----------------------------------------------------------------------------------
@@ -442,15 +445,33 @@ def _ending_problems(final: dict[str, Any], stream: TaskStream) -> list[str]:
 
 @rule("A2A-STREAM-014", view=PlayedScript)
 def plays_script(v: PlayedScript, out: Verdict) -> None:
-    steps = v.script.get("steps") or []
+    notes = v.notes
+    if notes.get(NO_SCRIPT_NOTE):
+        out.add(Outcome.NOT_TESTED, NEEDS_SCRIPT)
+        return
+    if ignored := notes.get(IGNORED_NOTE):
+        out.failed(f"the test agent ignores the script (DESIGN §6): {ignored}; what rests on the script's content is "
+                   "NOT_TESTED (declare the steps it plays in its card, or judge it as it is with --prompt)",
+                   [ex_evidence(v.stream.exchange)])
+        return
+    # The steps the test agent does not play are left out of the comparison (docs/script-extensions.md)
+    left_out = not_played(notes, v.script)
+    steps = [s for s in v.script.get("steps") or [] if isinstance(s, dict) and not set(s) & set(left_out)]
+    compared = [n for n in step_names(v.script) if n in ("status", "artifact", "finish", "fail") and n not in left_out]
+    if not compared:
+        out.unsupported(f"the test agent does not play {named(left_out)}: nothing of the script "
+                        f"{v.script.get('name')!r} is left to compare")
+        return
+    reading = f"compared without the steps the test agent does not play: {named(left_out)}" if left_out else None
     problems = _status_problems(steps, v.stream)
     for step in steps:
         if "artifact" in step:
             problems += _artifact_problems(step["artifact"], v.stream)
-    problems += _ending_problems(steps[-1] if steps else {}, v.stream)
+    final = v.script.get("steps")[-1] if v.script.get("steps") else {}
+    problems += _ending_problems(final if isinstance(final, dict) and not set(final) & set(left_out) else {}, v.stream)
     if problems:
         out.failed("the stream does not carry what the script produced: " + "; ".join(problems),
-                   [ex_evidence(v.stream.exchange)])
+                   [ex_evidence(v.stream.exchange)], reading=reading)
     else:
-        out.passed(f"status texts, {sum('artifact' in s for s in steps)} artifact(s) and the final status match "
-                   f"the script {v.script.get('name')!r}")
+        out.passed(f"{', '.join(compared)} of the script {v.script.get('name')!r} match "
+                   f"({sum('artifact' in s for s in steps)} artifact(s))", reading=reading)

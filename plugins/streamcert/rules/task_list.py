@@ -17,6 +17,7 @@ from typing import Any
 
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
+from ..protocols.script import plays
 from . import RuleContext, Run, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
 from .unary import Answer, Reply, answer_or_error, dump, no_answer, state_of, task_of
@@ -46,6 +47,7 @@ class TaskLists:
     context_id: str | None
     scripts: list[Any]  # the scenario's scripts, send_N ↔ scripts[N-1]
     after: Reply | None = None  # list_after, filtered by statusTimestampAfter
+    plays_artifacts: bool = True  # the test agent plays the scripts' `artifact` steps (protocols/script.py plays)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> TaskLists:
@@ -64,7 +66,7 @@ class TaskLists:
         if not isinstance(context, str):
             context = sent[0][1].get("contextId") if sent else None
         scripts = (ctx.scenario.data.get("scripts") if ctx.scenario else None) or []
-        return cls(lists, sent, context, scripts, after)
+        return cls(lists, sent, context, scripts, after, plays(log.notes, "artifact"))
 
     @property
     def sent_ids(self) -> list[str]:
@@ -78,6 +80,8 @@ class TaskLists:
             ids = sorted(a.get("artifactId") for a in t.get("artifacts") or [] if isinstance(a, dict))
             if ids:
                 out[t["id"]] = (ids, f"{label} returned it with")
+                continue
+            if not self.plays_artifacts:  # an agent that does not play `artifact` makes none the script names
                 continue
             n, scripts = int(label[5:]), self.scripts
             steps = scripts[n - 1].get("steps", []) if 0 < n <= len(scripts) and isinstance(scripts[n - 1], dict) \

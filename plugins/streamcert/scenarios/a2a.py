@@ -48,13 +48,23 @@ from typing import Any, Iterator
 
 from .. import card_keys
 from ..binding_choice import grpc_missing
-from ..catalogue import Scenario
+from ..catalogue import Scenario, load_scenario, scenario_ids
 from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
-from ..protocols.script import SCRIPT_KEY, SCRIPT_VERSION
+from ..protocols.script import (
+    CONTENT_STEPS,
+    NEEDS_SCRIPT,
+    NO_SCRIPT_NOTE,
+    SCRIPT_KEY,
+    SCRIPT_VERSION,
+    named,
+    plays,
+    step_names,
+)
 from ..wire.a2a_client import A2AClient
 from ..wire.clients import client_for
 from . import Target, driver
+from .script_steps import NOT_TESTED, SENDS_SCRIPT, NotDriven, learn
 
 UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
 UNREACHABLE = "unreachable"  # log.notes key: why the card could not be fetched at all (every requirement ERROR)
@@ -67,7 +77,7 @@ def user_message(text: str, *, script: dict[str, Any] | None = None, task_id: st
         msg["taskId"] = task_id
     if context_id:
         msg["contextId"] = context_id
-    if script is not None:
+    if script is not None and SENDS_SCRIPT.get():
         msg["metadata"] = {SCRIPT_KEY: script}
     return msg
 
@@ -112,12 +122,20 @@ def note_unreachable(log: FrameLog, card_ex: Exchange) -> None:
 
 
 async def _open(target: Target, log: FrameLog, url: str | None = None) -> tuple[A2AClient, Any]:
+    """A client of the agent at `url` (the target's) with its card read, and what its test agent plays learnt
+    (script_steps.py: NotDriven when the scenario rests on a step it does not play)."""
     client = client_for(target, log, url)
     await client.__aenter__()
     card_ex = await client.get_card()
     note_unreachable(log, card_ex)
     card, _ = card_ex.json()
     client.use_card(card)
+    if UNREACHABLE not in log.notes:
+        try:
+            await learn(client, card, target, log, load_scenario(log.scenario) if log.scenario in scenario_ids() else None)
+        except NotDriven:
+            await client.__aexit__()
+            raise
     return client, card
 
 
@@ -162,9 +180,12 @@ async def stream_task(target: Target, scenario: Scenario, log: FrameLog) -> None
         if not streaming_declared(card):
             unsupported(log, list(scenario.requirements), "the card does not declare capabilities.streaming: true")
             return
-        text = scenario.data.get("prompt", "Run the scenario")
-        stream = await client.stream(a2a.SEND_STREAMING_MESSAGE,
-                                     {"message": user_message(text, script=scenario.script)}, label="stream")
+        if target.prompts:  # judged as it is: each prompt's stream, its pauses answered with the run's answers
+            stream = await _observed_streams(client, target)
+        else:
+            text = scenario.data.get("prompt", "Run the scenario")
+            stream = await client.stream(a2a.SEND_STREAMING_MESSAGE,
+                                         {"message": user_message(text, script=scenario.script)}, label="stream")
         task_id, _ = task_ids(stream)
         if not task_id:
             return
@@ -174,6 +195,39 @@ async def stream_task(target: Target, scenario: Scenario, log: FrameLog) -> None
         await client.call(a2a.GET_TASK, {"id": task_id, "historyLength": 1}, label="get_task_h1")
     finally:
         await client.__aexit__()
+
+
+async def _observed_streams(client: A2AClient, target: Target) -> Exchange:
+    """`--prompt`: a stream for each prompt (the first labelled `stream`, the others `stream_2`, …); where one
+    ends with its task paused for input, the next of the run's answers goes on the task, streamed (`answer_N`).
+    Returns the first stream."""
+    answers = iter(target.answers)
+    first = None
+    for n, prompt in enumerate(target.prompts, start=1):
+        ex = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(prompt)},
+                                 label="stream" if n == 1 else f"stream_{n}")
+        first = first or ex
+        for turn in itertools.count(1):
+            task_id, context_id = task_ids(ex)
+            if not (task_id and _paused(ex)) or (answer := next(answers, None)) is None:
+                break
+            message = user_message(answer if isinstance(answer, str) else "", task_id=task_id, context_id=context_id)
+            if not isinstance(answer, str):
+                message["parts"] = [{"data": answer, "mediaType": "application/json"}]
+            ex = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=f"answer_{n}_{turn}")
+    return first
+
+
+def _paused(ex: Exchange) -> bool:
+    """Whether the last state a stream showed is an interrupted one (input or auth required)."""
+    state = None
+    for ev in ex.data_events():
+        result = bindings.frame_answer(ex.binding or bindings.JSONRPC, ev.payload)[0]
+        if isinstance(result, dict):
+            holder = result.get("task") or result.get("statusUpdate")
+            status = holder.get("status") if isinstance(holder, dict) else None
+            state = status.get("state", state) if isinstance(status, dict) else state
+    return a2a.is_interrupted(state)
 
 
 @driver("list-tasks")
@@ -253,9 +307,13 @@ async def cancel_subscribe(target: Target, scenario: Scenario, log: FrameLog) ->
             if isinstance(result, dict) and isinstance(result.get("statusUpdate"), dict):
                 if result["statusUpdate"].get("status", {}).get("state") == a2a.WORKING:
                     working.set()
+            elif target.prompts and isinstance(result, dict) and isinstance(result.get("task"), dict):
+                if not a2a.is_terminal(result["task"].get("status", {}).get("state")):  # (no script: no WORKING
+                    working.set()                                                     # update is promised)
 
+        text = target.prompts[0] if target.prompts else "long task"
         main = asyncio.create_task(client.stream(
-            a2a.SEND_STREAMING_MESSAGE, {"message": user_message("long task", script=scenario.script)},
+            a2a.SEND_STREAMING_MESSAGE, {"message": user_message(text, script=scenario.script)},
             label="stream", on_event=on_main))
         if not await _wait(working, main, target.timeout):
             await main
@@ -345,6 +403,13 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                               rpc_id=next(forms))
         if client.binding == bindings.JSONRPC:
             await _envelopes(client, {"id": done_id or unknown}, forms)
+        # A task kept running by the busy script's sleep: an agent that does not sleep cannot make one
+        busy_needs = [n for n in step_names(scenario.data["busy_script"]) if n not in CONTENT_STEPS]
+        if idle := [n for n in busy_needs if not plays(log.notes, n)]:
+            if log.notes.get(NO_SCRIPT_NOTE):
+                log.notes.setdefault(NOT_TESTED, {})["A2A-ERR-010"] = NEEDS_SCRIPT
+            else:
+                unsupported(log, ["A2A-ERR-010"], f"the test agent does not play {named(idle)}")
         if streaming_declared(card):
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
                 "finish at once", script=scenario.data["done_script"])}, label="id_stream", rpc_id="")
@@ -353,7 +418,7 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 "stay busy", script=scenario.data["busy_script"])}, label="setup_stream",
                 until=lambda ev: True)
             busy_id, busy_ctx = task_ids(setup)
-            if busy_id:
+            if busy_id and not idle:
                 await client.call(a2a.SEND_MESSAGE, {"message": user_message(
                     "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label="cross_context",
                     rpc_id=next(forms))
