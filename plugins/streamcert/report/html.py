@@ -611,6 +611,13 @@ def root_where(frame: dict[str, Any] | None) -> str:
 
 def html_root(root: Root) -> str:
     """One root cause: its head first, the requirements its frame also failed under it (each keeps its status)."""
+    if root.cause:  # a card that could not be read: what was tried, the likely fix, what follows from it
+        members = "".join(html_requirement(m, role="member") for m in root.members)
+        label = (f'<div class="members-label">on this agent {plural(len(root.members), "more requirement")} '
+                 f'failed, each following from it:</div>{members}') if root.members else ""
+        return (f'<div class="root grouped card-root" data-group="root"><div class="root-head"><strong>Root cause: '
+                f'{esc(root.cause)}</strong><br>Likely fix: {esc(root.fix or "")}</div>'
+                f'{html_requirement(root.head, role="head")}<div class="members">{label}</div></div>')
     if not root.members:
         return f'<div class="root" data-group="root">{html_requirement(root.head)}</div>'
     head = html_requirement(root.head, root_frame=root.frame, role="head")
@@ -802,7 +809,7 @@ def html_notices(report: dict[str, Any]) -> list[str]:
 def render_html(report: dict[str, Any]) -> str:
     verdict = report["verdict"]
     failures = entries_with(report, FAILURES)
-    roots = group(failures) if not report.get("could_not_run") else []
+    roots = group(failures, (report.get("target") or {}).get("a2a")) if not report.get("could_not_run") else []
     meta = (f'<p class="meta">{esc(target_line(report))} · catalogue {esc(report["catalogue"]["version"])} · '
             f'{esc(report["tool"]["name"])} {esc(report["tool"]["version"])} · {esc(report["started"])} → '
             f'{esc(report["finished"])}</p>')

@@ -438,14 +438,16 @@ class Section:
     def rank(self) -> tuple[int, int]:
         """Most severe first: an unexpected failure before one the baseline expects, then MUST before SHOULD
         before MAY (of the most severe requirement in it)."""
+        if self.root.cause:  # a card that could not be read: the cause of the rest, first
+            return (-1, -1)
         return min((int(e.get("baseline") == "expected"), LEVELS.index(e["level"]) if e["level"] in LEVELS
                     else len(LEVELS)) for e in self.entries)
 
 
-def sections_of(failures: list[dict[str, Any]]) -> list[Section]:
+def sections_of(failures: list[dict[str, Any]], a2a_url: str | None = None) -> list[Section]:
     sections: list[Section] = []
     by_message: dict[tuple[str, str], Section] = {}
-    for root in group(failures):
+    for root in group(failures, a2a_url):
         key = (root.head["status"], "\n".join(message_lines(root.head)))
         if root.frame is None and not root.members and key in by_message:
             by_message[key].same_message.append(root.head)
@@ -485,8 +487,12 @@ def md_section_head(section: Section) -> list[str]:
              f"{head['level']} · {md_text(head['profile'])} · {md_text(head['source'])}{over(head)}"
              f"{baseline_note(head)}", ""]
     said = message_lines(head)
-    lines += [md_text(cut(said[0], LINE_CHARS)) if said else "_(no message)_", ""]
-    listed = [(e, "by this frame") for e in section.root.members] + [(e, "with the same message")
+    if section.root.cause:
+        lines += [f"**Root cause: {md_text(section.root.cause)}.** Likely fix: {md_text(section.root.fix or '')}", ""]
+    else:
+        lines += [md_text(cut(said[0], LINE_CHARS)) if said else "_(no message)_", ""]
+    why = "on the agent whose card could not be read" if section.root.cause else "by this frame"
+    listed = [(e, why) for e in section.root.members] + [(e, "with the same message")
                                                                       for e in section.same_message]
     lines += [member_line(e, why) for e, why in listed[:MEMBERS_SHOWN]]
     if len(listed) > MEMBERS_SHOWN:
@@ -533,7 +539,7 @@ def md_failures(report: dict[str, Any], page: Page) -> list[tuple[Part, Section]
     failures = entries_with(report, FAILURES)
     if not failures:
         return []
-    sections = sections_of(failures)
+    sections = sections_of(failures, (report.get("target") or {}).get("a2a"))
     # the count of roots.py (report.html and the Action count the same); those said alike are shown together
     alike = sum(len(section.same_message) for section in sections)
     together = f"; {alike} said what another said and are listed under it" if alike else ""
