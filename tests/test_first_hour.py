@@ -66,3 +66,108 @@ def test_a_card_answering_404_is_one_root_cause_said_first(tmp_path, not_found_u
     html = (tmp_path / "rep" / "report.html").read_text("utf-8")
     assert html.count('class="root grouped card-root"') == 1 and "Root cause: the agent card could not be read" in html
     assert json.loads((tmp_path / "rep" / "compatibility.json").read_text("utf-8"))["verdict"] == "FAIL"
+
+
+# -- one line, before the run ---------------------------------------------------------------------------------
+
+class _JsonRpcOnlyCard(http.server.BaseHTTPRequestHandler):
+    """An agent card that declares one JSON-RPC interface (and nothing else is served)."""
+
+    def do_GET(self):
+        url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        card = {"name": "one-binding", "description": "d", "version": "1",
+                "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []}
+        body = json.dumps(card).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def jsonrpc_only_url():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _JsonRpcOnlyCard)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def one_line_usage(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr and proc.stdout == "", proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_a_binding_the_card_does_not_declare_is_refused_before_the_run(tmp_path, jsonrpc_only_url):
+    proc = streamcert("run", "--url", jsonrpc_only_url, "--binding", "grpc", "--binding", "jsonrpc", "--report", "rep",
+                      cwd=tmp_path, timeout=60)
+    line = one_line_usage(proc)
+    assert line.startswith("streamcert run: error: --binding grpc: the card declares no gRPC interface"), line
+    assert "(it declares JSON-RPC); give --binding jsonrpc or leave --binding out" in line
+    assert not (tmp_path / "rep").exists()
+
+
+def test_grpc_without_the_extra_is_refused_before_the_run(monkeypatch, capsys):
+    from streamcert import binding_choice, cli
+
+    monkeypatch.setattr(binding_choice, "grpc_missing", lambda: "needs the grpc extra (grpcio is not installed)")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["run", "--binding", "grpc", "--report", "unused"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["streamcert run: error: --binding grpc: needs the grpc extra (grpcio is not installed) "
+                   "(usage: streamcert run --help)"]
+
+
+def test_serve_on_a_port_in_use_is_one_line(tmp_path, not_found_url):
+    port = not_found_url.rsplit(":", 1)[1]
+    line = one_line_usage(streamcert("serve", "--port", port, cwd=tmp_path, timeout=60))
+    assert line == (f"streamcert serve: cannot listen on 127.0.0.1:{port} (Address already in use); give another "
+                    "--port, or --port 0 for a free one")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["run", "--urll", "http://127.0.0.1:9"], "unrecognized argument(s): --urll (did you mean --url?)"),
+    (["list", "--levle", "must"], "streamcert list: error: unrecognized argument(s): --levle (did you mean --level?)"),
+    (["run", "-n", "2"], "options for pytest go after --, as in: streamcert run [options] -- -n 2 (usage:"),
+])
+def test_an_unknown_option_gets_the_close_one_or_the_place_of_pytest_options(capsys, args, said):
+    from streamcert import cli
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(args)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0], err
+
+
+def test_a_level_is_accepted_in_any_case():
+    from streamcert.cli import build_parser
+    from streamcert.run_options import OptionError, resolve
+
+    parser = build_parser()
+    assert parser.parse_args(["run", "--level", "MUST"]).level == "must"
+    assert parser.parse_args(["list", "--level", "Should"]).level == "should"
+    assert resolve({}, {"STREAMCERT_LEVEL": "MUST"})["level"] == "must"
+    with pytest.raises(OptionError):
+        resolve({}, {"STREAMCERT_LEVEL": "MUSTN'T"})
+
+
+def test_waiting_for_the_target_says_what_it_waits_for(monkeypatch):
+    from streamcert import preflight
+    from streamcert.targets import Target
+
+    monkeypatch.setattr(preflight, "SAY_EVERY_S", 0.3)
+    said: list[str] = []
+    checked = preflight.check_targets(Target(a2a_url="http://127.0.0.1:1", timeout=0.5), wait=3, say=said.append)
+    assert checked.fatal and said, said
+    assert all(line.startswith("still waiting, ") and " of 3 s (--wait-for-target): " in line
+               and "http://127.0.0.1:1/.well-known/agent-card.json" in line for line in said), said

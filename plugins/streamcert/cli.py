@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="requirement (or scenario) ids, fnmatch, any case; without a wildcard a prefix")
     listing.add_argument("--profile", dest="profiles", action="append", choices=PROFILES, default=[],
                          help="only this profile (repeatable)")
-    listing.add_argument("--level", choices=("must", "should", "may"), default="may",
+    listing.add_argument("--level", type=run_options.level, choices=("must", "should", "may"), default="may",
                          help="only requirements at or above this level (default: may, i.e. all)")
     listing.add_argument("--scenarios", action="store_true",
                          help="list the scenarios and the requirements each exercises instead")
@@ -126,9 +126,40 @@ def _port(value: str) -> int:
     return port
 
 
+def unknown_options(parser: argparse.ArgumentParser, command: str | None, extra: list[str],
+                    remainder: list[str] = ()) -> str:
+    """The one line for arguments no option of the command takes: the close option for a misspelt one
+    (`--urll`: did you mean --url?), and for `run` that pytest's own options go after `--`."""
+    import difflib
+
+    sub = _subparsers(parser).get(command or "")
+    known = [s for action in (sub or parser)._actions for s in action.option_strings]
+    flags = [a for a in extra if a.startswith("-") and a != "--"]
+    said = []
+    for flag in flags:
+        name = flag.split("=", 1)[0]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        said.append(f"{flag} (did you mean {close[0]}?)" if close else flag)
+    where = f"streamcert {command}" if sub else "streamcert"
+    line = f"{where}: error: unrecognized argument(s): {' '.join(said or extra)}"
+    if command == "run" and any("did you mean" not in s for s in said):
+        rest = " ".join([*extra, *(a for a in remainder if a != "--")])  # `-n 2`: the 2 went to the remainder
+        line += f"; options for pytest go after --, as in: {where} [options] -- {rest}"
+    return line + f" (usage: {where} --help)"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.exit(EXIT_USAGE, unknown_options(parser, args.command, extra, getattr(args, "pytest_args", [])) + "\n")
     if args.command == "run":
         return cmd_run(args, args.subparser)
     if args.command == "check":
@@ -189,13 +220,20 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     target = run_options.target_of(values)
     scrubber = Scrubber.of(target)
     if names_a_target(values):
-        checked = check_targets(target, wait=args.wait_for_target, scrubber=scrubber)
+        checked = check_targets(target, wait=args.wait_for_target, scrubber=scrubber,
+                                say=lambda line: print(f"streamcert: {line}", file=sys.stderr, flush=True))
         for note in checked.notes:
             print(f"streamcert: {note}", file=sys.stderr)
         if checked.fatal:
             return could_not_run(checked.fatal, args, values, report_dir, target, scrubber)
         if args.wait_for_target and checked.waited >= 0.5:
             print(f"streamcert: the target answered after {checked.waited:.1f} s", file=sys.stderr)
+    from .binding_choice import refusal
+
+    refused = (refusal(args.bindings, target, embedded=not names_a_target(values))
+               if values.get("a2a_url") or not names_a_target(values) else None)
+    if refused:  # a binding named that cannot be certified: the run would end INCOMPLETE
+        parser.error(refused)
 
     extra = [a for a in args.pytest_args if a != "--"]
     # The CLI has imported streamcert before pytest loads it as a plugin, so pytest cannot rewrite
@@ -416,7 +454,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
-    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3).serve()
+    try:
+        ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3).serve()
+    except OSError as exc:  # the port is in use (or not ours to take): nothing was served
+        print(f"streamcert serve: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "
+              "give another --port, or --port 0 for a free one", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 
