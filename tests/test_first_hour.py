@@ -171,3 +171,34 @@ def test_waiting_for_the_target_says_what_it_waits_for(monkeypatch):
     assert checked.fatal and said, said
     assert all(line.startswith("still waiting, ") and " of 3 s (--wait-for-target): " in line
                and "http://127.0.0.1:1/.well-known/agent-card.json" in line for line in said), said
+
+
+# -- the plugin used directly exits as the command does ----------------------------------------------------------
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_pytest_with_the_plugin_exits_3_when_no_target_answered(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}"
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--pyargs",
+                           "streamcert.suite", "--sut-url", url, "-k", "card", "--streamcert-report", "rep"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+    assert proc.returncode == 3, proc.stdout[-2000:] + proc.stderr[-2000:]
+    report = json.loads((tmp_path / "rep" / "compatibility.json").read_text("utf-8"))
+    assert report["verdict"] != "PASS" and {e["status"] for e in report["requirements"]
+                                            if e["id"] == "A2A-CARD-001"} == {"ERROR"}
+
+
+def test_the_exit_code_is_the_verdict_s():
+    from streamcert.exit_codes import of_report
+
+    assert of_report({"verdict": "PASS"}) == 0
+    assert of_report({"verdict": "PASS", "regressions": {"found": [{"scenario": "stream-basic"}]}}) == 1
+    assert of_report({"verdict": "INCOMPLETE"}) == of_report({"verdict": "FAIL"}) == 1
+    assert of_report({"verdict": "INCOMPLETE", "could_not_run": "no answer"}) == 3
+    assert of_report({"verdict": "INCOMPLETE"}, could_not_run=True) == 3

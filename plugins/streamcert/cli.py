@@ -9,15 +9,10 @@ import os
 import sys
 from pathlib import Path
 
-from . import run_options, selection
+from . import exit_codes, run_options, selection
+from .exit_codes import EXIT_COULD_NOT_RUN, EXIT_USAGE
 from .scrub import Scrubber
 from .targets import SLOT_OF_PROFILE, Target, names_a_target
-
-# Exit codes of `streamcert run` (README "Exit codes").
-EXIT_PASS = 0  # the verdict is PASS
-EXIT_FAIL = 1  # the verdict is FAIL or INCOMPLETE
-EXIT_USAGE = 2  # a bad option: refused before the run
-EXIT_COULD_NOT_RUN = 3  # no target answered (or the run broke down before writing a report)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -249,9 +244,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not report_file.is_file():
         print("streamcert: no report was written (see the pytest output above)", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
-    written = json.loads(report_file.read_text("utf-8"))
-    regressions = (written.get("regressions") or {}).get("found")  # --against: like a stale baseline entry
-    return EXIT_PASS if written.get("verdict") == "PASS" and not regressions else EXIT_FAIL
+    return exit_codes.of_report(json.loads(report_file.read_text("utf-8")))  # --against: a regression fails it
 
 
 def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_dir: Path, target: Target,

@@ -278,7 +278,16 @@ class StreamcertRun:
             self._add(nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios_of(nodeid)
                                for req in load_scenario(sid).requirements])
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.write_report()
+        if self.report is not None and self.ran_suite and session.exitstatus in (0, pytest.ExitCode.TESTS_FAILED):
+            # a run that did not certify does not exit 0 (exit_codes.py: the same codes as `streamcert run`)
+            from .exit_codes import EXIT_PASS, of_report
+
+            code = of_report(self.report, could_not_run=bool(getattr(self, "_unreachable", None)))
+            session.exitstatus = session.exitstatus if code == EXIT_PASS else code
+
+    def write_report(self) -> None:
         if self.is_worker or not (self.ran_suite or _runs_suite(self.config)):
             return
         if not self.ran_suite and not self.options["report"]:
