@@ -202,3 +202,59 @@ def test_the_exit_code_is_the_verdict_s():
     assert of_report({"verdict": "INCOMPLETE"}) == of_report({"verdict": "FAIL"}) == 1
     assert of_report({"verdict": "INCOMPLETE", "could_not_run": "no answer"}) == 3
     assert of_report({"verdict": "INCOMPLETE"}, could_not_run=True) == 3
+
+
+# -- never overstate -------------------------------------------------------------------------------------------
+
+def _certified_report() -> dict:
+    from report_cases import KINDS
+
+    report = KINDS["passing"]()
+    report["bindings"] = {"certified": ["jsonrpc"], "declared": ["jsonrpc", "http-json"],
+                          "skipped": {"http-json": "not selected (the first binding the card declares (JSON-RPC))",
+                                      "grpc": "not selected (the first binding the card declares (JSON-RPC))"}}
+    return report
+
+
+def test_the_verdict_names_what_was_certified_and_what_the_card_declared_beside_it():
+    from streamcert.report.badge import badges
+    from streamcert.report.common import must_count
+    from streamcert.report.html import render_html
+    from streamcert.report.markdown import render_markdown
+    from streamcert.report.summary import terminal_summary
+
+    report = _certified_report()
+    met, selected = must_count(report["requirements"])
+    claim = f"PASS · A2A over JSON-RPC · {met}/{selected} MUST"
+    note = "the card also declares HTTP+JSON: not certified by this run (--binding all certifies every binding"
+    lines = terminal_summary(report)
+    assert lines[0] == f"streamcert verdict: {claim}" and lines[1].startswith(f"  {note}")
+    md = render_markdown(report)
+    assert md.startswith("# streamcert verdict: **PASS** · A2A over JSON-RPC · ") and ("The" + note[3:]) in md
+    page = render_html(report)
+    assert f"streamcert verdict: {claim}</h1>" in page and "The card also declares HTTP+JSON" in page
+    made = badges(report)
+    assert made["badge.json"]["message"] == claim
+    assert made["badge-a2a.json"]["message"].startswith("PASS · over JSON-RPC · ")
+
+
+def test_a_run_without_bindings_keeps_its_verdict_line():
+    from report_cases import KINDS
+
+    from streamcert.report.summary import terminal_summary
+
+    assert terminal_summary(KINDS["failing"]())[0] == "streamcert verdict: FAIL"
+
+
+def test_a_profile_with_nothing_judged_is_not_applicable_in_grey():
+    from report_cases import KINDS
+
+    from streamcert.report.badge import badges
+
+    report = KINDS["passing"]()
+    for entry in report["requirements"]:
+        if entry["id"].startswith(("IX-", "A2A-INT-", "IDEM-")) and entry["status"] != "SKIPPED":
+            entry["status"] = "UNSUPPORTED"  # an agent that does not declare the extension
+    badge = badges(report)["badge-interactions.json"]
+    assert badge["color"] == "lightgrey" and badge["message"].startswith("not applicable")
+    assert "PASS" not in badge["message"]

@@ -41,9 +41,11 @@ from .common import (
     certified_bindings,
     entries_with,
     first_line,
+    not_certified_note,
     over_text,
     quoted_key,
     target_line,
+    verdict_claim,
 )
 from .roots import Root, group
 
@@ -823,8 +825,12 @@ def render_html(report: dict[str, Any]) -> str:
         return _html_page(verdict, sections)
     soft = entries_with(report, SOFT_FINDINGS)
     opened = {e["id"] for e in failures + soft}
-    sections = [f'<header class="banner v-{esc(verdict)}"><h1>streamcert verdict: {esc(verdict)}</h1>'
-                f"<p>{esc(banner_line(report, roots))}</p></header>", meta]
+    claim = verdict_claim(report).removeprefix(verdict)  # " · A2A over JSON-RPC · 59/59 MUST"
+    note = not_certified_note(report)
+    sections = [f'<header class="banner v-{esc(verdict)}"><h1>streamcert verdict: {esc(verdict)}{esc(claim)}</h1>'
+                f"<p>{esc(banner_line(report, roots))}</p>"
+                + (f'<p class="not-certified">{esc(note[0].upper() + note[1:])}.</p>' if note else "")
+                + "</header>", meta]
     sections += html_notices(report)
     sections += html_regressions(report)
     sections += ['<section class="overview"><div><h2>By profile</h2>', html_matrix(report),

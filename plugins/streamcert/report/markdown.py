@@ -43,8 +43,10 @@ from .common import (
     certified_bindings,
     differs_between_bindings,
     entries_with,
+    not_certified_note,
     over_text,
     target_line,
+    verdict_claim,
 )
 from .roots import Root, frames_first, group, names_frame
 
@@ -194,7 +196,11 @@ def md_head(report: dict[str, Any]) -> str:
     run = (f"{md_text(cut(target_line(report), TARGET_CHARS))} · catalogue {md_text(catalogue['version'])} · "
            f"{md_text(tool['name'])} {md_text(tool['version'])} · {md_text(report['started'])} → "
            f"{md_text(report['finished'])}")
-    lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**", "", run, ""]
+    claim = verdict_claim(report).removeprefix(report["verdict"])  # " · A2A over JSON-RPC · 59/59 MUST"
+    lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**{md_text(claim)}", ""]
+    if note := not_certified_note(report):
+        lines += [md_text(note[0].upper() + note[1:]) + ".", ""]
+    lines += [run, ""]
     lines += md_profile_table(report) + ["", "By level:", ""] + md_count_table(report)
     return block(lines)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..outcomes import Outcome
 from .aggregate import untested_over
-from .common import binding_counts, binding_title, certified_bindings, over_text
+from .common import binding_counts, binding_title, certified_bindings, not_certified_note, over_text, verdict_claim
 from .roots import Root, card_root
 
 WHY_LIMIT = 160
@@ -73,7 +73,9 @@ def card_lines(card: Root) -> list[str]:
 
 def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
-    lines = [f"streamcert verdict: {report['verdict']}"]
+    lines = [f"streamcert verdict: {verdict_claim(report)}"]
+    if note := not_certified_note(report):
+        lines.append(f"  {note}")
     failures = [e for e in entries if Outcome(e["status"]).is_failure]
     card = card_root(failures, (report.get("target") or {}).get("a2a")) if not report.get("could_not_run") else None
     if card is not None:  # the cause of (nearly) everything below: first
