@@ -258,3 +258,29 @@ def test_a_profile_with_nothing_judged_is_not_applicable_in_grey():
     badge = badges(report)["badge-interactions.json"]
     assert badge["color"] == "lightgrey" and badge["message"].startswith("not applicable")
     assert "PASS" not in badge["message"]
+
+
+def test_ctrl_c_leaves_a_report_that_says_the_run_was_interrupted_and_where(tmp_path):
+    import os
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "streamcert", "run", "--profile", "a2a", "--report", "rep",
+                             "--stream-limit", "5"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        for line in proc.stdout:  # the live line of the first scenario: the run is under way
+            if "(a2a)" in line:
+                os.kill(proc.pid, signal.SIGINT)
+                break
+        out = proc.stdout.read()
+        proc.wait(timeout=RUN_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out[-2000:]
+    report = json.loads((tmp_path / "rep" / "compatibility.json").read_text("utf-8"))
+    assert report["verdict"] == "INCOMPLETE"
+    said = report["interrupted"]
+    assert said.startswith("the run was interrupted (Ctrl-C) ") and "test_" in said, said
+    assert f"interrupted: {said}" in out
+    assert "**Interrupted:** " in (tmp_path / "rep" / "report.md").read_text("utf-8")

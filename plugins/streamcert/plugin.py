@@ -226,6 +226,15 @@ class StreamcertRun:
         report.sections = [(title, text(content)) for title, content in report.sections]
         report.user_properties = [(name, self.scrubber.value(value)) for name, value in report.user_properties]
 
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.running = nodeid  # where a Ctrl-C finds the run (the report says so)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self.running, self.finished_last = None, nodeid
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self.interrupted = True
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
@@ -308,6 +317,11 @@ class StreamcertRun:
                                                                   self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
+        if getattr(self, "interrupted", False):  # Ctrl-C: what ran is judged, the rest NOT_TESTED; say where it stopped
+            running, last = getattr(self, "running", None), getattr(self, "finished_last", None)
+            where = f"during {running}" if running else f"after {last}" if last else "before the first test"
+            report["interrupted"] = (f"the run was interrupted (Ctrl-C) {where}, {len(self.reported)} test(s) "
+                                     "having reported; the tests not run leave their requirements NOT_TESTED")
         self.report = self.scrubber.value(report)
         self.report_dir = Path(self.options["report"] or run_options.DEFAULT_REPORT)
         try:

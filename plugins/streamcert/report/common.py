@@ -118,7 +118,8 @@ def certified_claim(report: dict[str, Any]) -> str:
     certified = certified_bindings(report)
     if not certified:
         return ""
-    return "A2A over " + " and ".join(binding_title(b) for b in certified)
+    titles = [binding_title(b) for b in certified]
+    return "A2A over " + (", ".join(titles[:-1]) + " and " if len(titles) > 1 else "") + titles[-1]
 
 
 def not_certified_note(report: dict[str, Any]) -> str | None:

@@ -198,6 +198,8 @@ def md_head(report: dict[str, Any]) -> str:
            f"{md_text(report['finished'])}")
     claim = verdict_claim(report).removeprefix(report["verdict"])  # " · A2A over JSON-RPC · 59/59 MUST"
     lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**{md_text(claim)}", ""]
+    if report.get("interrupted"):
+        lines += [f"**Interrupted:** {md_text(report['interrupted'])}.", ""]
     if note := not_certified_note(report):
         lines += [md_text(note[0].upper() + note[1:]) + ".", ""]
     lines += [run, ""]

@@ -74,6 +74,8 @@ def card_lines(card: Root) -> list[str]:
 def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
     lines = [f"streamcert verdict: {verdict_claim(report)}"]
+    if report.get("interrupted"):
+        lines.append(f"interrupted: {report['interrupted']}")
     if note := not_certified_note(report):
         lines.append(f"  {note}")
     failures = [e for e in entries if Outcome(e["status"]).is_failure]
