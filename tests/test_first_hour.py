@@ -21,11 +21,15 @@ def streamcert(*args: str, cwd: Path, timeout: float = RUN_TIMEOUT) -> subproces
                           timeout=timeout)
 
 
-class _NotFound(http.server.BaseHTTPRequestHandler):
+class _Answer(http.server.BaseHTTPRequestHandler):
+    """Answers every GET and POST with `answer(url)`: (status, content type, body)."""
+
+    answer = staticmethod(lambda url: (404, "text/plain", b"Not Found"))
+
     def _answer(self):
-        body = b"Not Found"
-        self.send_response(404)
-        self.send_header("Content-Type", "text/plain")
+        status, content_type, body = self.answer(f"http://127.0.0.1:{self.server.server_address[1]}")
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -36,15 +40,21 @@ class _NotFound(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def _serving(answer):
+    """A loopback server answering every request with `answer` (see _Answer), its URL while it runs."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Answer,), {"answer": staticmethod(answer)}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def not_found_url():
-    """A loopback server that answers every request 404 (a wrong --url)."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NotFound)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    """Every request answered 404 (a wrong --url)."""
+    yield from _serving(lambda url: (404, "text/plain", b"Not Found"))
 
 
 def test_a_card_answering_404_is_one_root_cause_said_first(tmp_path, not_found_url):
@@ -70,32 +80,17 @@ def test_a_card_answering_404_is_one_root_cause_said_first(tmp_path, not_found_u
 
 # -- one line, before the run ---------------------------------------------------------------------------------
 
-class _JsonRpcOnlyCard(http.server.BaseHTTPRequestHandler):
-    """An agent card that declares one JSON-RPC interface (and nothing else is served)."""
-
-    def do_GET(self):
-        url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        card = {"name": "one-binding", "description": "d", "version": "1",
-                "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-                "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []}
-        body = json.dumps(card).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+def _jsonrpc_only_card(url: str) -> tuple[int, str, bytes]:
+    card = {"name": "one-binding", "description": "d", "version": "1",
+            "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []}
+    return 200, "application/json", json.dumps(card).encode()
 
 
 @pytest.fixture
 def jsonrpc_only_url():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _JsonRpcOnlyCard)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    """An agent card that declares one JSON-RPC interface, whatever is asked."""
+    yield from _serving(_jsonrpc_only_card)
 
 
 def one_line_usage(proc: subprocess.CompletedProcess) -> str:
@@ -175,15 +170,9 @@ def test_waiting_for_the_target_says_what_it_waits_for(monkeypatch):
 
 # -- the plugin used directly exits as the command does ----------------------------------------------------------
 
-def _closed_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_pytest_with_the_plugin_exits_3_when_no_target_answered(tmp_path):
+    from test_cli import _closed_port
+
     url = f"http://127.0.0.1:{_closed_port()}"
     proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--pyargs",
                            "streamcert.suite", "--sut-url", url, "-k", "card", "--streamcert-report", "rep"],
