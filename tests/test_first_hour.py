@@ -70,10 +70,14 @@ def test_a_card_answering_404_is_one_root_cause_said_first(tmp_path, not_found_u
     others = [line for line in summary if line.startswith("  A2A-CARD-002 ") or line.startswith("  WIRE-005 ")]
     assert others == []
     md = (tmp_path / "rep" / "report.md").read_text("utf-8")
+    head = md[:md.index("| profile |")]  # the headline says it before any table
+    assert f"**Root cause: the agent card could not be read: {tried}.** Likely fix: " in head
     failures = md[md.index("## Failures"):]
     assert failures.splitlines()[0].endswith(", 1 root cause(s)")
     assert f"**Root cause: the agent card could not be read: {tried}.**" in failures
     html = (tmp_path / "rep" / "report.html").read_text("utf-8")
+    banner = html[html.index('<header class="banner'):html.index("</header>")]
+    assert f"<strong>Root cause: the agent card could not be read: {tried}.</strong>" in banner
     assert html.count('class="root grouped card-root"') == 1 and "Root cause: the agent card could not be read" in html
     assert json.loads((tmp_path / "rep" / "compatibility.json").read_text("utf-8"))["verdict"] == "FAIL"
 

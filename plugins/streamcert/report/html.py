@@ -830,6 +830,8 @@ def render_html(report: dict[str, Any]) -> str:
     sections = [f'<header class="banner v-{esc(verdict)}"><h1>streamcert verdict: {esc(verdict)}{esc(claim)}</h1>'
                 f"<p>{esc(banner_line(report, roots))}</p>"
                 + (f"<p>Interrupted: {esc(report['interrupted'])}.</p>" if report.get("interrupted") else "")
+                + (f"<p><strong>Root cause: {esc(roots[0].cause)}.</strong> Likely fix: {esc(roots[0].fix or '')}</p>"
+                   if roots and roots[0].cause else "")
                 + (f'<p class="not-certified">{esc(note[0].upper() + note[1:])}.</p>' if note else "")
                 + "</header>", meta]
     sections += html_notices(report)

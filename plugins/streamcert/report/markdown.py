@@ -48,7 +48,7 @@ from .common import (
     target_line,
     verdict_claim,
 )
-from .roots import Root, frames_first, group, names_frame
+from .roots import Root, card_root, frames_first, group, names_frame
 
 MD_BUDGET = 10_000  # bytes of UTF-8: "at most 10 KB" in either reading of KB
 NOTE_RESERVE = 800  # kept back for the last line that says what was left out (`left_out_note` stays under it)
@@ -200,6 +200,9 @@ def md_head(report: dict[str, Any]) -> str:
     lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**{md_text(claim)}", ""]
     if report.get("interrupted"):
         lines += [f"**Interrupted:** {md_text(report['interrupted'])}.", ""]
+    card = card_root(entries_with(report, FAILURES), (report.get("target") or {}).get("a2a"))
+    if card is not None and not report.get("could_not_run"):  # the cause of the failures below: said first
+        lines += [f"**Root cause: {md_text(card.cause or '')}.** Likely fix: {md_text(card.fix or '')}", ""]
     if note := not_certified_note(report):
         lines += [md_text(note[0].upper() + note[1:]) + ".", ""]
     lines += [run, ""]
