@@ -214,8 +214,10 @@ def test_pytest_plugin_certifies_a_url_without_xdist(tmp_path, streamcert_refere
     proc = streamcert("--pyargs", "streamcert.suite", "--sut-url", server.url, "-k", "card", "--streamcert-report",
                       "rep", "--streamcert-card-key", REFERENCE_CARD_KEY, *LIMIT, cwd=tmp_path,
                       exe=[sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"])
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # -k narrows the run: it never certifies (INCOMPLETE), and pytest exits 1 as `streamcert run` would
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     rep = report(tmp_path / "rep")
+    assert rep["verdict"] == "INCOMPLETE" and "0 failed" not in proc.stdout and " failed" not in proc.stdout.splitlines()[-1]
     assert rep["target"]["a2a"] == server.url and rep["target"]["embedded"] is False
     assert rep["selection"]["profiles"] == ["a2a", "interactions", "plans"]
     card = {k: v for k, v in statuses(rep).items() if k.startswith("A2A-CARD-")}

@@ -171,3 +171,38 @@ def test_an_answer_that_is_not_a_stream_names_no_frame():
     ex = stream(["not json"])
     ex.response_headers["content-type"] = "application/json"
     assert unread_frame(ex) is None and "frame" not in ex_evidence(ex)
+
+
+# -- a card that could not be read ---------------------------------------------------------------------------
+
+def card(status: int = 404, body: str = "Not Found", **kw) -> dict:
+    return meta("card", request="GET", status=status, content_type="text/plain", body=body, **kw)
+
+
+def test_a_card_that_could_not_be_read_heads_every_failure_on_its_agent_first():
+    entries = [failure("WIRE-005", meta("send")), failure("A2A-CARD-001", card()),
+               failure("A2A-CARD-002", card()), failure("PROG-001", meta("p")), failure("PLAN-001", meta("plan"))]
+    roots = group(entries, "http://127.0.0.1:9")
+    assert shape(roots) == [["A2A-CARD-001", "WIRE-005", "A2A-CARD-002", "PLAN-001"], ["PROG-001"]]
+    assert roots[0].cause == ("the agent card could not be read: GET http://127.0.0.1:9/.well-known/agent-card.json "
+                              "answered HTTP 404")
+    assert "/.well-known/agent-card.json" in roots[0].fix and "--url" in roots[0].fix
+    assert roots[1].cause is None
+
+
+def test_a_url_with_a_path_is_told_to_try_its_origin():
+    roots = group([failure("A2A-CARD-001", card())], "http://127.0.0.1:9/a2a/v1?key=K")
+    assert "/a2a/v1/.well-known/agent-card.json" in roots[0].cause
+    assert "try --url http://127.0.0.1:9?key=K" in roots[0].fix
+
+
+def test_a_card_that_was_read_is_no_root_of_its_own():
+    wrong_type = card(200, '{"name": "x"}', )  # read, but served as text/plain: A2A-CARD-001 fails on its own
+    cut = card(200, '{"name": "' + "x" * 60 + "… (9000 bytes)")  # quoted in part: not known to be unreadable
+    for item in (wrong_type, cut):
+        roots = group([failure("A2A-CARD-001", item), failure("WIRE-005", meta("send"))], "http://127.0.0.1:9")
+        assert shape(roots) == [["A2A-CARD-001"], ["WIRE-005"]] and roots[0].cause is None
+    not_json = card(200, "<html>hello</html>")
+    assert group([failure("A2A-CARD-001", not_json)])[0].cause.endswith("answered HTTP 200 '<html>hello</html>'")
+    no_answer = {"exchange": "card", "request": "GET", "status": None, "error": "ConnectError"}
+    assert "no answer (ConnectError)" in group([failure("A2A-CARD-001", no_answer, status="ERROR")])[0].cause

@@ -79,3 +79,27 @@ def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoi
         else:
             choice.certified.append(b)
     return choice
+
+
+def refusal(asked: list[str] | None, target: Any, *, embedded: bool) -> str | None:
+    """Why a run asked for bindings by name (`--binding grpc`, not `all`) must be refused before it starts: a
+    binding this install cannot speak, or one the card (read when a target is given) does not declare. None when
+    every binding named can be certified, or when the card cannot be read (its requirements say so in the run)."""
+    named = [b for b in dict.fromkeys(asked or []) if b != ALL]
+    if not named:
+        return None
+    missing = grpc_missing() if bindings.GRPC in named else None
+    if missing:
+        return f"--binding grpc: {missing}"
+    if embedded:
+        return None
+    card = read_card(target)
+    choice = choose(named, card, embedded=False)
+    refused = [b for b in named if b not in choice.certified]
+    if not refused or choice.declared is None:
+        return None
+    has = ", ".join(bindings.TITLE[b] for b in choice.declared) or "no A2A 1.x interface"
+    instead = " ".join(f"--binding {b}" for b in choice.declared)
+    return (" ".join(f"--binding {b}" for b in refused)
+            + f": the card declares no {' or '.join(bindings.TITLE[b] for b in refused)} interface for protocol 1.x "
+            f"(it declares {has}); " + (f"give {instead} or leave --binding out" if instead else "leave --binding out"))

@@ -9,15 +9,10 @@ import os
 import sys
 from pathlib import Path
 
-from . import run_options, selection
+from . import exit_codes, run_options, selection
+from .exit_codes import EXIT_COULD_NOT_RUN, EXIT_USAGE
 from .scrub import Scrubber
 from .targets import SLOT_OF_PROFILE, Target, names_a_target
-
-# Exit codes of `streamcert run` (README "Exit codes").
-EXIT_PASS = 0  # the verdict is PASS
-EXIT_FAIL = 1  # the verdict is FAIL or INCOMPLETE
-EXIT_USAGE = 2  # a bad option: refused before the run
-EXIT_COULD_NOT_RUN = 3  # no target answered (or the run broke down before writing a report)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="requirement (or scenario) ids, fnmatch, any case; without a wildcard a prefix")
     listing.add_argument("--profile", dest="profiles", action="append", choices=PROFILES, default=[],
                          help="only this profile (repeatable)")
-    listing.add_argument("--level", choices=("must", "should", "may"), default="may",
+    listing.add_argument("--level", type=run_options.level, choices=("must", "should", "may"), default="may",
                          help="only requirements at or above this level (default: may, i.e. all)")
     listing.add_argument("--scenarios", action="store_true",
                          help="list the scenarios and the requirements each exercises instead")
@@ -132,9 +127,40 @@ def _port(value: str) -> int:
     return port
 
 
+def unknown_options(parser: argparse.ArgumentParser, command: str | None, extra: list[str],
+                    remainder: list[str] = ()) -> str:
+    """The one line for arguments no option of the command takes: the close option for a misspelt one
+    (`--urll`: did you mean --url?), and for `run` that pytest's own options go after `--`."""
+    import difflib
+
+    sub = _subparsers(parser).get(command or "")
+    known = [s for action in (sub or parser)._actions for s in action.option_strings]
+    flags = [a for a in extra if a.startswith("-") and a != "--"]
+    said = []
+    for flag in flags:
+        name = flag.split("=", 1)[0]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        said.append(f"{flag} (did you mean {close[0]}?)" if close else flag)
+    where = f"streamcert {command}" if sub else "streamcert"
+    line = f"{where}: error: unrecognized argument(s): {' '.join(said or extra)}"
+    if command == "run" and any("did you mean" not in s for s in said):
+        rest = " ".join([*extra, *(a for a in remainder if a != "--")])  # `-n 2`: the 2 went to the remainder
+        line += f"; options for pytest go after --, as in: {where} [options] -- {rest}"
+    return line + f" (usage: {where} --help)"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        parser.exit(EXIT_USAGE, unknown_options(parser, args.command, extra, getattr(args, "pytest_args", [])) + "\n")
     if args.command == "run":
         return cmd_run(args, args.subparser)
     if args.command == "check":
@@ -195,13 +221,20 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     target = run_options.target_of(values)
     scrubber = Scrubber.of(target)
     if names_a_target(values):
-        checked = check_targets(target, wait=args.wait_for_target, scrubber=scrubber)
+        checked = check_targets(target, wait=args.wait_for_target, scrubber=scrubber,
+                                say=lambda line: print(f"streamcert: {line}", file=sys.stderr, flush=True))
         for note in checked.notes:
             print(f"streamcert: {note}", file=sys.stderr)
         if checked.fatal:
             return could_not_run(checked.fatal, args, values, report_dir, target, scrubber)
         if args.wait_for_target and checked.waited >= 0.5:
             print(f"streamcert: the target answered after {checked.waited:.1f} s", file=sys.stderr)
+    from .binding_choice import refusal
+
+    refused = (refusal(args.bindings, target, embedded=not names_a_target(values))
+               if values.get("a2a_url") or not names_a_target(values) else None)
+    if refused:  # a binding named that cannot be certified: the run would end INCOMPLETE
+        parser.error(refused)
 
     extra = [a for a in args.pytest_args if a != "--"]
     # The CLI has imported streamcert before pytest loads it as a plugin, so pytest cannot rewrite
@@ -217,9 +250,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if not report_file.is_file():
         print("streamcert: no report was written (see the pytest output above)", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
-    written = json.loads(report_file.read_text("utf-8"))
-    regressions = (written.get("regressions") or {}).get("found")  # --against: like a stale baseline entry
-    return EXIT_PASS if written.get("verdict") == "PASS" and not regressions else EXIT_FAIL
+    return exit_codes.of_report(json.loads(report_file.read_text("utf-8")))  # --against: a regression fails it
 
 
 def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_dir: Path, target: Target,
@@ -428,8 +459,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print("\n".join(sorted(describe_faults())))
         return 0
     steps = tuple(args.script_steps.split(",")) if args.script_steps else None
-    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
-                    script_steps=steps, ignore_script=args.ignore_script).serve()
+    try:
+        ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
+                        script_steps=steps, ignore_script=args.ignore_script).serve()
+    except OSError as exc:  # the port is in use (or not ours to take): nothing was served
+        print(f"streamcert serve: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "
+              "give another --port, or --port 0 for a free one", file=sys.stderr)
+        return EXIT_USAGE
     return 0
 
 

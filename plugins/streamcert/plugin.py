@@ -208,6 +208,15 @@ class StreamcertRun:
         report.sections = [(title, text(content)) for title, content in report.sections]
         report.user_properties = [(name, self.scrubber.value(value)) for name, value in report.user_properties]
 
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.running = nodeid  # where a Ctrl-C finds the run (the report says so)
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        self.running, self.finished_last = None, nodeid
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self.interrupted = True
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
@@ -260,7 +269,16 @@ class StreamcertRun:
             self._add(nodeid, [Finding(req, Outcome.ERROR, why) for sid in scenarios_of_test(nodeid)
                                for req in load_scenario(sid).requirements])
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.write_report()
+        if self.report is not None and self.ran_suite and session.exitstatus in (0, pytest.ExitCode.TESTS_FAILED):
+            # a run that did not certify does not exit 0 (exit_codes.py: the same codes as `streamcert run`)
+            from .exit_codes import EXIT_PASS, of_report
+
+            code = of_report(self.report, could_not_run=bool(getattr(self, "_unreachable", None)))
+            session.exitstatus = session.exitstatus if code == EXIT_PASS else code
+
+    def write_report(self) -> None:
         if self.is_worker or not (self.ran_suite or runs_suite(self.config)):
             return
         if not self.ran_suite and not self.options["report"]:
@@ -281,6 +299,11 @@ class StreamcertRun:
                                                                   self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
+        if getattr(self, "interrupted", False):  # Ctrl-C: what ran is judged, the rest NOT_TESTED; say where it stopped
+            running, last = getattr(self, "running", None), getattr(self, "finished_last", None)
+            where = f"during {running}" if running else f"after {last}" if last else "before the first test"
+            report["interrupted"] = (f"the run was interrupted (Ctrl-C) {where}, {len(self.reported)} test(s) "
+                                     "having reported; the tests not run leave their requirements NOT_TESTED")
         self.report = self.scrubber.value(report)
         self.report_dir = Path(self.options["report"] or run_options.DEFAULT_REPORT)
         try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -27,6 +28,7 @@ from .targets import Target
 from .wire.urls import join
 
 POLL_S = 0.25  # --wait-for-target: the pause between two attempts on a target that is not up yet
+SAY_EVERY_S = 5.0  # --wait-for-target: how often the wait says what it is waiting for
 INFLATE_SLICE = 1 << 20  # bytes zlib may produce per call: the check's memory stays near this
 
 
@@ -52,8 +54,10 @@ def card_url(base: str) -> str:
     return join(base, CARD_PATH)
 
 
-def check_targets(target: Target, *, wait: float = 0.0, scrubber: Scrubber = NOBODY) -> Preflight:
-    """Check the A2A target's card and the progress URL, retrying for `wait` seconds while none answers."""
+def check_targets(target: Target, *, wait: float = 0.0, scrubber: Scrubber = NOBODY,
+                  say: Callable[[str], None] | None = None) -> Preflight:
+    """Check the A2A target's card and the progress URL, retrying for `wait` seconds while none answers; every
+    SAY_EVERY_S seconds of waiting, `say` is told what is waited for and why it has not answered yet."""
     checks = []
     if target.a2a_url:
         checks.append((card_url(target.a2a_url), False))
@@ -62,13 +66,18 @@ def check_targets(target: Target, *, wait: float = 0.0, scrubber: Scrubber = NOB
     started = time.monotonic()
     deadline = started + wait
     result = Preflight()
+    said = started
     for url, status_only in checks:
+        shown = scrubber.url(url)
         while True:
             fetch = asyncio.run(_fetch(url, target, status_only=status_only))
             if fetch.error is None or time.monotonic() + POLL_S > deadline:
                 break
+            if say is not None and time.monotonic() - said >= SAY_EVERY_S:
+                said = time.monotonic()
+                why = fetch.error.replace("{url}", shown)
+                say(scrubber.text(f"still waiting, {said - started:.0f} s of {wait:g} s (--wait-for-target): {why}"))
             time.sleep(POLL_S)
-        shown = scrubber.url(url)
         if fetch.error is not None:
             waited = f" (waited {wait:g} s with --wait-for-target)" if wait else ""
             result.fatal = scrubber.text(fetch.error.replace("{url}", shown) + waited)

@@ -80,6 +80,11 @@ def nonnegative(value: str) -> float:
     return number
 
 
+def level(value: str) -> str:
+    """A requirement level in any case (`MUST`, `must`, `Must`): the lower-case name the choices hold."""
+    return value.strip().lower()
+
+
 def header(value: str) -> str:
     if ":" not in value:
         raise argparse.ArgumentTypeError(f"{value!r} is not 'NAME: VALUE'")
@@ -294,8 +299,9 @@ RUN_OPTIONS = (
               "A2A binding to certify: jsonrpc, http-json, grpc or all (repeatable); default: every binding for the "
               "embedded reference, else the first of JSON-RPC, HTTP+JSON, gRPC the card declares",
               choices=("jsonrpc", "http-json", "grpc", "all"), repeat=True),
-    RunOption("level", "--level", "--streamcert-level", "lowest requirement level judged (default: may, i.e. all)",
-              default="may", choices=("must", "should", "may")),
+    RunOption("level", "--level", "--streamcert-level",
+              "lowest requirement level judged, in any case (default: may, i.e. all)", level, default="may",
+              choices=("must", "should", "may")),
     RunOption("report", "--report", "--streamcert-report",
               f"report directory: compatibility.json, report.md, report.html (default {DEFAULT_REPORT})",
               writable_dir),

@@ -9,37 +9,47 @@ A profile's status follows the verdict's rule (DESIGN §3) on that profile's req
 of its selected MUST requirements fails or errs (an expected failure of the baseline excepted, as for the
 verdict) or is a stale baseline entry; else INCOMPLETE when one is NOT_TESTED, when it has none, or
 when the run was narrowed (--requirement, --scenario, -k); else PASS.
-The message counts the MUST requirements met out of those selected, so a baselined failure still shows.
+The message counts the MUST requirements met out of those selected, so a baselined failure still shows, and
+names the A2A bindings certified ("PASS · A2A over JSON-RPC · 59/59 MUST"; a profile of the A2A agent: "PASS ·
+over JSON-RPC · …"). A profile none of whose requirements was judged (an agent without the plans extension: every
+one UNSUPPORTED) claims nothing: its badge says "not applicable" in grey, never PASS in green.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..binding_choice import BOUND_PROFILES
 from ..outcomes import Outcome
 from .aggregate import decide_verdict
+from .common import JUDGED, certified_bindings, certified_claim, must_count
 from .junit import run_profile_of
 
 SCHEMA_VERSION = 1
 LABEL = "streamcert"
 OVERALL_FILE = "badge.json"
 COLORS = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "orange"}
-MET = (Outcome.PASS.value, Outcome.NON_STRICT.value, Outcome.WARNING.value)
+NOT_APPLICABLE = "not applicable"
 
 
 def profile_file(profile: str) -> str:
     return f"badge-{profile}.json"
 
 
-def _message(status: str, entries: list[dict[str, Any]]) -> str:
-    musts = [e for e in entries if e["level"] == "MUST" and e["status"] != Outcome.SKIPPED.value]
-    met = sum(e["status"] in MET for e in musts)
-    expected = sum(e.get("baseline") == "expected" for e in musts)
-    return f"{status} · {met}/{len(musts)} MUST" + (f" · {expected} expected" if expected else "")
+def _message(status: str, entries: list[dict[str, Any]], claim: str) -> str:
+    met, selected = must_count(entries)
+    expected = sum(e.get("baseline") == "expected" and e["status"] != Outcome.SKIPPED.value
+                   for e in entries if e["level"] == "MUST")
+    return (f"{status}{' · ' + claim if claim else ''} · {met}/{selected} MUST"
+            + (f" · {expected} expected" if expected else ""))
 
 
-def _badge(label: str, status: str, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"schemaVersion": SCHEMA_VERSION, "label": label, "message": _message(status, entries),
+def _badge(label: str, status: str, entries: list[dict[str, Any]], claim: str = "") -> dict[str, Any]:
+    if status == "PASS" and not any(e["status"] in JUDGED for e in entries):  # nothing judged: nothing to claim
+        unsupported = sum(e["status"] == Outcome.UNSUPPORTED.value for e in entries)
+        message = NOT_APPLICABLE + (f" · {unsupported} unsupported" if unsupported else "")
+        return {"schemaVersion": SCHEMA_VERSION, "label": label, "message": message, "color": "lightgrey"}
+    return {"schemaVersion": SCHEMA_VERSION, "label": label, "message": _message(status, entries, claim),
             "color": COLORS.get(status, "lightgrey")}
 
 
@@ -55,12 +65,14 @@ def profile_status(report: dict[str, Any], profile: str) -> str:
 
 
 def overall_badge(report: dict[str, Any]) -> dict[str, Any]:
-    return _badge(LABEL, report["verdict"], report["requirements"])
+    return _badge(LABEL, report["verdict"], report["requirements"], certified_claim(report))
 
 
 def profile_badge(report: dict[str, Any], profile: str) -> dict[str, Any]:
     entries = [e for e in report["requirements"] if run_profile_of(e) == profile]
-    return _badge(f"{LABEL} {profile}", profile_status(report, profile), entries)
+    claim = certified_claim(report).removeprefix("A2A ") if profile in BOUND_PROFILES and certified_bindings(report) \
+        else ""
+    return _badge(f"{LABEL} {profile}", profile_status(report, profile), entries, claim)
 
 
 def selected_profiles(report: dict[str, Any]) -> list[str]:

@@ -98,3 +98,46 @@ def over_text(entry: dict[str, Any]) -> str:
 
 
 # -- HTML ---------------------------------------------------------------------------------------------
+
+
+# -- what the run certified (issue 28: a verdict never overstates) -------------------------------------------
+
+MET = (Outcome.PASS.value, Outcome.NON_STRICT.value, Outcome.WARNING.value)
+JUDGED = (*MET, *FAILURES)  # a requirement the run judged (not SKIPPED, UNSUPPORTED, NOT_TESTED)
+
+
+def must_count(entries: list[dict[str, Any]]) -> tuple[int, int]:
+    """(met, selected) of the MUST requirements among `entries` (SKIPPED ones are not selected)."""
+    musts = [e for e in entries if e["level"] == "MUST" and e["status"] != Outcome.SKIPPED.value]
+    return sum(e["status"] in MET for e in musts), len(musts)
+
+
+def certified_claim(report: dict[str, Any]) -> str:
+    """Over what the run certified the A2A agent, in words ("A2A over JSON-RPC"); "" in a run without an A2A
+    target or when no binding was certified."""
+    certified = certified_bindings(report)
+    if not certified:
+        return ""
+    titles = [binding_title(b) for b in certified]
+    return "A2A over " + (", ".join(titles[:-1]) + " and " if len(titles) > 1 else "") + titles[-1]
+
+
+def not_certified_note(report: dict[str, Any]) -> str | None:
+    """The bindings the card declares that the run did not certify, and how to certify them; None when none."""
+    given = report.get("bindings") or {}
+    declared = [b for b in (given.get("declared") or []) if b not in certified_bindings(report)]
+    if not declared:
+        return None
+    named = ", ".join(binding_title(b) for b in declared)
+    return (f"the card also declares {named}: not certified by this run "
+            "(--binding all certifies every binding the card declares)")
+
+
+def verdict_claim(report: dict[str, Any]) -> str:
+    """The verdict with what it covers: "PASS · A2A over JSON-RPC · 59/59 MUST" (the verdict alone in a run
+    without an A2A binding, as before)."""
+    claim = certified_claim(report)
+    if not claim:
+        return report["verdict"]
+    met, selected = must_count(report["requirements"])
+    return f"{report['verdict']} · {claim} · {met}/{selected} MUST"

@@ -41,9 +41,11 @@ from .common import (
     certified_bindings,
     entries_with,
     first_line,
+    not_certified_note,
     over_text,
     quoted_key,
     target_line,
+    verdict_claim,
 )
 from .roots import Root, group
 
@@ -611,6 +613,13 @@ def root_where(frame: dict[str, Any] | None) -> str:
 
 def html_root(root: Root) -> str:
     """One root cause: its head first, the requirements its frame also failed under it (each keeps its status)."""
+    if root.cause:  # a card that could not be read: what was tried, the likely fix, what follows from it
+        members = "".join(html_requirement(m, role="member") for m in root.members)
+        label = (f'<div class="members-label">on this agent {plural(len(root.members), "more requirement")} '
+                 f'failed, each following from it:</div>{members}') if root.members else ""
+        return (f'<div class="root grouped card-root" data-group="root"><div class="root-head"><strong>Root cause: '
+                f'{esc(root.cause)}</strong><br>Likely fix: {esc(root.fix or "")}</div>'
+                f'{html_requirement(root.head, role="head")}<div class="members">{label}</div></div>')
     if not root.members:
         return f'<div class="root" data-group="root">{html_requirement(root.head)}</div>'
     head = html_requirement(root.head, root_frame=root.frame, role="head")
@@ -802,7 +811,7 @@ def html_notices(report: dict[str, Any]) -> list[str]:
 def render_html(report: dict[str, Any]) -> str:
     verdict = report["verdict"]
     failures = entries_with(report, FAILURES)
-    roots = group(failures) if not report.get("could_not_run") else []
+    roots = group(failures, (report.get("target") or {}).get("a2a")) if not report.get("could_not_run") else []
     meta = (f'<p class="meta">{esc(target_line(report))} · catalogue {esc(report["catalogue"]["version"])} · '
             f'{esc(report["tool"]["name"])} {esc(report["tool"]["version"])} · {esc(report["started"])} → '
             f'{esc(report["finished"])}</p>')
@@ -816,8 +825,15 @@ def render_html(report: dict[str, Any]) -> str:
         return _html_page(verdict, sections)
     soft = entries_with(report, SOFT_FINDINGS)
     opened = {e["id"] for e in failures + soft}
-    sections = [f'<header class="banner v-{esc(verdict)}"><h1>streamcert verdict: {esc(verdict)}</h1>'
-                f"<p>{esc(banner_line(report, roots))}</p></header>", meta]
+    claim = verdict_claim(report).removeprefix(verdict)  # " · A2A over JSON-RPC · 59/59 MUST"
+    note = not_certified_note(report)
+    sections = [f'<header class="banner v-{esc(verdict)}"><h1>streamcert verdict: {esc(verdict)}{esc(claim)}</h1>'
+                f"<p>{esc(banner_line(report, roots))}</p>"
+                + (f"<p>Interrupted: {esc(report['interrupted'])}.</p>" if report.get("interrupted") else "")
+                + (f"<p><strong>Root cause: {esc(roots[0].cause)}.</strong> Likely fix: {esc(roots[0].fix or '')}</p>"
+                   if roots and roots[0].cause else "")
+                + (f'<p class="not-certified">{esc(note[0].upper() + note[1:])}.</p>' if note else "")
+                + "</header>", meta]
     sections += html_notices(report)
     sections += html_regressions(report)
     sections += ['<section class="overview"><div><h2>By profile</h2>', html_matrix(report),

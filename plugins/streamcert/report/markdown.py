@@ -43,10 +43,12 @@ from .common import (
     certified_bindings,
     differs_between_bindings,
     entries_with,
+    not_certified_note,
     over_text,
     target_line,
+    verdict_claim,
 )
-from .roots import Root, frames_first, group, names_frame
+from .roots import Root, card_root, frames_first, group, names_frame
 
 MD_BUDGET = 10_000  # bytes of UTF-8: "at most 10 KB" in either reading of KB
 NOTE_RESERVE = 800  # kept back for the last line that says what was left out (`left_out_note` stays under it)
@@ -194,7 +196,16 @@ def md_head(report: dict[str, Any]) -> str:
     run = (f"{md_text(cut(target_line(report), TARGET_CHARS))} · catalogue {md_text(catalogue['version'])} · "
            f"{md_text(tool['name'])} {md_text(tool['version'])} · {md_text(report['started'])} → "
            f"{md_text(report['finished'])}")
-    lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**", "", run, ""]
+    claim = verdict_claim(report).removeprefix(report["verdict"])  # " · A2A over JSON-RPC · 59/59 MUST"
+    lines = [f"# streamcert verdict: **{md_text(report['verdict'])}**{md_text(claim)}", ""]
+    if report.get("interrupted"):
+        lines += [f"**Interrupted:** {md_text(report['interrupted'])}.", ""]
+    card = card_root(entries_with(report, FAILURES), (report.get("target") or {}).get("a2a"))
+    if card is not None and not report.get("could_not_run"):  # the cause of the failures below: said first
+        lines += [f"**Root cause: {md_text(card.cause or '')}.** Likely fix: {md_text(card.fix or '')}", ""]
+    if note := not_certified_note(report):
+        lines += [md_text(note[0].upper() + note[1:]) + ".", ""]
+    lines += [run, ""]
     lines += md_profile_table(report) + ["", "By level:", ""] + md_count_table(report)
     return block(lines)
 
@@ -438,14 +449,16 @@ class Section:
     def rank(self) -> tuple[int, int]:
         """Most severe first: an unexpected failure before one the baseline expects, then MUST before SHOULD
         before MAY (of the most severe requirement in it)."""
+        if self.root.cause:  # a card that could not be read: the cause of the rest, first
+            return (-1, -1)
         return min((int(e.get("baseline") == "expected"), LEVELS.index(e["level"]) if e["level"] in LEVELS
                     else len(LEVELS)) for e in self.entries)
 
 
-def sections_of(failures: list[dict[str, Any]]) -> list[Section]:
+def sections_of(failures: list[dict[str, Any]], a2a_url: str | None = None) -> list[Section]:
     sections: list[Section] = []
     by_message: dict[tuple[str, str], Section] = {}
-    for root in group(failures):
+    for root in group(failures, a2a_url):
         key = (root.head["status"], "\n".join(message_lines(root.head)))
         if root.frame is None and not root.members and key in by_message:
             by_message[key].same_message.append(root.head)
@@ -485,8 +498,12 @@ def md_section_head(section: Section) -> list[str]:
              f"{head['level']} · {md_text(head['profile'])} · {md_text(head['source'])}{over(head)}"
              f"{baseline_note(head)}", ""]
     said = message_lines(head)
-    lines += [md_text(cut(said[0], LINE_CHARS)) if said else "_(no message)_", ""]
-    listed = [(e, "by this frame") for e in section.root.members] + [(e, "with the same message")
+    if section.root.cause:
+        lines += [f"**Root cause: {md_text(section.root.cause)}.** Likely fix: {md_text(section.root.fix or '')}", ""]
+    else:
+        lines += [md_text(cut(said[0], LINE_CHARS)) if said else "_(no message)_", ""]
+    why = "on the agent whose card could not be read" if section.root.cause else "by this frame"
+    listed = [(e, why) for e in section.root.members] + [(e, "with the same message")
                                                                       for e in section.same_message]
     lines += [member_line(e, why) for e, why in listed[:MEMBERS_SHOWN]]
     if len(listed) > MEMBERS_SHOWN:
@@ -533,7 +550,7 @@ def md_failures(report: dict[str, Any], page: Page) -> list[tuple[Part, Section]
     failures = entries_with(report, FAILURES)
     if not failures:
         return []
-    sections = sections_of(failures)
+    sections = sections_of(failures, (report.get("target") or {}).get("a2a"))
     # the count of roots.py (report.html and the Action count the same); those said alike are shown together
     alike = sum(len(section.same_message) for section in sections)
     together = f"; {alike} said what another said and are listed under it" if alike else ""

@@ -12,12 +12,26 @@ A content requirement that could not read a frame names it too: the rules' evide
 (rules/engine.py `ex_evidence`) carries the first frame that could not be read as it was sent (`unread`), so
 "frame 2 is not JSON" (WIRE-002) and "the stream does not carry the script's status" (A2A-STREAM-014, which
 never saw frame 2) share a root. `names_frame` and `frames_first` are how the reports tell and order the items.
+
+An agent card that could not be read (A2A-CARD-001 failed on an answer other than HTTP 200, or on a body that is
+not a JSON object) is the root of every failure judged on that agent: without the card the suite cannot know the
+agent's bindings, capabilities or extensions, and a wrong --url makes every request miss. Its root comes first,
+says which URL was tried and the likely fix (`cause`, `fix`), and holds every failure of the profiles served by
+the A2A target (a2a, interactions, plans); the failures of other targets are grouped as above.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
+
+from ..catalogue import family_of
+from ..protocols.a2a import CARD_PATH
+from ..targets import SLOT_OF_PROFILE
+from ..wire.urls import join
 
 FrameKey = tuple[str, str, int, str]  # test, exchange, frame, binding ("" for none)
 
@@ -27,6 +41,8 @@ class Root:
     head: dict[str, Any]  # the report entry first in catalogue order
     members: list[dict[str, Any]] = field(default_factory=list)  # the other entries of the group, in catalogue order
     frame: dict[str, Any] | None = None  # the head's evidence item that names the shared first frame
+    cause: str | None = None  # a root in the run's set-up (the card could not be read): what went wrong
+    fix: str | None = None  # ... and the likely fix
 
     @property
     def entries(self) -> list[dict[str, Any]]:
@@ -62,9 +78,80 @@ def first_frames(entry: dict[str, Any]) -> dict[FrameKey, dict[str, Any]]:
     return dict(firsts.values())
 
 
-def group(entries: list[dict[str, Any]]) -> list[Root]:
+CARD_ID = "A2A-CARD-001"
+_CUT_BODY = re.compile(r"… \(\d+ bytes\)$")  # how rules/engine.py ex_evidence marks a body it quotes in part
+
+
+def unreadable_card(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The card's exchange (an evidence item of A2A-CARD-001) when the card could not be read: an answer other
+    than HTTP 200, no answer, or a whole body that is not a JSON object; None otherwise (a card served with the
+    wrong Content-Type can still be read)."""
+    if entry.get("id") != CARD_ID or entry.get("status") not in ("FAIL", "ERROR"):
+        return None
+    for item in entry.get("evidence") or ():
+        if item.get("exchange") != "card":
+            continue
+        if item.get("error") or item.get("status") != 200:
+            return item
+        body = item.get("body")
+        if isinstance(body, str) and not _CUT_BODY.search(body):
+            try:
+                value = json.loads(body)
+            except ValueError:
+                return item
+            if not isinstance(value, dict):
+                return item
+    return None
+
+
+def card_fix(a2a_url: str | None) -> str:
+    """The likely fix of a card that could not be read at --url's /.well-known/agent-card.json."""
+    if not a2a_url:
+        return f"give --url the agent's base URL: its card is served at the origin's {CARD_PATH}"
+    parts = urlsplit(a2a_url)
+    if parts.path.strip("/"):
+        base = f"{parts.scheme}://{parts.netloc}" + (f"?{parts.query}" if parts.query else "")
+        return (f"the card lives at the origin's {CARD_PATH} (A2A 1.0.1 §8.2), not under a path: try --url {base} "
+                "(the card's interfaces then say where the agent's endpoint is)")
+    return (f"check that --url is the A2A agent's base URL: an A2A 1.0 agent serves its card at the origin's "
+            f"{CARD_PATH} (A2A 1.0.1 §8.2); is the agent running there, and is it this agent's port?")
+
+
+def card_root(entries: list[dict[str, Any]], a2a_url: str | None = None) -> Root | None:
+    """The root of a card that could not be read: A2A-CARD-001 at its head, every other failure judged on the A2A
+    target under it. None when the card was read (or A2A-CARD-001 is not among `entries`)."""
+    head = next((e for e in entries if unreadable_card(e) is not None), None)
+    if head is None:
+        return None
+    item = unreadable_card(head) or {}
+    answered = (f"no answer ({item['error']})" if item.get("error") else f"HTTP {item.get('status')}"
+                + (f" {item['body']!r}" if item.get("status") == 200 and item.get("body") else ""))
+    tried = join(a2a_url, CARD_PATH) if a2a_url else CARD_PATH
+    on_card = SLOT_OF_PROFILE["a2a"].profiles
+    members = [e for e in entries if e is not head and _profile(e["id"]) in on_card]
+    return Root(head=head, members=members, frame=None,
+                cause=f"the agent card could not be read: GET {tried} answered {answered}", fix=card_fix(a2a_url))
+
+
+def _profile(req_id: str) -> str | None:
+    try:
+        return family_of(req_id)[1]
+    except KeyError:
+        return None
+
+
+def group(entries: list[dict[str, Any]], a2a_url: str | None = None) -> list[Root]:
     """The entries (report entries in catalogue order, usually the failures) grouped by root cause; the
-    groups in the order of their heads."""
+    groups in the order of their heads, except that a card that could not be read (`card_root`, the URL tried
+    built from `a2a_url`, the report's target) is first."""
+    card = card_root(entries, a2a_url)
+    if card is not None:
+        taken = {id(e) for e in card.entries}
+        return [card, *_group([e for e in entries if id(e) not in taken])]
+    return _group(entries)
+
+
+def _group(entries: list[dict[str, Any]]) -> list[Root]:
     parent = list(range(len(entries)))
 
     def find(i: int) -> int:

@@ -7,10 +7,12 @@ from typing import Any
 from ..outcomes import Outcome
 from ..protocols.script import NEEDS_SCRIPT
 from .aggregate import untested_over
-from .common import binding_counts, binding_title, certified_bindings, over_text
+from .common import binding_counts, binding_title, certified_bindings, not_certified_note, over_text, verdict_claim
+from .roots import Root, card_root
 
 WHY_LIMIT = 160
 UNTESTED_IDS = 10  # requirements named in the line of those not tested over a certified binding
+DEPENDENT_IDS = 12  # requirements named under a card that could not be read
 
 
 def one_line_why(message: str) -> str:
@@ -63,13 +65,33 @@ def binding_lines(report: dict[str, Any]) -> list[str]:
 JUDGED = (Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT, Outcome.WARNING)
 
 
+def card_lines(card: Root) -> list[str]:
+    """A card that could not be read, said once: the URL tried, the likely fix, the failures that depend on it."""
+    lines = [f"root cause: {card.cause}", f"  likely fix: {card.fix}"]
+    if card.members:
+        named = ", ".join(e["id"] for e in card.members[:DEPENDENT_IDS])
+        more = f" and {len(card.members) - DEPENDENT_IDS} more" if len(card.members) > DEPENDENT_IDS else ""
+        lines.append(f"  {len(card.members)} other failure(s) on this agent follow from it: {named}{more}")
+    return lines
+
+
 def terminal_summary(report: dict[str, Any]) -> list[str]:
     entries = report["requirements"]
-    lines = [f"streamcert verdict: {report['verdict']}"]
+    lines = [f"streamcert verdict: {verdict_claim(report)}"]
+    if report.get("interrupted"):
+        lines.append(f"interrupted: {report['interrupted']}")
+    if note := not_certified_note(report):
+        lines.append(f"  {note}")
     if need := sum(e["status"] == Outcome.NOT_TESTED.value and NEEDS_SCRIPT in (e.get("message") or "")
                    for e in entries):  # judged as it is (--prompt): what was judged, and what only a script can show
         judged = sum(Outcome(e["status"]) in JUDGED for e in entries)
         lines.append(f"observed: {judged} requirements judged without a script; {need} need a script")
+    failures = [e for e in entries if Outcome(e["status"]).is_failure]
+    card = card_root(failures, (report.get("target") or {}).get("a2a")) if not report.get("could_not_run") else None
+    if card is not None:  # the cause of (nearly) everything below: first
+        lines += card_lines(card)
+        taken = {id(e) for e in card.entries}
+        failures = [e for e in failures if id(e) not in taken]
     lines += [level_counts_line(level, counts) for level, counts in report["summary"].items()]
     lines += binding_lines(report)
     if report.get("could_not_run"):  # one reason for every requirement: said once
@@ -78,9 +100,8 @@ def terminal_summary(report: dict[str, Any]) -> list[str]:
         lines.append(f"ERROR: {errors} (every selected requirement, for that reason)")
         return lines
 
-    failures = [e for e in entries if Outcome(e["status"]).is_failure]
     if failures:
-        lines.append(f"FAIL/ERROR ({len(failures)}):")
+        lines.append(f"{'other ' if card else ''}FAIL/ERROR ({len(failures)}):")
         lines += [requirement_line(e) for e in failures]
     if report.get("stale_baseline"):
         lines.append("stale baseline entries (now passing): " + ", ".join(report["stale_baseline"]))
