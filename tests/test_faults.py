@@ -28,8 +28,7 @@ from pathlib import Path
 import pytest
 from fault_runs import Pool, Results, Run, merge, programs
 
-from streamcert.binding_choice import BOUND_PROFILES
-from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
+from streamcert.catalogue import BOUND_PROFILES, load_catalogue, load_scenario, scenario_ids
 from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
 from streamcert.targets import SERVER

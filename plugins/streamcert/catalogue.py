@@ -28,6 +28,7 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "CLIENT-": ("client", "client"),
 }
 PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client", "acp-client")
+BOUND_PROFILES = ("a2a", "interactions", "plans")  # the profiles whose scenarios run over an A2A binding
 LEVELS = ("MUST", "SHOULD", "MAY")
 
 

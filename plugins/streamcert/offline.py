@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .binding_choice import BOUND_PROFILES
 from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
-from .catalogue import load_catalogue, load_scenario
+from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .protocols import bindings

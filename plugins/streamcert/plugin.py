@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 
 from . import limits, live, run_options, selection
-from .binding_choice import BOUND_PROFILES
-from .catalogue import load_catalogue, load_scenario
+from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH

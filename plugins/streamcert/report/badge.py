@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..binding_choice import BOUND_PROFILES
+from ..catalogue import BOUND_PROFILES
 from ..outcomes import Outcome
 from .aggregate import decide_verdict
 from .common import JUDGED, certified_bindings, certified_claim, must_count

@@ -12,11 +12,11 @@ import importlib
 import pkgutil
 from typing import Awaitable, Callable
 
-from ..binding_choice import BOUND_PROFILES
-from ..catalogue import Scenario, load_scenario
+from ..catalogue import BOUND_PROFILES, Scenario, load_scenario
 from ..framelog import FrameLog
 from ..targets import Target  # where drivers and tests have always imported it from
 from ..wallclock import now
+from .script_steps import NotDriven
 
 Driver = Callable[[Target, Scenario, FrameLog], Awaitable[None]]
 _DRIVERS: dict[str, Driver] = {}
@@ -46,8 +46,6 @@ def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     log.notes["stream_limit_s"] = target.stream_limit
     if scenario.profile in BOUND_PROFILES:
         log.notes["binding"] = target.binding  # the A2A binding this play of the scenario went over
-    from .script_steps import NotDriven
-
     try:
         asyncio.run(fn(target, scenario, log))
     except NotDriven:  # its requirements are noted in the log (UNSUPPORTED or NOT_TESTED, with the reason)

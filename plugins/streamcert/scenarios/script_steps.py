@@ -36,6 +36,7 @@ from ..protocols.script import (
 )
 from ..targets import Target
 from ..wallclock import now
+from ..wire.clients import client_for
 
 NOT_TESTED = "not_tested"  # log.notes key: {requirement id: reason} (rules/__init__.py reads it)
 PROBE_LABEL = "script_probe"
@@ -117,8 +118,6 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
                "metadata": {SCRIPT_KEY: {"version": SCRIPT_VERSION, "name": PROBE_LABEL,
                                          "steps": [{"status": status}, {"finish": finish}]}}}
     # A log of its own: the probe is the suite's question to the harness, not a scenario's (nor in its cassette)
-    from .a2a import client_for  # (a2a.py imports this module)
-
     probe_log = FrameLog(scenario=PROBE_LABEL, target=url, started=now())
     async with client_for(target, probe_log, url) as probe:
         probe.use_card(card)
