@@ -44,6 +44,9 @@ IDLE = Cap("idle_limit", "--idle-limit", "idle-gap", 10.0, "s")
 START = Cap("start_limit", "--start-limit", "start-up", 10.0, "s")
 RUN = Cap("run_limit", "--run-limit", "per-run time", 1800.0, "s")
 CAPS = (MAX_EVENT, MAX_BODY, MAX_STREAM, MAX_DECOMPRESSED, IDLE, START, RUN)
+# What `streamcert check`, `diff`, `replay` and `convert` read of a cassette file (an untrusted input: a file
+# from another team's CI): a larger one is refused before it is read.
+MAX_CASSETTE = Cap("max_cassette_bytes", "--max-cassette-bytes", "cassette size", 256 * MIB, "bytes")
 # Two limits older than this module, declared with the other run options (run_options.py); their
 # findings take the same sentence.
 EXCHANGE = Cap("timeout", "--timeout", "per-exchange", 10.0, "s")
