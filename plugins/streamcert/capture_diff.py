@@ -4,8 +4,8 @@ Read in this order, each difference once:
 1. exchanges only in one capture, and an answer whose status, media type or ending changed;
 2. for each stream, the kinds of its frames side by side, aligned (difflib on what the frames hold, then on
    their kinds where they differ; past ALIGN_LIMIT frames, anchors on the frames found once on each side
-   instead, so that a long stream costs about n log n, not n²), so a dropped or added frame is one row, a frame that moved is one row
-   (`>`), two frames that changed places are said to be swapped (`s`), not a cascade;
+   instead, so that a long stream costs about n log n, not n²), so a dropped or added frame is one row, a
+   frame that moved is one row (`>`), two frames that changed places are said to be swapped (`s`), not a cascade;
 3. the fields of each aligned pair of frames (of each unary body) that differ (deepdiff), with volatile
    values compared by shape and by where in their capture they first appeared: a `taskId` that is the
    Task's id in one capture and a new value in the other is a difference, a fresh id in each is not;
@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from bisect import bisect_left
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -463,12 +463,7 @@ def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> l
     items found exactly once in each side are anchors, the longest run of them in the same order on both sides
     is kept equal, and each gap between two anchors is aligned in turn (difflib when short). A middle without
     anchors (or past ANCHOR_DEPTH) is paired by position, as one replace."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(old, new)
     ops: list[Opcode] = [("equal", i0, i0 + head, j0, j0 + head)] if head else []
     a, b = old[head:len(old) - tail], new[head:len(new) - tail]
     i1, j1 = i0 + head, j0 + head
@@ -493,6 +488,17 @@ def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> l
     if tail:
         ops.append(("equal", i0 + len(old) - tail, i0 + len(old), j0 + len(new) - tail, j0 + len(new)))
     return ops
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many items the two sides share at their head, and then at their tail."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
 
 
 def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
@@ -571,12 +577,7 @@ def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
 
 def _align_kinds(old: list[str], new: list[str]) -> list[Row]:
     """Rows (mark, old index, new index), 0-based: " " alike, "~" another kind, "-" only old, "+" only new."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(old, new)
     rows: list[tuple[str, int | None, int | None]] = [(" ", i, i) for i in range(head)]
     mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
     for op, i1, i2, j1, j2 in _opcodes(mid_old, mid_new):
