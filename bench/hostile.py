@@ -1,5 +1,6 @@
 """The hostile cases of issue 12 as a table: for each, how `streamcert run` ended (exit code, verdict),
-the first thing it says, its wall time and the peak resident memory of streamcert's processes.
+the first thing it says, its wall time, the peak resident memory of streamcert's processes and the size of
+everything it wrote (the report's files, cassettes) and printed.
 
 The cases and their servers are tests/hostile_cases.py (the same runs tests/test_hostile.py asserts);
 this program runs every one of them, the heavy ones included (a 100 000-chunk flood, a 1 GiB gzip
@@ -22,14 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from hostile_cases import CASES, run_case  # noqa: E402
 
 GOAL_MIB = 200
+MIB = 1024 * 1024
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run only the cases whose name holds this")
     args = parser.parse_args()
-    print("| case | exit | verdict | first finding or line | wall s | peak MiB |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| case | exit | verdict | first finding or line | wall s | peak MiB | written MiB |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     worst = 0.0
     for case in CASES:
         if args.only and args.only not in case.name:
@@ -41,7 +43,8 @@ def main() -> int:
         if len(said) > 230:
             said = said[:227] + "…"
         exit_code = "killed" if out.exit is None else str(out.exit)
-        print(f"| {case.name} | {exit_code} | {verdict} | {said} | {out.seconds:.1f} | {out.peak_mib:.0f} |", flush=True)
+        print(f"| {case.name} | {exit_code} | {verdict} | {said} | {out.seconds:.1f} | {out.peak_mib:.0f} | "
+              f"{out.written / MIB:.1f} |", flush=True)
         worst = max(worst, out.peak_mib)
     print(f"worst peak {worst:.0f} MiB ({worst / GOAL_MIB:.2f}x the goal of {GOAL_MIB} MiB)")
     return 0

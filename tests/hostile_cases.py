@@ -296,6 +296,51 @@ class Endless(Agent):
             await asyncio.sleep(0.1)
 
 
+class LongStatus(Agent):
+    """A status text of `size` characters in the stream, and the same text as GetTask's state (a FAIL that
+    quotes it: issue 25, evidence is quoted, never copied)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    async def stream(self, rpc_id: Any, message: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+        final, results = self.frames(message)
+        text = "s" * self.size
+        self.tasks[final["id"]] = dict(final, status={"state": text})
+        results[1]["statusUpdate"]["status"]["message"] = {"messageId": "m1", "role": "ROLE_AGENT",
+                                                           "parts": [{"text": text}]}
+        writer.write(head(content_type="text/event-stream"))
+        for result in results:
+            writer.write(sse_event(result, rpc_id))
+            await writer.drain()
+
+
+class Chatty(Agent):
+    """`times` status updates, each repeating the whole text said so far (an agent re-sending its message on
+    every token): about 29 MB in one stream for 1 200 of them."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    async def stream(self, rpc_id: Any, message: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+        final, results = self.frames(message)
+        ids = {"taskId": final["id"], "contextId": final["contextId"]}
+        said = "Working on the unit tests for payments. "
+        self.tasks[final["id"]] = dict(final, status={"state": "TASK_STATE_COMPLETED",
+                                                      "message": {"messageId": "m", "role": "ROLE_AGENT",
+                                                                  "parts": [{"text": said * self.times}]}})
+        writer.write(head(content_type="text/event-stream") + sse_event(results[0], rpc_id))
+        for n in range(1, self.times + 1):
+            status = {"state": "TASK_STATE_WORKING", "message": {"messageId": f"m{n}", "role": "ROLE_AGENT",
+                                                                 "parts": [{"text": said * n}]}}
+            writer.write(sse_event({"statusUpdate": dict(ids, status=status)}, rpc_id))
+            await writer.drain()
+        writer.write(sse_event(results[2], rpc_id) + sse_event(results[3], rpc_id))
+        await writer.drain()
+
+
 def gzip_bomb(size: int) -> bytes:
     """`size` bytes of spaces, gzipped (1 GiB of them is about 1 MiB)."""
     out = tempfile.SpooledTemporaryFile(max_size=64 * MIB)
@@ -385,6 +430,13 @@ CASES = [
          lambda u: ["--url", u, "--", "-k", "test_list_tasks"], {1}, ("deep",), seconds=60),
     Case("a 10 MiB valid card", lambda: BigCard(10 * MIB), lambda u: ["--url", u, "--", "-k", "test_card"], {0, 1},
          absent=("not JSON", "reached the"), seconds=60),
+    # -- issue 25: evidence is quoted, never copied (the report stays within a few MiB) ----------------
+    Case("a 64 MiB status text", lambda: LongStatus(64 * MIB), lambda u: ["--url", u, *ONE_TEST], {1},
+         ("cut:",), seconds=120, heavy=True),
+    Case("a 2 MiB status text", lambda: LongStatus(2 * MIB), lambda u: ["--url", u, *ONE_TEST], {1},
+         ("cut:",), seconds=60),
+    Case("a chatty agent repeating its text 1 200 times", lambda: Chatty(1200), lambda u: ["--url", u, *ONE_TEST],
+         {0, 1}, seconds=120, heavy=True),
     Case("--baseline with invalid JSON", None, lambda u: ["--baseline", "{tmp}/bad.json"], {2}, ("baseline",),
          seconds=15),
     Case("--report under a file", None, lambda u: ["--report", "{tmp}/a-file/report"], {2}, ("report",), seconds=15),
@@ -413,6 +465,11 @@ class Outcome:
     files: dict[str, bytes]  # every file the run wrote, by path relative to its folder
     report: dict[str, Any] | None
     requests: dict[str, list[Request]]  # what each server was sent: "target", "elsewhere"
+
+    @property
+    def written(self) -> int:
+        """Bytes of everything the run wrote and printed."""
+        return len(self.output.encode("utf-8")) + sum(len(data) for data in self.files.values())
 
     def text(self) -> str:
         """Everything the run wrote, as one text (for looking for a cause or a secret)."""

@@ -245,3 +245,38 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     Path(tmp_path / "other.yaml").write_bytes((SHIPPED / "card.yaml").read_bytes())
     assert streamcert(["diff", str(a), str(tmp_path / "other.yaml")]) == 2
     assert "different scenarios" in capsys.readouterr().err
+
+
+def test_a_long_stream_is_aligned_on_anchors_not_paired_by_position(monkeypatch):
+    """Past ALIGN_LIMIT frames (here lowered, to keep the test small) difflib, quadratic, gives way to anchors
+    (frames found once on each side): a dropped, an added and a changed frame are still three differences, not a
+    cascade of every frame after the first (issue 25: `diff` linear in frames; bench/diff.py measures it)."""
+    import logs
+
+    from streamcert import capture_diff
+
+    monkeypatch.setattr(capture_diff, "ALIGN_LIMIT", 40)
+    chunks = [logs.artifact_update("a1", text=f"token {n}", append=n > 0) for n in range(600)]
+    old = logs.frame_log(logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")
+    changed = list(chunks)
+    changed[250] = logs.artifact_update("a1", text="token two hundred fifty", append=True)
+    del changed[100]
+    changed.insert(400, logs.artifact_update("a1", text="an added token", append=True))
+    new = logs.frame_log(logs.sse("stream", [logs.stream_task(), *changed]), scenario="stream-basic")
+    diff = diff_logs(old, new, tolerance_s=None)
+    marks = [(m, i, j) for m, i, j in diff.exchanges[0].rows if m != " "]
+    assert diff.count == 3, "\n".join(diff.lines())
+    assert ("-", 102, None) in marks and ("+", None, 402) in marks
+    assert [f["old_frame"] for f in diff.exchanges[0].fields] == [252]
+
+
+def test_anchored_alignment_agrees_with_difflib_where_items_are_unique(monkeypatch):
+    from difflib import SequenceMatcher
+
+    from streamcert import capture_diff
+
+    old = [f"f{n}" for n in range(300)]
+    new = old[:50] + ["x", "y"] + old[50:120] + old[130:200] + ["z"] + old[200:]
+    new[250] = "changed"
+    monkeypatch.setattr(capture_diff, "ALIGN_LIMIT", 20)
+    assert capture_diff._opcodes(old, new) == SequenceMatcher(None, old, new, autojunk=False).get_opcodes()

@@ -103,8 +103,10 @@ def test_fail_outranks_error_and_messages_are_bounded():
 
 
 def test_evidence_is_bounded_and_the_rest_counted():
-    frames = [{"frame": n} for n in range(MAX_EVIDENCE + 4)]
-    result = aggregate(("t.py::t", [finding("WIRE-001", F, "x", evidence=frames)])).results()["WIRE-001"]
+    frames = [{"frame": n} for n in range(MAX_EVIDENCE + 4)]  # over two findings (each is bounded too: limits.py)
+    half = len(frames) // 2
+    result = aggregate(("t.py::t", [finding("WIRE-001", F, "x", evidence=frames[:half]),
+                                    finding("WIRE-001", F, "x", evidence=frames[half:])])).results()["WIRE-001"]
     assert len(result.evidence) == MAX_EVIDENCE
     assert result.evidence_omitted == 4
 

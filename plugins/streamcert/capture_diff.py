@@ -3,8 +3,9 @@
 Read in this order, each difference once:
 1. exchanges only in one capture, and an answer whose status, media type or ending changed;
 2. for each stream, the kinds of its frames side by side, aligned (difflib on what the frames hold, then on
-   their kinds where they differ), so a dropped or added frame is one row, a frame that moved is one row
-   (`>`), two frames that changed places are said to be swapped (`s`), not a cascade;
+   their kinds where they differ; past ALIGN_LIMIT frames, anchors on the frames found once on each side
+   instead, so that a long stream costs about n log n, not n²), so a dropped or added frame is one row, a
+   frame that moved is one row (`>`), two frames that changed places are said to be swapped (`s`), not a cascade;
 3. the fields of each aligned pair of frames (of each unary body) that differ (deepdiff), with volatile
    values compared by shape and by where in their capture they first appeared: a `taskId` that is the
    Task's id in one capture and a new value in the other is a difference, a fresh id in each is not;
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -46,7 +48,8 @@ MEASURED_TOLERANCE = 0.25
 EPOCH_MS = range(10 ** 12, 10 ** 13)  # an integer in this range is a time (ms since 1970): compared like an id
 TEMP_PATH = re.compile("(?:" + "|".join(map(re.escape, {"/tmp", tempfile.gettempdir()})) + r")/[^/\s\"']+")
 A2A_KINDS = ("task", "message", "statusUpdate", "artifactUpdate")
-ALIGN_LIMIT = 4000  # frames past which a changed middle is paired by position instead of aligned
+ALIGN_LIMIT = 4000  # frames past which difflib (quadratic) gives way to anchors on frames found once in each
+ANCHOR_DEPTH = 32  # nested gaps between anchors aligned again before the rest is paired by position
 CONTEXT = 2  # rows of alike frames shown around a change in the side-by-side view
 MAX_FIELD_LINES = 200  # per exchange; the rest is counted
 
@@ -444,10 +447,104 @@ def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list
     return _moves(rows, old, new)
 
 
-def _opcodes(old: list[str], new: list[str]) -> list[tuple[str, int, int, int, int]]:
-    if len(old) > ALIGN_LIMIT or len(new) > ALIGN_LIMIT:  # too long to align: the kinds are compared as they are
-        return [("replace", 0, len(old), 0, len(new))]
+Opcode = tuple[str, int, int, int, int]  # difflib's (tag, i1, i2, j1, j2)
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[Opcode]:
+    """difflib's opcodes of `new` against `old`. Past ALIGN_LIMIT items, where difflib grows with the square of
+    the length, `_anchored` gives them in about n log n."""
+    if len(old) > ALIGN_LIMIT or len(new) > ALIGN_LIMIT:
+        return _merged(_anchored(old, new, 0, 0, 0))
     return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+
+def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> list[Opcode]:
+    """Opcodes (offset by i0, j0) of long sequences: their common head and tail are equal; in the middle, the
+    items found exactly once in each side are anchors, the longest run of them in the same order on both sides
+    is kept equal, and each gap between two anchors is aligned in turn (difflib when short). A middle without
+    anchors (or past ANCHOR_DEPTH) is paired by position, as one replace."""
+    head, tail = _common_ends(old, new)
+    ops: list[Opcode] = [("equal", i0, i0 + head, j0, j0 + head)] if head else []
+    a, b = old[head:len(old) - tail], new[head:len(new) - tail]
+    i1, j1 = i0 + head, j0 + head
+    if not a or not b:
+        if a or b:
+            ops.append(("delete" if a else "insert", i1, i1 + len(a), j1, j1 + len(b)))
+    elif len(a) <= ALIGN_LIMIT and len(b) <= ALIGN_LIMIT:
+        ops += [(tag, i1 + x1, i1 + x2, j1 + y1, j1 + y2)
+                for tag, x1, x2, y1, y2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()]
+    else:
+        anchors = _anchors(a, b) if depth < ANCHOR_DEPTH else []
+        if not anchors:
+            ops.append(("replace", i1, i1 + len(a), j1, j1 + len(b)))
+        else:
+            x, y = 0, 0
+            for ai, bj in anchors + [(len(a), len(b))]:
+                if ai > x or bj > y:
+                    ops += _anchored(a[x:ai], b[y:bj], i1 + x, j1 + y, depth + 1)
+                if ai < len(a):
+                    ops.append(("equal", i1 + ai, i1 + ai + 1, j1 + bj, j1 + bj + 1))
+                x, y = ai + 1, bj + 1
+    if tail:
+        ops.append(("equal", i0 + len(old) - tail, i0 + len(old), j0 + len(new) - tail, j0 + len(new)))
+    return ops
+
+
+def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+    """How many items the two sides share at their head, and then at their tail."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
+def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """The pairs (i, j) of items found exactly once in `a` and once in `b`, the longest run of them in the same
+    order on both sides (patience sorting: a longest increasing subsequence of j in the order of i)."""
+    count_a: dict[str, int] = {}
+    for item in a:
+        count_a[item] = count_a.get(item, 0) + 1
+    once_b: dict[str, int] = {}
+    seen_b: dict[str, int] = {}
+    for j, item in enumerate(b):
+        seen_b[item] = seen_b.get(item, 0) + 1
+        once_b[item] = j
+    pairs = [(i, once_b[item]) for i, item in enumerate(a) if count_a[item] == 1 and seen_b.get(item) == 1]
+    tops: list[int] = []  # the smallest last j of an increasing run of each length
+    ends: list[int] = []  # the index in `pairs` of that run's last pair
+    before = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        k = bisect_left(tops, j)
+        if k:
+            before[n] = ends[k - 1]
+        if k == len(tops):
+            tops.append(j)
+            ends.append(n)
+        else:
+            tops[k], ends[k] = j, n
+    run: list[tuple[int, int]] = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        run.append(pairs[n])
+        n = before[n]
+    return run[::-1]
+
+
+def _merged(ops: list[Opcode]) -> list[Opcode]:
+    """Neighbouring opcodes of one tag as one (equal beside equal, as difflib gives them)."""
+    out: list[Opcode] = []
+    for op in ops:
+        if op[1] == op[2] and op[3] == op[4]:
+            continue
+        if out and out[-1][0] == op[0] and out[-1][2] == op[1] and out[-1][4] == op[3]:
+            last = out[-1]
+            out[-1] = (last[0], last[1], op[2], last[3], op[4])
+        else:
+            out.append(op)
+    return out
 
 
 def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
@@ -480,12 +577,7 @@ def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
 
 def _align_kinds(old: list[str], new: list[str]) -> list[Row]:
     """Rows (mark, old index, new index), 0-based: " " alike, "~" another kind, "-" only old, "+" only new."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = _common_ends(old, new)
     rows: list[tuple[str, int | None, int | None]] = [(" ", i, i) for i in range(head)]
     mid_old, mid_new = old[head:len(old) - tail], new[head:len(new) - tail]
     for op, i1, i2, j1, j2 in _opcodes(mid_old, mid_new):
@@ -516,7 +608,10 @@ def _exchange(key: str, a: Capture, b: Capture, rows: list[tuple[str, int | None
     for i, j in pairs:
         where = "body" if i is None else f"{_numbers(i, j)} · {out.kinds[0][i]}"
         before = shaped(a, key, i, as_is)
-        delta = DeepDiff(before, _measured_alike(before, shaped(b, key, j, in_old)), verbose_level=2)
+        after = _measured_alike(before, shaped(b, key, j, in_old))
+        if after == before:  # most pairs of a long stream: deepdiff (milliseconds a pair) is not needed
+            continue
+        delta = DeepDiff(before, after, verbose_level=2)
         for change in _changes(delta):
             if len(out.fields) >= MAX_FIELD_LINES:
                 out.fields_omitted += 1

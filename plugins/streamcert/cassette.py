@@ -42,6 +42,7 @@ from vcr.serialize import serialize as vcr_serialize
 from vcr.serializers import yamlserializer
 
 from .framelog import Chunk, Event, Exchange, FrameLog, budgeted, read_json
+from .limits import MAX_CASSETTE
 from .safe_names import confined
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ class _FlowMap(dict):
 
 
 class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    pass
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # a value met twice is written twice: a cassette holds no alias (the loader refuses them)
 
 
 def _str(dumper: yaml.BaseDumper, value: str) -> yaml.Node:
@@ -104,7 +106,37 @@ class YamlSerializer:
 
     @staticmethod
     def deserialize(cassette_string: str) -> Any:
-        return yamlserializer.deserialize(cassette_string)
+        """vcrpy's safe loader, refusing any alias (`*name`) before a value is built: an 18 KB "billion
+        laughs" document names a node again and again until the walk over it needs gigabytes. The suite's
+        cassettes never hold one (`_Dumper` writes none)."""
+        loader = _Loader(cassette_string)
+        try:
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            _refuse_aliases(node)
+            return loader.construct_document(node)
+        finally:
+            loader.dispose()
+
+
+_Loader = getattr(yamlserializer, "_CassetteLoader", getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+ALIAS = "uses a YAML alias (a node named again with *), which no cassette holds: refused before reading it"
+
+
+def _refuse_aliases(root: yaml.Node) -> None:
+    """Raise ValueError when a node of the composed document is met twice (an alias names it again)."""
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            raise ValueError(ALIAS)
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            todo.extend(item for pair in node.value for item in pair)
 
 
 SERIALIZER = YamlSerializer()
@@ -347,9 +379,13 @@ def _body(out: IO[str], ex: Exchange, scrubber: Scrubber, indent: str) -> None:
 
 # -- reading -----------------------------------------------------------------------------------------
 
-def load(path: str | Path) -> FrameLog:
-    """The frame log of a cassette: this format, or the suite's older JSON form (format 1)."""
+def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default)) -> FrameLog:
+    """The frame log of a cassette: this format, or the suite's older JSON form (format 1). A file larger than
+    `max_bytes` is refused before it is read (limits.MAX_CASSETTE)."""
     path = Path(path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise CassetteError(f"{path}: {MAX_CASSETTE.reached(size, max_bytes)}")
     try:
         text = path.read_text("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import exit_codes, run_options, selection
+from . import exit_codes, limits, run_options, selection
 from .exit_codes import EXIT_COULD_NOT_RUN, EXIT_USAGE
 from .scrub import Scrubber
 from .targets import SLOT_OF_PROFILE, Target, names_a_target
@@ -52,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="judge recorded cassettes offline with the same rules")
     check.add_argument("cassettes", nargs="+")
     check.add_argument("--report", default="reports/check", help="report directory (default reports/check)")
+    _cassette_cap(check)
 
     diff = sub.add_parser("diff", help="regression diff of two cassettes of one scenario")
     diff.add_argument("old")
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                       metavar="SECONDS", help="seconds a frame may come sooner or later than in OLD "
                       f"(default {run_options.DEFAULT_TIMING_TOLERANCE:g})")
     diff.add_argument("--json", action="store_true", help="print the differences as one JSON document")
+    _cassette_cap(diff)
 
     client = sub.add_parser("client", help="the reference A2A client: one task at URL, its final view as one JSON line")
     client.add_argument("url", nargs="?", metavar="URL", help="the agent's base URL (default: STREAMCERT_URL)")
@@ -283,13 +285,19 @@ def could_not_run(reason: str, args: argparse.Namespace, values: dict, report_di
 
 # -- check and diff --------------------------------------------------------------------------------------
 
+def _cassette_cap(parser: argparse.ArgumentParser) -> None:
+    cap = limits.MAX_CASSETTE
+    parser.add_argument(cap.option, dest=cap.field, type=limits.byte_size, default=int(cap.default), metavar="SIZE",
+                        help=f"refuse a cassette file larger than this (default {limits.show(cap.default, cap.unit)})")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Exit 0: no departure in the recordings (whatever they did not exercise); 1: a requirement FAIL or
     ERROR; 2: a cassette missing or unreadable (docs/cassettes.md)."""
     from .offline import check_cassettes, departures
 
     try:
-        report = check_cassettes([Path(p) for p in args.cassettes], Path(args.report))
+        report = check_cassettes([Path(p) for p in args.cassettes], Path(args.report), args.max_cassette_bytes)
     except (OSError, ValueError) as exc:
         print(f"streamcert check: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -300,7 +308,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from .offline import diff_cassettes, show_diff
 
     try:
-        diff = diff_cassettes(Path(args.old), Path(args.new), args.timing_tolerance)
+        diff = diff_cassettes(Path(args.old), Path(args.new), args.timing_tolerance, args.max_cassette_bytes)
     except (OSError, ValueError) as exc:
         print(f"streamcert diff: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -653,11 +653,12 @@ class FrameLog:
         return write(self, path, scrubber)
 
     @classmethod
-    def load(cls, path: str | Path) -> "FrameLog":
-        """A cassette: vcrpy's YAML format, or the suite's older JSON form (`to_json`, format 1)."""
+    def load(cls, path: str | Path, max_bytes: int | None = None) -> "FrameLog":
+        """A cassette: vcrpy's YAML format, or the suite's older JSON form (`to_json`, format 1); one larger
+        than `max_bytes` (default: limits.MAX_CASSETTE) is refused."""
         from .cassette import load
 
-        return load(path)
+        return load(path) if max_bytes is None else load(path, max_bytes)
 
 
 class _ChunkBytes:

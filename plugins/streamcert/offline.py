@@ -39,7 +39,7 @@ def recorded_timing(findings: list[Finding], path: Path, log: FrameLog, timed: s
     return out
 
 
-def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
+def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None = None) -> dict[str, Any]:
     from .report.aggregate import Aggregator, build_report
     from .report.summary import terminal_summary
     from .report.writers import write_all
@@ -52,7 +52,7 @@ def check_cassettes(paths: list[Path], report_dir: Path) -> dict[str, Any]:
     judged_timing: set[str] = set()
     recorded: set[str] = set()  # the A2A bindings the cassettes went over
     for path in paths:
-        log = FrameLog.load(path)
+        log = FrameLog.load(path, max_bytes)
         try:
             scenario = load_scenario(log.scenario)
         except OSError:
@@ -101,8 +101,9 @@ def departures(report: dict[str, Any]) -> list[str]:
 
 # -- diff ------------------------------------------------------------------------------------------------
 
-def diff_cassettes(old_path: Path, new_path: Path, tolerance_s: float | None = DEFAULT_TOLERANCE_S) -> CaptureDiff:
-    return diff_logs(FrameLog.load(old_path), FrameLog.load(new_path), tolerance_s)
+def diff_cassettes(old_path: Path, new_path: Path, tolerance_s: float | None = DEFAULT_TOLERANCE_S,
+                   max_bytes: int | None = None) -> CaptureDiff:
+    return diff_logs(FrameLog.load(old_path, max_bytes), FrameLog.load(new_path, max_bytes), tolerance_s)
 
 
 def show_diff(diff: CaptureDiff, old_path: Path, new_path: Path, as_json: bool) -> str:

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from .limits import MESSAGE_CHARS, bounded_evidence, bounded_item, cut
+
 
 class Outcome(str, enum.Enum):
     PASS = "PASS"
@@ -57,6 +59,14 @@ class Finding:
     measured: dict[str, Any] = field(default_factory=dict)
     reading: str | None = None  # the accepted reading taken, where the text allows several
     binding: str | None = None  # the A2A binding the judged log went over (None: no A2A binding)
+
+    def __post_init__(self) -> None:
+        """Bounded where it is made, whoever makes it (limits.py: evidence is quoted, never copied)."""
+        self.message = cut(self.message, MESSAGE_CHARS)
+        self.evidence = bounded_evidence(self.evidence)
+        self.measured = bounded_item(self.measured) if self.measured else self.measured
+        if self.reading:
+            self.reading = cut(self.reading, MESSAGE_CHARS)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.req_id, "outcome": self.outcome.value, "message": self.message}

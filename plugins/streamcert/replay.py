@@ -53,8 +53,10 @@ HOLD_S = 60.0  # how long a stream the suite stopped reading stays open after it
 HOLD = "replay_hold"  # an answer's notes key: write its chunks from one on only once a request has come
 SENT = "sent"  # the label of a request the server received, in the frame log it records into
 MAX_HEAD = 64 * 1024
-MAX_BODY = 16 * 1024 * 1024
+MAX_BODY = 16 * 1024 * 1024  # a request body past this is refused as it arrives (413), never read whole
 READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed
+WRITE_TIMEOUT_S = 30.0  # a client that takes none of an answer's bytes this long is let go (connection closed)
+REFUSED = "refused"  # a `sent` exchange's notes key: why its request was refused before it was read whole
 UNMATCHED = -32603  # JSON-RPC "Internal error": the one code every client knows; the message says the rest
 # Headers of the recorded answer that belong to how it was framed on that connection: set anew here.
 FRAMING = {"content-length", "transfer-encoding", "connection", "keep-alive"}
@@ -382,6 +384,8 @@ class ReplayServer:
                 keep = await self._handle(request, reader, writer)
                 if not keep:
                     break
+        except TooLarge as big:
+            await self._refuse(big, writer)
         except (asyncio.TimeoutError, ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
         except asyncio.CancelledError:
@@ -458,7 +462,7 @@ class ReplayServer:
         if not keep:
             head.append("connection: close")
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1", "replace"))
-        await writer.drain()
+        await _drain(writer)
         if sent is not None:
             sent.status, sent.t_headers = ex.status, self.clock()
             sent.response_headers = {line.split(":", 1)[0].lower(): line.split(":", 1)[1].strip() for line in head[1:]}
@@ -471,11 +475,11 @@ class ReplayServer:
             await at(c.t)
             if chunk:
                 writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if headed else chunk)
-                await writer.drain()
+                await _drain(writer)
         if ex.end == END_CLOSED:
             if headed:
                 writer.write(b"0\r\n\r\n")
-                await writer.drain()
+                await _drain(writer)
             self._ended(sent, END_CLOSED)
             return keep
         if ex.end == END_RESET:
@@ -487,6 +491,25 @@ class ReplayServer:
         await _until_gone(reader)
         self._ended(sent, END_CLIENT_STOP)
         return False
+
+    async def _refuse(self, big: TooLarge, writer: asyncio.StreamWriter) -> None:
+        """Answer 413 to a request whose body went past MAX_BODY (the rest of it is never read), record it as
+        sent with why (notes["refused"]: the client rules report it), and close the connection."""
+        why = f"{big.request.method} {big.request.path}: {big}"
+        sent = self._sent(big.request, None)
+        payload = json.dumps({"error": why}).encode()
+        head = (f"HTTP/1.1 413 {_phrase(413)}\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(payload)}\r\nconnection: close\r\n\r\n")
+        if sent is not None:
+            sent.status, sent.t_headers = 413, self.clock()
+            sent.response_headers = {"content-type": "application/json", "content-length": str(len(payload))}
+            sent.notes.update(served=None, **{REFUSED: why})
+        try:
+            writer.write(head.encode() + payload)
+            await _drain(writer)
+        except (ConnectionError, OSError):
+            pass
+        self._ended(sent, END_CLOSED)
 
     async def _released(self, hold: dict[str, Any]) -> bool:
         """Whether one of the requests a held answer waits for came (at most HOLD_S is waited)."""
@@ -529,12 +552,31 @@ class ReplayServer:
             sent.end, sent.t_end = end, self.clock()
 
 
+async def _drain(writer: asyncio.StreamWriter) -> None:
+    """`writer.drain()`, bounded: a client that takes none of the bytes for WRITE_TIMEOUT_S has gone as far as
+    this server is concerned (ConnectionError: the connection is closed, the request ends as the client's stop)."""
+    try:
+        await asyncio.wait_for(writer.drain(), WRITE_TIMEOUT_S)
+    except asyncio.TimeoutError:
+        writer.transport.abort()  # a close would wait for the client to take what is buffered
+        raise ConnectionError(f"the client read nothing for {WRITE_TIMEOUT_S:g} s") from None
+
+
 async def _until_gone(reader: asyncio.StreamReader) -> None:
     """Wait (at most HOLD_S) until the client closes the connection or sends something more."""
     try:
         await asyncio.wait_for(reader.read(1), HOLD_S)
     except asyncio.TimeoutError:
         pass
+
+
+class TooLarge(ValueError):
+    """A request whose body goes past MAX_BODY, found before the bytes past the cap were read."""
+
+    def __init__(self, request: _Request, figure: int) -> None:
+        super().__init__(f"a request body of at least {figure} bytes, past the replay's cap of "
+                         f"{MAX_BODY} bytes (refused with 413 before it was read whole)")
+        self.request = request
 
 
 @dataclass
@@ -562,24 +604,28 @@ async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
         if ":" in line:
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
-    body = b""
+    keep = headers.get("connection", "").lower() != "close" and version == "HTTP/1.1"
+    request = _Request(method.upper(), urlsplit(target).path or "/", headers, b"", keep)
+    pieces: list[bytes] = []
+    size_so_far = 0
     if headers.get("transfer-encoding", "").lower() == "chunked":
-        while True:
+        while True:  # each chunk's size is checked against the cap before any of its bytes is read
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip() or b"0", 16)
             if size == 0:
                 await reader.readuntil(b"\r\n")
                 break
-            body += await reader.readexactly(size)
+            if size_so_far + size > MAX_BODY:
+                raise TooLarge(request, size_so_far + size)
+            pieces.append(await reader.readexactly(size))
+            size_so_far += size
             await reader.readexactly(2)
-            if len(body) > MAX_BODY:
-                raise ValueError("request body too large")
     elif headers.get("content-length"):
         length = int(headers["content-length"])
         if length > MAX_BODY:
-            raise ValueError("request body too large")
-        body = await reader.readexactly(length)
-    keep = headers.get("connection", "").lower() != "close" and version == "HTTP/1.1"
-    return _Request(method.upper(), urlsplit(target).path or "/", headers, body, keep)
+            raise TooLarge(request, length)
+        pieces.append(await reader.readexactly(length))
+    request.body = b"".join(pieces)
+    return request
 
 
 async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any,
@@ -596,7 +642,7 @@ async def _unmatched(writer: asyncio.StreamWriter, request: _Request, body: Any,
     headers = {"content-type": "application/json", "content-length": str(len(payload))}
     head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
     writer.write(f"HTTP/1.1 {status} {_phrase(status)}\r\n{head}\r\n".encode() + payload)
-    await writer.drain()
+    await _drain(writer)
     return request.keep_alive, status, headers
 
 

@@ -39,19 +39,23 @@ entry (`"stale_baseline"`, verdict FAIL), ids the catalogue does not have are li
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
 from ..catalogue import LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
+from ..limits import MESSAGE_CHARS, REPORT_EVIDENCE_CHARS, cut
 from ..outcomes import Finding, Outcome, worst
 from ..protocols.bindings import BINDINGS, TITLE
 from .baseline import JUDGED_NON_FAILURES, apply_baseline, expected_failures_of, load_baseline  # noqa: F401
 
-# Bounds on what one requirement carries into the report, however many tests judged it.
+# Bounds on what one requirement carries into the report, however many tests judged it (each finding is
+# bounded already where it is made: limits.py). The report's evidence in all: REPORT_EVIDENCE_CHARS.
 MAX_MESSAGES = 3
 MAX_EVIDENCE = 10
+ENTRY_MESSAGE_CHARS = 2 * MESSAGE_CHARS  # the joined messages of one requirement (or of one binding)
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,29 @@ def _bounded_messages(messages: list[str]) -> str:
     kept = distinct[:MAX_MESSAGES]
     if len(distinct) > MAX_MESSAGES:
         kept.append(f"(and {len(distinct) - MAX_MESSAGES} more)")
-    return "\n".join(kept)
+    return cut("\n".join(kept), ENTRY_MESSAGE_CHARS)
+
+
+def _evidence_within_budget(entries: list[dict[str, Any]], budget: int = REPORT_EVIDENCE_CHARS) -> None:
+    """Keep the report's evidence in all within `budget` characters of JSON: when it is over, each requirement
+    keeps its first evidence items up to an equal share of the budget (its first item always), and the rest
+    is counted in its `evidence_omitted`."""
+    sizes = {id(e): [len(json.dumps(item, ensure_ascii=False, default=str)) for item in e["evidence"]]
+             for e in entries if e["evidence"]}
+    if sum(map(sum, sizes.values())) <= budget:
+        return
+    share = budget // len(sizes)
+    for entry in entries:
+        if not entry["evidence"]:
+            continue
+        kept, used = 0, 0
+        for size in sizes[id(entry)]:
+            if kept and used + size > share:
+                break
+            kept, used = kept + 1, used + size
+        if kept < len(entry["evidence"]):
+            entry["evidence_omitted"] = entry.get("evidence_omitted", 0) + len(entry["evidence"]) - kept
+            entry["evidence"] = entry["evidence"][:kept]
 
 
 # -- regressions (--against) ---------------------------------------------------------------------------
@@ -162,7 +188,7 @@ def regressions_section(against: str, tolerance_s: float | None,
             continue
         lines = list(item.get("lines") or [])
         entry = {"scenario": item["scenario"], "cassette": item.get("cassette"), "test": item.get("test"),
-                 "differences": item["differences"], "lines": lines[:MAX_REGRESSION_LINES]}
+                 "differences": item["differences"], "lines": [cut(line) for line in lines[:MAX_REGRESSION_LINES]]}
         if len(lines) > MAX_REGRESSION_LINES:
             entry["lines_omitted"] = len(lines) - MAX_REGRESSION_LINES
         found.append(entry)
@@ -359,6 +385,7 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
     chosen = BindingSelection.of(bindings) if bindings is not None else None
     not_selected = dict((selection or {}).get("not_selected") or {})
     if could_not_run is not None:
+        could_not_run = cut(could_not_run, MESSAGE_CHARS)
         agg = Aggregator()
         for req in requirements.values():
             if (req.profile in selected_profiles and _level_rank(req.level) <= _level_rank(level)
@@ -373,6 +400,7 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
                not_selected=not_selected.get(req.id), bindings=chosen)
         for req in requirements.values()
     ]
+    _evidence_within_budget(entries)
     stale_baseline: list[str] = []
     baseline_unknown: list[str] = []
     if baseline is not None:

@@ -73,6 +73,7 @@ from ..framelog import (
     read_json,
 )
 from ..protocols import a2a, interactions_v1, progress_v1
+from ..replay import REFUSED
 from ..wire.sse import SSEParser
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ex_evidence, quote
@@ -862,6 +863,14 @@ class ClientRun:
                   card)
         run._read_view()
         return run
+
+    @property
+    def unjudged(self) -> list[tuple[str, list[dict[str, Any]]]]:
+        """The requests the replay server refused before reading them whole (a body past its cap, replay.py): each
+        makes every requirement of the case ERROR naming the cap, beside what is judged (a cap is never blamed
+        by itself, and never passed over in silence)."""
+        return [(f"request #{s.n} ({s.method}): {s.ex.notes[REFUSED]}", [s.evidence()])
+                for s in self.sent if s.ex.notes.get(REFUSED)]
 
     # -- how the client ended -----------------------------------------------------------------------------
     @property
