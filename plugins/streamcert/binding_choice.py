@@ -17,7 +17,7 @@ from .protocols import bindings
 
 ALL = "all"
 CHOICES = (*bindings.BINDINGS, ALL)
-BOUND_PROFILES = ("a2a", "interactions", "plans")  # the profiles whose scenarios run over an A2A binding
+BOUND_PROFILES = ("a2a", "interactions", "plans", "push")  # the profiles whose scenarios run over an A2A binding
 
 
 @dataclass

@@ -21,13 +21,14 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "IX-": ("interactions", "interactions"),
     "IDEM-": ("idempotency", "interactions"),
     "PLAN-": ("plans", "plans"),
+    "PUSH-": ("push", "push"),
     "ACP-PLAN-": ("acp-plans", "acp"),
     "PROG-": ("progress", "progress"),
     "LINE-": ("line", "line"),
     "CLIENT-ACP-": ("acp-client", "acp-client"),
     "CLIENT-": ("client", "client"),
 }
-PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client", "acp-client")
+PROFILES = ("a2a", "interactions", "plans", "push", "acp", "progress", "line", "client", "acp-client")
 LEVELS = ("MUST", "SHOULD", "MAY")
 
 

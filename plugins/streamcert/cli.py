@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault", type=run_options.fault_name, help="run this fault variant")
     serve.add_argument("--list-faults", action="store_true", help="list the fault variants and exit")
     serve.add_argument("--deterministic", action="store_true", help="fixed clock and ids: byte-stable streams")
+    serve.add_argument("--push", action="store_true",
+                       help="the root agent's card declares pushNotifications: true and it serves push "
+                            "(always so at /agents/push)")
     serve.add_argument("--d3", choices=("close", "open"), default="close",
                        help="conflict D3: at an interrupted state streams close (default) or stay open")
 
@@ -421,7 +424,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
-    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3).serve()
+    from .reference.agents import with_push_at_root
+
+    agents = with_push_at_root() if args.push else None
+    ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
+                    **({"agents": agents} if agents else {})).serve()
     return 0
 
 
