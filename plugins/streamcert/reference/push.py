@@ -22,7 +22,7 @@ import httpx
 from ..protocols import a2a, push
 from .faults import switch
 from .options import Options
-from .rpc import RpcError, invalid_params
+from .rpc import RpcError, dumps, invalid_params
 from .store import TaskRecord, TaskStore
 
 TOKEN_HEADER = "X-A2A-Notification-Token"
@@ -185,8 +185,6 @@ def _ends(event: dict[str, Any]) -> bool:
 
 
 def _body(event: dict[str, Any], options: Options) -> bytes:
-    from .rpc import dumps
-
     if BODY_WRAPPED.on(options):  # (fault) the event wrapped as a JSON-RPC response, as a stream frame holds it
         return dumps({"jsonrpc": "2.0", "id": None, "result": event})
     return dumps(event)

@@ -90,8 +90,9 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
             await stream
             # Wait (bounded) for each kept webhook's terminal delivery; the slow one is not waited for.
             kept = [hooks["push_create_a"], hooks["push_create_b"]]
-            await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body) for ex in rx.at(path))
-                                             for path in kept), min(target.stream_limit, 10.0))
+            settled = await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body)
+                                                           for ex in rx.at(path)) for path in kept), target.timeout)
+            log.notes[NOTES]["settled"] = settled
             await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}, label="push_list")
             if made["push_create_a"]:
                 await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_a"]},
