@@ -6,13 +6,12 @@ from __future__ import annotations
 import copy
 
 import pytest
+from logs import artifact_update as art
+from logs import frame_log, rpc_error, sse, status_update, task_result, unary
 
 from streamcert.framelog import Exchange
 from streamcert.outcomes import Outcome
 from streamcert.rules import judge
-
-from logs import artifact_update as art
-from logs import frame_log, rpc_error, sse, status_update, task_result, unary
 
 HOOKS = {"push_create_slow": "/slow/1.5/s", "push_create_a": "/hook/a", "push_create_b": "/hook/b",
          "push_create_c": "/hook/c"}

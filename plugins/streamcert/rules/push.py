@@ -16,7 +16,7 @@ from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
 from . import Verdict, ex_evidence, rule
 from .engine import RuleContext, Unjudgeable
-from .errors import refusal
+from .errors import _verdict, refusal
 from .unary import Answer, no_answer
 
 KEPT = ("push_create_a", "push_create_b")  # the two configs made without an id and kept to the task's end
@@ -160,14 +160,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
             reading = "Delete of an unknown config id answered without error (idempotent delete, §3.1.10 ¶9)"
         else:
             checks.append(check)
-    bad = [c for c in checks if c.ok is False]
-    lost = [c for c in checks if c.ok is None]
-    if bad:
-        out.failed("; ".join(c.text for c in bad), [c.evidence for c in bad])
-    elif lost:
-        out.error("; ".join(c.text for c in lost), [c.evidence for c in lost])
-    elif checks:
-        out.passed("; ".join(c.text for c in checks), reading=reading)
+    _verdict(out, checks, reading)
 
 
 @rule("PUSH-005", view=PushRun)
@@ -175,13 +168,7 @@ def no_url_refused(v: PushRun, out: Verdict) -> None:
     ex = v.log.get("push_create_nourl")
     if ex is None:
         return
-    check = refusal(ex, (a2a.INVALID_PARAMS,), "Create without url")
-    if check.ok is None:
-        out.error(check.text, [check.evidence])
-    elif check.ok:
-        out.passed(check.text)
-    else:
-        out.failed(check.text, [check.evidence])
+    _verdict(out, [refusal(ex, (a2a.INVALID_PARAMS,), "Create without url")])
 
 
 @rule("PUSH-006", view=PushRun)
