@@ -36,7 +36,7 @@ def good_log(*, bodies=None, b_bodies=None, a_headers=None, drop=(), extra=(), i
              listed=None, span_dt: float = 0.05, nourl=None, deleted_posts=()):
     bodies = UPDATES if bodies is None else bodies
     ex = [unary("card", {}), sse("push_task", [task_result()]),
-          sse("subscribe", [task_result(), *UPDATES], rpc_method="SubscribeToTask", t=1.5, dt=span_dt),
+          sse("stream", [task_result(), *UPDATES], t=1.5, dt=span_dt),
           config("push_create_slow", "cfg-s"), config("push_create_a", ids[0]), config("push_create_b", ids[1]),
           config("push_create_c", "cfg-c"),
           unary("push_delete_c", {}, rpc_method="DeleteTaskPushNotificationConfig", t=0.5),

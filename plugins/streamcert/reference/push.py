@@ -29,11 +29,15 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 TIMEOUT_S = 10.0
 
 
+class SenderQueue(asyncio.Queue):
+    """The queue of one config's sender (told apart from a stream's by the push-holds-stream fault)."""
+
+
 @dataclass
 class Sender:
     config: dict[str, Any]
     record: TaskRecord
-    queue: asyncio.Queue = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue = field(default_factory=SenderQueue)
     task: asyncio.Task | None = None
     held: list[asyncio.Queue] = field(default_factory=list)  # (fault: push-holds-stream)
 
@@ -106,12 +110,12 @@ class PushConfigs:
 
     # -- deliveries ---------------------------------------------------------------------------------
     def _start(self, sender: Sender) -> None:
-        if PUSH_HOLDS_STREAM.on(self.options):  # (fault) the task's open streams get each event after the POST
+        self.store.subscribe(sender.record, sender.queue)
+        if PUSH_HOLDS_STREAM.on(self.options) and not isinstance(sender.record.subscribers, _Diverted):
+            # (fault) the task's streams, open and to come, get each event after the first config's POST
             own = {id(s.queue) for s in self._senders.get(sender.record.id, {}).values()}
             sender.held = [q for q in sender.record.subscribers if id(q) not in own]
-            for q in sender.held:
-                self.store.unsubscribe(sender.record, q)
-        self.store.subscribe(sender.record, sender.queue)
+            sender.record.subscribers = _Diverted([q for q in sender.record.subscribers if id(q) in own], sender)
         sender.task = asyncio.get_running_loop().create_task(self._send_all(sender))
         self.runners.add(sender.task)
         sender.task.add_done_callback(self.runners.discard)
@@ -154,6 +158,20 @@ async def _post(client: httpx.AsyncClient, config: dict[str, Any], event: dict[s
     if isinstance(url, str) and url.startswith(("http://", "https://")):
         with contextlib.suppress(httpx.HTTPError):
             await client.post(url, content=_body(event, options), headers=_headers(config, options))
+
+
+class _Diverted(list):
+    """push-holds-stream: a task's subscriber list whose streams, added later, are held by `sender`."""
+
+    def __init__(self, queues: list[asyncio.Queue], sender: Sender) -> None:
+        super().__init__(queues)
+        self.sender = sender
+
+    def append(self, queue: asyncio.Queue) -> None:
+        if not isinstance(queue, SenderQueue):  # a stream: held; another config's sender goes on as it is
+            self.sender.held.append(queue)
+        else:
+            super().append(queue)
 
 
 def _checked(params: dict[str, Any], options: Options) -> dict[str, Any]:

@@ -3,8 +3,10 @@
 
 Labels written (read by streamcert.rules.push):
   card                      GET the agent card
-  push_task                 SendStreamingMessage carrying the script, read to its first event (the task)
-  subscribe                 SubscribeToTask on that task, read to its end: the events the webhooks must get
+  push_task                 SendStreamingMessage carrying the script, read to the task's pause (the script asks
+                            first, so nothing happens before the configs are made, however slow the machine)
+  stream                    the answer to the pause, SendStreamingMessage on the task, read to its end: the events
+                            the webhooks must get
   push_create_slow          Create, a webhook under /slow/<s>/ that answers each POST after <s> seconds
   push_create_a, push_create_b
                             two Creates without an id, on webhooks /hook/a and /hook/b, each with a token
@@ -24,7 +26,6 @@ log.notes["push"]: the webhook paths by config label, the tokens given, the scri
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from typing import Any
 
@@ -58,25 +59,15 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
         delay = float(scenario.data.get("slow_delay_s", 1.5))
         hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
-        log.notes[NOTES] = {"hooks": hooks, "tokens": tokens, "script_span_s": scenario.data.get("script_span_s"),
-                            "slow_delay_s": delay}
+        log.notes[NOTES] = {"hooks": hooks, "tokens": tokens, "slow_delay_s": delay}
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
             first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "Run the scenario", script=scenario.script)}, label="push_task", until=lambda ev: True)
-            task_id, _ = task_ids(first)
+                "Run the scenario", script=scenario.script)}, label="push_task",
+                until=lambda ev: a2a.INPUT_REQUIRED in ev.data)
+            task_id, context_id = task_ids(first)
             if not task_id:
                 return
-            opened = asyncio.Event()
-
-            def seen(_ev: Any) -> None:
-                opened.set()
-
-            # The stream the webhooks are compared with, open before any config (the script sleeps first).
-            stream = asyncio.ensure_future(client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label="subscribe",
-                                                         on_event=seen))
-            await asyncio.wait({stream, asyncio.ensure_future(opened.wait())}, timeout=target.timeout,
-                               return_when=asyncio.FIRST_COMPLETED)
             made: dict[str, str | None] = {}
             for label in hooks:
                 ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": rx.url(hooks[label]),
@@ -87,7 +78,9 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
                                   label="push_delete_c")
             await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "token": "streamcert-no-url"},
                               label="push_create_nourl")
-            await stream
+            # The answer moves the task on; its stream carries the events the webhooks are compared with.
+            await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
+                "Yes", task_id=task_id, context_id=context_id)}, label="stream")
             # Wait (bounded) for each kept webhook's terminal delivery; the slow one is not waited for.
             kept = [hooks["push_create_a"], hooks["push_create_b"]]
             settled = await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body)
