@@ -66,7 +66,7 @@ PUSH_FAULTS = (
     Fault("push-body-wrapped", "each POST body is the event wrapped as a JSON-RPC response, not a StreamResponse",
           _push(6), _push(7, 8, 12)),
     Fault("push-drops-artifacts", "artifact updates are never pushed, only status updates", _push(7), _push(8)),
-    Fault("push-reordered", "the first event is POSTed after the one that follows it", _push(8), _push(12)),
+    Fault("push-reordered", "the first artifact update is POSTed after the event that follows it", _push(8), _push(12)),
     Fault("push-token-dropped", "the config's token is sent in no header", _push(9)),
     Fault("push-media-type-json", "the POSTs say Content-Type: application/json", _push(10)),
     Fault("push-delete-keeps-sending", "Delete forgets the config but its webhook keeps getting the task's events",

@@ -129,18 +129,19 @@ class PushConfigs:
 
     async def _send_all(self, sender: Sender) -> None:
         async with httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False) as client:
-            held_back: dict[str, Any] | None = None  # (fault: push-reordered)
+            held: list[dict[str, Any]] = []  # (fault: push-reordered)
+            reordered = False
             while True:
                 event = await sender.queue.get()
                 if DROPS_ARTIFACTS.on(self.options) and a2a.ARTIFACT_UPDATE in event:
                     continue
-                if REORDERED.on(self.options) and held_back is None and not _ends(event):
-                    held_back = event  # the first event is sent after the one that follows it
+                if REORDERED.on(self.options) and not reordered and a2a.ARTIFACT_UPDATE in event:
+                    held, reordered = [event], True  # the first artifact update is sent after the event after it
                     continue
                 await _post(client, sender.config, event, self.options)
-                if held_back is not None and held_back is not event:
-                    await _post(client, sender.config, held_back, self.options)
-                    held_back = event  # (stays set: only the first is held)
+                for later in held:
+                    await _post(client, sender.config, later, self.options)
+                held = []
                 for q in sender.held:
                     q.put_nowait(event)
                 if _ends(event):

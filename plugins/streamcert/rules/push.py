@@ -221,8 +221,9 @@ def events_in_order(v: PushRun, out: Verdict) -> None:
         if not got:
             continue
         if got != order:
-            out.non_strict(f"the webhook of {label} received the events in another order than the stream: "
-                           f"event {order.index(got[0]) + 1} of the stream came first",
+            at = next(i for i, (g, o) in enumerate(zip(got, order)) if g != o)
+            out.non_strict(f"the webhook of {label} received the events in another order than the stream: its "
+                           f"event {at + 1} is the stream's event {want.index(got[at]) + 1}",
                            [ex_evidence(ex) for ex in v.at(label)[:3]])
         else:
             out.passed(f"the webhook of {label} received {len(got)} events in the stream's order")
