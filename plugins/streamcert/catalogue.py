@@ -21,14 +21,15 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "IX-": ("interactions", "interactions"),
     "IDEM-": ("idempotency", "interactions"),
     "PLAN-": ("plans", "plans"),
+    "PUSH-": ("push", "push"),
     "ACP-PLAN-": ("acp-plans", "acp"),
     "PROG-": ("progress", "progress"),
     "LINE-": ("line", "line"),
     "CLIENT-ACP-": ("acp-client", "acp-client"),
     "CLIENT-": ("client", "client"),
 }
-PROFILES = ("a2a", "interactions", "plans", "acp", "progress", "line", "client", "acp-client")
-BOUND_PROFILES = ("a2a", "interactions", "plans")  # the profiles whose scenarios run over an A2A binding
+PROFILES = ("a2a", "interactions", "plans", "push", "acp", "progress", "line", "client", "acp-client")
+BOUND_PROFILES = ("a2a", "interactions", "plans", "push")  # the profiles whose scenarios run over an A2A binding
 LEVELS = ("MUST", "SHOULD", "MAY")
 
 

@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--fault", type=run_options.fault_name, help="run this fault variant")
     serve.add_argument("--list-faults", action="store_true", help="list the fault variants and exit")
     serve.add_argument("--deterministic", action="store_true", help="fixed clock and ids: byte-stable streams")
+    serve.add_argument("--push", action="store_true",
+                       help="the root agent's card declares pushNotifications: true and it serves push "
+                            "(always so at /agents/push)")
     serve.add_argument("--d3", choices=("close", "open"), default="close",
                        help="conflict D3: at an interrupted state streams close (default) or stay open")
     plays = serve.add_mutually_exclusive_group()
@@ -466,10 +469,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
+    from .reference.agents import with_push_at_root
+
     steps = tuple(args.script_steps.split(",")) if args.script_steps else None
+    agents = with_push_at_root() if args.push else None
     try:
         ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
-                        script_steps=steps, ignore_script=args.ignore_script).serve()
+                        script_steps=steps, ignore_script=args.ignore_script,
+                        **({"agents": agents} if agents else {})).serve()
     except OSError as exc:  # the port is in use (or not ours to take): nothing was served
         print(f"streamcert serve: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "
               "give another --port, or --port 0 for a free one", file=sys.stderr)

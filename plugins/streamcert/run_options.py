@@ -60,6 +60,14 @@ def http_url(value: str) -> str:
 _WITHOUT_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 
 
+def host_port(value: str) -> str:
+    """HOST:PORT for a server of the suite to listen on (port 0: a free one)."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} is not HOST:PORT such as 127.0.0.1:8765")
+    return value
+
+
 def positive(value: str) -> float:
     try:
         number = float(value)
@@ -280,6 +288,15 @@ RUN_OPTIONS = (
     RunOption("answers", "--answer", "--sut-answer",
               "with --prompt: the answer (JSON: a string is sent as text, an object as a data part) given where the "
               "agent pauses, in turn (repeatable)", json_value, repeat=True, metavar="JSON"),
+    RunOption("push_agent_url", "--push-agent-url", "--sut-push-agent-url",
+              "an A2A agent whose card declares pushNotifications: true (profile push; may be the --url agent)",
+              http_url),
+    RunOption("push_receiver", "--push-receiver", "--streamcert-push-receiver",
+              "HOST:PORT the suite's webhook receiver listens on (default 127.0.0.1 on a free port)", host_port,
+              metavar="HOST:PORT"),
+    RunOption("push_url", "--push-url", "--streamcert-push-url",
+              "the receiver's base URL as the agent reaches it (default http://HOST:PORT it listens on)", http_url,
+              metavar="URL"),
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),

@@ -40,6 +40,8 @@ SLOTS = (
     Slot("plan-shadow", "plan_shadow_url", (), SERVER, "/agents/plan-shadow"),
     # The A2A agent's twin whose card marks an extension required: true (A2A-ERR-017).
     Slot("required-ext", "required_ext_url", (), SERVER, "/agents/required-extension"),
+    # The agent whose card declares pushNotifications: true (profile push; the suite runs the webhook receiver).
+    Slot("push", "push_agent_url", ("push",), SERVER, "/agents/push"),
     Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
     Slot("progress", "progress_url", ("progress",), SERVER, "/progress"),  # POST the script, read SSE
     Slot("client", "client_cmd", ("client",), "client"),  # python -m streamcert.reference.client
@@ -86,6 +88,9 @@ class Target:
     no_plan_url: str | None = None  # the implementation's agent without update_plan (PLAN-016)
     plan_shadow_url: str | None = None  # its agent with a tool of its own named update_plan (PLAN-017)
     required_ext_url: str | None = None  # its agent whose card marks an extension required: true (A2A-ERR-017)
+    push_agent_url: str | None = None  # an agent whose card declares pushNotifications: true (profile push)
+    push_receiver: str | None = None  # HOST:PORT the suite's webhook receiver listens on (default 127.0.0.1:0)
+    push_url: str | None = None  # the receiver's base URL as the agent reaches it (default: where it listens)
     stream_limit: float = limits.STREAM.default  # seconds a single stream may stay open before it is cut
     timeout: float = limits.EXCHANGE.default  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output

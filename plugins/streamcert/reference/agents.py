@@ -5,7 +5,7 @@ A later agent (one with a plan tool, one without…) is one more AgentSpec in AG
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..protocols import interactions_v1, progress_v1
 
@@ -27,6 +27,7 @@ class AgentSpec:
     tools: tuple[str, ...] = ()  # the agent's own tools; one named "update_plan" shadows the built-in
     plan: bool = False  # `loop.plan: true` in the agent's manifest (AGENT.md): the built-in update_plan
     required: tuple[str, ...] = ()  # the extensions its card marks required: true (A2A §3.3.4)
+    push: bool = False  # capabilities.pushNotifications: true, and the four config operations served (push.py)
 
     @property
     def has_builtin_plan(self) -> bool:
@@ -78,4 +79,17 @@ REQUIRED_EXTENSION = AgentSpec(
     required=(progress_v1.URI,),
 )
 
-AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW, REQUIRED_EXTENSION)
+PUSH = AgentSpec(
+    name="push",
+    title="streamcert reference agent (push notifications)",
+    description="The reference agent with capabilities.pushNotifications true: it stores push notification "
+                "configs and POSTs each task event to their webhooks (A2A 1.0.1 §4.3.3).",
+    push=True,
+)
+
+AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW, REQUIRED_EXTENSION, PUSH)
+
+
+def with_push_at_root() -> tuple[AgentSpec, ...]:
+    """The agents of `streamcert serve --push`: the root agent declares and serves push notifications too."""
+    return tuple(replace(spec, push=True) if spec is DEFAULT else spec for spec in AGENTS)

@@ -32,7 +32,7 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
         "description": spec.description,
         "version": __version__,
         "supportedInterfaces": [interface, rest],
-        "capabilities": {"streaming": spec.streaming, "pushNotifications": False, "extensions": extensions},
+        "capabilities": {"streaming": spec.streaming, "pushNotifications": spec.push, "extensions": extensions},
         # Declared, never required (no securityRequirements): a oneof on the card, written as ProtoJSON does.
         "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {
             "scheme": "Bearer", "description": "Accepted and ignored: the reference agent checks no credential."}}},

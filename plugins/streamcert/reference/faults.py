@@ -48,6 +48,35 @@ def _err(*nums: int) -> tuple[str, ...]:
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
 _NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "A2A-CARD-005", "WIRE-007", "A2A-STREAM-015") + _err(1)
 
+def _push(*nums: int) -> tuple[str, ...]:
+    return tuple(f"PUSH-{n:03d}" for n in nums)
+
+
+# The push agent's faults (reference/push.py, the agent at /agents/push): what each breaks in the config
+# operations or in the deliveries the suite's webhook receiver records.
+PUSH_FAULTS = (
+    Fault("push-create-no-id", "Create answers the config without the id it assigned", _push(1),
+          _push(2, 3, 4, 11)),
+    Fault("push-second-create-replaces", "every Create without an id stores its config under one id: a second "
+          "Create replaces the first, whose webhook gets nothing more", _push(2), _push(3, 4, 7, 8, 11, 12, 13)),
+    Fault("push-get-no-url", "Get answers the config without its url", _push(3)),
+    Fault("push-unknown-config-answered", "Get and Delete of a config id no Create made answer as if it existed",
+          _push(4)),
+    Fault("push-url-not-checked", "a Create without url is stored (and never delivered)", _push(5)),
+    Fault("push-body-wrapped", "each POST body is the event wrapped as a JSON-RPC response, not a StreamResponse",
+          _push(6), _push(7, 8, 12)),
+    Fault("push-drops-artifacts", "artifact updates are never pushed, only status updates", _push(7), _push(8)),
+    Fault("push-reordered", "the first artifact update is POSTed after the event that follows it", _push(8), _push(12)),
+    Fault("push-token-dropped", "the config's token is sent in no header", _push(9)),
+    Fault("push-media-type-json", "the POSTs say Content-Type: application/json", _push(10)),
+    Fault("push-delete-keeps-sending", "Delete forgets the config but its webhook keeps getting the task's events",
+          _push(11)),
+    Fault("push-after-terminal", "after the terminal event one more POST shows the task working again", _push(12)),
+    Fault("push-holds-stream", "the task's open streams get each event only after the first config's webhook "
+          "answered its POST: a slow webhook holds the stream back", _push(13)),
+)
+
+
 def _line(*nums: int) -> tuple[str, ...]:
     return tuple(f"LINE-{n:03d}" for n in nums)
 
@@ -560,6 +589,7 @@ _TABLE = (
           _err(2)),
     Fault("version-patch-refused", "A2A-Version: 1.0.1 is refused with -32009: the patch number is considered",
           _err(11)),
+    *PUSH_FAULTS,
     Fault("capability-methods-unimplemented", "the four push-notification-config methods and GetExtendedAgentCard "
           "are answered as methods the agent lacks (-32601), not with the errors of an undeclared capability",
           _err(13, 14)),

@@ -17,6 +17,7 @@ from .interactions import Admitted, Plain, Replay, admit, refused_but_taken, rep
 from .listing import list_tasks
 from .options import Options
 from .player import play
+from .push import PushConfigs
 from .rpc import RpcError, invalid_params
 from .run import Run
 from .shapes import status, status_update
@@ -59,6 +60,8 @@ class Agent:
             a2a.SUBSCRIBE_TO_TASK: self.subscribe_to_task,
             **refusals(options),  # push notifications, the extended card: not declared, refused (§3.3.4)
         }
+        if spec.push:  # an agent whose card declares pushNotifications: true serves the four operations
+            operations.update(PushConfigs(self.store, options, runners).handlers())
         # Every binding's request message is read by JSON names, a field's proto name taken for it (ProtoJSON)
         self.handlers: dict[str, Handler] = {method: _by_json_names(method, handler, options)
                                              for method, handler in operations.items()}

@@ -1,0 +1,104 @@
+"""The driver of the push profile (A2A 1.0.1 §3.1.7–3.1.10, §4.3.3): the suite's webhook receiver
+(wire/push_receiver.py) listens while one task runs with configs on it.
+
+Labels written (read by streamcert.rules.push):
+  card                      GET the agent card
+  push_task                 SendStreamingMessage carrying the script, read to the task's pause (the script asks
+                            first, so nothing happens before the configs are made, however slow the machine)
+  stream                    the answer to the pause, SendStreamingMessage on the task, read to its end: the events
+                            the webhooks must get
+  push_create_slow          Create, a webhook under /slow/<s>/ that answers each POST after <s> seconds
+  push_create_a, push_create_b
+                            two Creates without an id, on webhooks /hook/a and /hook/b, each with a token
+  push_create_c, push_delete_c
+                            a Create on /hook/c deleted at once, before the task's first update
+  push_create_nourl         a Create without url (refused, §3.3.2)
+  push_list                 List after the task ended
+  push_get                  Get of the config push_create_a made
+  push_get_unknown, push_delete_unknown
+                            Get and Delete of a config id no Create made
+  push_get_deleted          Get of the config push_delete_c deleted
+  push_list_unknown_task, push_create_unknown_task
+                            List and Create on a task id no task has
+  webhook_1, webhook_2, …   every request the receiver got (its own exchanges, in arrival order)
+log.notes["push"]: the webhook paths by config label, the tokens given, the script's span and the slow delay.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..catalogue import Scenario
+from ..framelog import FrameLog
+from ..protocols import a2a, push
+from ..wire.push_receiver import PushReceiver
+from . import Target, driver
+from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, user_message
+
+NOTES = "push"  # log.notes key the rules read
+HOOKS = {"push_create_slow": "/slow/{delay}/s", "push_create_a": "/hook/a", "push_create_b": "/hook/b",
+         "push_create_c": "/hook/c"}
+NO_SUCH_CONFIG = "streamcert-no-such-config"
+
+
+def _config_id(ex: Any) -> str | None:
+    result = unary_task(ex)
+    value = result.get("id") if isinstance(result, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+@driver("push")
+async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    client, card = await _open(target, log, target.push_agent_url)
+    try:
+        if not capability_declared(card, "pushNotifications"):
+            unsupported(log, list(scenario.requirements), "the card does not declare capabilities.pushNotifications: "
+                                                          "true (A2A-ERR-013 judges its refusals)")
+            return
+        delay = float(scenario.data.get("slow_delay_s", 1.5))
+        hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
+        tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
+        log.notes[NOTES] = {"hooks": hooks, "tokens": tokens, "slow_delay_s": delay}
+        async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
+                                max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
+            first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
+                "Run the scenario", script=scenario.script)}, label="push_task",
+                until=lambda ev: a2a.INPUT_REQUIRED in ev.data)
+            task_id, context_id = task_ids(first)
+            if not task_id:
+                return
+            made: dict[str, str | None] = {}
+            for label in hooks:
+                ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": rx.url(hooks[label]),
+                                                                "token": tokens[label]}, label=label)
+                made[label] = _config_id(ex)
+            if made["push_create_c"]:
+                await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_c"]},
+                                  label="push_delete_c")
+            await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "token": "streamcert-no-url"},
+                              label="push_create_nourl")
+            # The answer moves the task on; its stream carries the events the webhooks are compared with.
+            await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
+                "Yes", task_id=task_id, context_id=context_id)}, label="stream")
+            # Wait (bounded) for each kept webhook's terminal delivery; the slow one is not waited for.
+            kept = [hooks["push_create_a"], hooks["push_create_b"]]
+            settled = await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body)
+                                                           for ex in rx.at(path)) for path in kept), target.timeout)
+            log.notes[NOTES]["settled"] = settled
+            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}, label="push_list")
+            if made["push_create_a"]:
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_a"]},
+                                  label="push_get")
+            await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": NO_SUCH_CONFIG}, label="push_get_unknown")
+            await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": NO_SUCH_CONFIG},
+                              label="push_delete_unknown")
+            if made["push_create_c"]:
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_c"]},
+                                  label="push_get_deleted")
+            unknown = str(uuid.uuid4())
+            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": unknown}, label="push_list_unknown_task")
+            await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": unknown, "url": rx.url("/hook/none")},
+                              label="push_create_unknown_task")
+    finally:
+        await client.__aexit__()
