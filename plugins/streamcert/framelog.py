@@ -36,6 +36,7 @@ END_IDLE = "idle"  # the suite stopped waiting: nothing arrived for its idle-gap
 # Exchange.notes keys the capture writes and the rules read.
 UNJUDGED = "unjudged"  # {"reason": sentence, "cap": Target field, "figure": n, "limit": n}: why nothing is judged
 OVERFLOW = "overflow"  # a response past its size cap: counts, a hash and the last bytes (see Capture.overflow)
+REFUSED = "refused"  # a request the replay server refused before it was read whole (a body past its cap): why
 CONTENT_ENCODING = "content_encoding"  # the Content-Encoding the capture decoded ("gzip", "deflate")
 DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
 

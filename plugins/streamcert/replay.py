@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
-from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
+from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, REFUSED, Exchange, FrameLog
 from .protocols.script import SCRIPT_KEY
 
 HOST = "127.0.0.1"  # loopback only, always
@@ -56,7 +56,6 @@ MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024  # a request body past this is refused as it arrives (413), never read whole
 READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed
 WRITE_TIMEOUT_S = 30.0  # a client that takes none of an answer's bytes this long is let go (connection closed)
-REFUSED = "refused"  # a `sent` exchange's notes key: why its request was refused before it was read whole
 UNMATCHED = -32603  # JSON-RPC "Internal error": the one code every client knows; the message says the rest
 # Headers of the recorded answer that belong to how it was framed on that connection: set anew here.
 FRAMING = {"content-length", "transfer-encoding", "connection", "keep-alive"}

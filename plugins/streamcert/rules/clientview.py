@@ -67,13 +67,13 @@ from ..framelog import (
     END_RESET,
     END_TIME_LIMIT,
     MAX_JSON_DEPTH,
+    REFUSED,
     Exchange,
     FrameLog,
     nested_deeper,
     read_json,
 )
 from ..protocols import a2a, interactions_v1, progress_v1
-from ..replay import REFUSED
 from ..wire.sse import SSEParser
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ex_evidence, quote
