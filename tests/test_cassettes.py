@@ -3,8 +3,8 @@ load them, the suite judges them offline with the same rules (they pass; tampere
 requirement), they round-trip losslessly, an older JSON cassette is read and converted, and the reference
 still produces them (a regression run of the project against itself, in the diff's own terms).
 
-Re-recording them (after a change of a driver or of the reference):
-    streamcert run --record plugins/../cassettes/reference --overwrite -- -n 2
+Re-recording them (after a change of a driver or of the reference): the command in RERECORD below (the reference
+cassettes are JSON-RPC recordings; --binding jsonrpc keeps the embedded run from writing @http-json and @grpc ones).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ CASSETTES = resources.files("streamcert.cassettes") / "reference"
 CLIENT_PROFILES = ("client", "acp-client")
 # The client profiles are left out: a client case is served from its base recording (cases/client/, docs/clients.md).
 RERECORD = ("streamcert run --record cassettes/reference --overwrite --profile a2a --profile interactions "
-            "--profile plans --profile acp --profile progress --profile line -- -n 2")
+            "--profile plans --profile push --profile acp --profile progress --profile line --binding jsonrpc -- -n 2")
 
 
 def cassette_paths() -> list[Path]:
