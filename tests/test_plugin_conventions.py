@@ -17,6 +17,7 @@ from streamcert import cli
 from streamcert.plugin import RUN_PLUGIN
 from streamcert.reference.process import ReferenceProcess
 from streamcert.run_options import RUN_OPTIONS, OptionError, resolve
+from streamcert.targets import REFERENCE_CARD_KEY
 
 pytest_plugins = ["pytester"]
 
@@ -145,6 +146,7 @@ def test_streamcert_sut_url_is_honoured_by_a_suite_run(pytester, monkeypatch, st
     server = streamcert_reference()
     monkeypatch.setenv("STREAMCERT_SUT_URL", server.url)
     monkeypatch.setenv("STREAMCERT_SCENARIO", "card")
+    monkeypatch.setenv("STREAMCERT_CARD_KEY", REFERENCE_CARD_KEY)  # the key the reference signs its card with
     result = pytester.runpytest_subprocess(*SUITE, "-q", "--streamcert-report", "rep", timeout=120)
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] == 1 and outcomes["deselected"] >= 30, outcomes

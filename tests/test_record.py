@@ -14,10 +14,11 @@ from pathlib import Path
 from hostile import HostileServer, Request, card, head, response
 from test_cassettes import schema_problems
 
+from streamcert.catalogue import load_scenario, scenario_ids
 from streamcert.framelog import FrameLog
 
 ONE = ["--profile", "a2a", "--", "-k", "test_stream_basic", "-p", "no:cacheprovider"]
-A2A = ["--profile", "a2a", "--binding", "jsonrpc"]  # its seven scenarios: a run that ends PASS
+A2A = ["--profile", "a2a", "--binding", "jsonrpc"]  # its scenarios (A2A_SCENARIOS): a run that ends PASS
 
 
 def streamcert(*args: str, cwd: Path, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -48,7 +49,9 @@ def test_against_earlier_captures_a_regression_fails_the_run(tmp_path):
     log = FrameLog.load(path)
     assert path.read_text("utf-8").startswith("version: 1\ninteractions:\n") and log.get("stream").events
     recorded = sorted((tmp_path / "cass").glob("*.yaml"))
-    assert len(recorded) == 7 and {p.name: schema_problems(p) for p in recorded} == {p.name: [] for p in recorded}
+    a2a_scenarios = [sid for sid in scenario_ids() if load_scenario(sid).profile == "a2a"]
+    assert [p.stem for p in recorded] == sorted(a2a_scenarios)
+    assert {p.name: schema_problems(p) for p in recorded} == {p.name: [] for p in recorded}
     # The earlier capture said something else at the end: the live run now differs in one field.
     text = path.read_text("utf-8").replace("1 failed, 11 passed", "1 failed, 10 passed")
     path.write_text(text, "utf-8")
@@ -57,12 +60,14 @@ def test_against_earlier_captures_a_regression_fails_the_run(tmp_path):
     rep = json.loads((tmp_path / "rep2" / "compatibility.json").read_text("utf-8"))
     assert rep["verdict"] == "PASS"  # unchanged: a regression is no outcome of a requirement
     section = rep["regressions"]
-    assert section["against"] == "cass" and len(section["compared"]) == 7 and section["without_cassette"] == []
+    a2a_scenarios = [sid for sid in scenario_ids() if load_scenario(sid).profile == "a2a"]
+    assert section["against"] == "cass" and len(section["compared"]) == len(a2a_scenarios)
+    assert section["without_cassette"] == []
     (found,) = section["found"]
     assert found["scenario"] == "stream-basic" and found["cassette"] == "cass/stream-basic.yaml"
     lines = [ln for ln in found["lines"] if "'1 failed, 10 passed' → '1 failed, 11 passed'" in ln]
     assert lines and all(ln.startswith(("stream:", "get_task")) for ln in lines), found["lines"]
-    assert "regressions against cass: 1 of 7 scenario(s) differ (the run fails)" in proc.stdout
+    assert f"regressions against cass: 1 of {len(a2a_scenarios)} scenario(s) differ (the run fails)" in proc.stdout
     assert "Regressions against cass" in (tmp_path / "rep2" / "report.md").read_text("utf-8")
     assert "Regressions against cass" in (tmp_path / "rep2" / "report.html").read_text("utf-8")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
+from ..scrub import MASK
 from . import Verdict, ex_evidence, rule
 from .engine import RuleContext, Unjudgeable
 from .errors import _verdict, refusal
@@ -239,6 +240,11 @@ def token_arrives(v: PushRun, out: Verdict) -> None:
                      value.split(" ", 1)[-1] == token] for ex in posts]
         if not all(carriers):
             ex = posts[[bool(c) for c in carriers].index(False)]
+            if masked := sorted(name for name, value in ex.request_headers.items() if value == MASK):
+                # a recording scrubs every header named like a credential: the token may be behind the mask
+                out.otherwise_not_tested(f"{label}: {ex.label}'s header(s) {', '.join(masked)} were masked as "
+                                         "credentials when recorded, so whether one carried the token cannot be read")
+                continue
             out.warning(f"{label}: the config's token arrived in no header of {ex.label} "
                         f"(headers: {', '.join(sorted(ex.request_headers))})", [ex_evidence(ex)])
         else:
