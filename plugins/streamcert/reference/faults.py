@@ -317,7 +317,7 @@ IX_FAULTS = (
     # (the streams end before the task: the answer to the ended task may then reach it still working)
     Fault("list-status-message-dropped", "ListTasks leaves out each task's status message", _int(8)),
     Fault("pause-message-dropped-get", "GetTask of a task in an interrupted state leaves out its status message",
-          _int(4), _ix(5, 11) + _idem(2)),  # GetTask is how those see the task unchanged
+          _int(4), _ix(5, 11, 14) + _idem(2)),  # GetTask is how those (and a client without the extension) see the task
     Fault("answer-terminal-accepted", "an interactions/v1 answer to a task in a terminal state is accepted",
           _int(5)),
     Fault("answer-terminal-wrong-code", "an interactions/v1 answer to a task in a terminal state is refused with "
@@ -499,7 +499,7 @@ _TABLE = (
     Fault("status-first", "the task stream begins with a statusUpdate (SUBMITTED) instead of the Task",
           _stream(1) + _plan(18), _stream(2, 3, 4) + _int(6)),
     Fault("client-ids", "the task id and context id are not minted: empty strings",
-          _stream(2), _stream(3, 4, 9) + _task(*range(1, 13)) + _err(2, 3, 4, 5, 10)
+          _stream(2), _stream(3, 4, 9) + _task(*range(1, 14)) + _err(2, 3, 4, 5, 10)
           + _int(*range(1, 9)) + _ix(*range(1, 15)) + _idem(1, 2, 3)),  # an answer naming task "" starts a new task
     Fault("history-ids-missing", "the server's copy of the client message lacks taskId and contextId",
           _stream(3)),
@@ -536,7 +536,7 @@ _TABLE = (
     # A2A-TASK-
     Fault("stale-task", "GetTask reports TASK_STATE_WORKING after the task ended", _task(1), _task(10) + _int(8)),
     Fault("wrong-status-message", "GetTask's status message is the first status message, not the last",
-          _task(2), _int(4, 8) + _ix(5) + _idem(2)),  # GetTask during a pause shows another message
+          _task(2), _int(4, 8) + _ix(5, 14) + _idem(2)),  # GetTask during a pause shows another message
     Fault("artifacts-not-joined", "the store keeps only the last chunk of an artifact", _task(3), _task(7)),
     Fault("history-length-ignored", "GetTask ignores historyLength", _task(4)),
     Fault("list-missing-task", "ListTasks leaves out the most recent task", _task(5),
