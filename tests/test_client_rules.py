@@ -126,7 +126,9 @@ def test_002_the_last_arrival_shown_instead_of_the_latest_stamp_fails_002_only()
     arrival = view(plan=PLAN_2, statusText="Writing the summary")
     got = outcomes(case_log(w, arrival), "CLIENT-001", "CLIENT-002", "CLIENT-006", w=w)
     assert got == {"CLIENT-002": MISSED["CLIENT-002"]}, got  # the plan and text are an update's whole: not merged, not cut
-    assert "frame 8, 9 carried, not the latest" in findings(case_log(w, arrival), "CLIENT-002", w)[0].message
+    message = findings(case_log(w, arrival), "CLIENT-002", w)[0].message
+    # the note says where the shown value came from, so it stands beside it, not beside the expected one
+    assert 'shown "Writing the summary" (what the task\'s own frame 8, 9 carried, not the latest), expected' in message
 
 
 def test_002_an_older_plan_that_did_not_arrive_late_is_not_002s():

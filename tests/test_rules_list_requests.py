@@ -69,13 +69,24 @@ def test_task_014_refused_with_another_error_is_a_warning():
     assert "-32602" in f.message
 
 
-def test_task_014_over_http_json_reads_the_query():
+def test_task_014_over_http_json_a_query_parameter_ignored_passes():
+    # ?context_id= is a query parameter, not JSON: §11.5 names query parameters camelCase only, so a server may
+    # ignore it as unrecognized (§5.7); a2a-sdk 1.3's REST handler does (docs/peers.md)
     other = rest("send_other", a2a.SEND_MESSAGE, {"task": task("t0", OTHER_CTX, DONE)}, params={"message": {}})
-    ignored = rest("list_proto_name", a2a.LIST_TASKS, listing(("t0", OTHER_CTX), *OWN), params={"context_id": CTX})
-    one("A2A-TASK-017", frame_log(other, ignored), W)
-    refused = rest("list_proto_name", a2a.LIST_TASKS, status=400, params={"context_id": CTX},
+    q = {"params": {"context_id": CTX}}  # what the client notes a GET's query carried (Exchange.params)
+    ignored = rest("list_proto_name", a2a.LIST_TASKS, listing(("t0", OTHER_CTX), *OWN), params=q["params"], notes=q)
+    f = one("A2A-TASK-017", frame_log(other, ignored), P)
+    assert "§11.5" in f.reading and "query parameter" in f.message
+    read = rest("list_proto_name", a2a.LIST_TASKS, listing(*OWN), params=q["params"], notes=q)
+    assert "read as contextId" in one("A2A-TASK-017", frame_log(other, read), P).reading
+    refused = rest("list_proto_name", a2a.LIST_TASKS, status=400, params=q["params"], notes=q,
                    answer=status_body(-32602, 400, details=error_info("INVALID_PARAMS")))
     one("A2A-TASK-017", frame_log(other, refused), P)
+    other_error = rest("list_proto_name", a2a.LIST_TASKS, status=500, params=q["params"], notes=q,
+                       answer=status_body(-32603, 500, details=error_info("INTERNAL")))
+    one("A2A-TASK-017", frame_log(other, other_error), W)
+    # the same listing over JSON-RPC, where the name sits in a JSON body, stays a warning
+    one("A2A-TASK-017", proto_name_log(listing(("t0", OTHER_CTX), *OWN)), W)
 
 
 def test_task_014_without_another_context_is_not_judged_as_applied():

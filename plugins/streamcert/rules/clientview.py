@@ -598,7 +598,8 @@ class Diff:
             if cited else ""
         if self.why == UNENDED:  # no frame to cite: the block was never an event
             instead = " (what the block the stream ended inside carried: no blank line ended it, so it is no event)"
-        return f"{self.path}: shown {shown(self.got)}, expected {shown(self.expected)}{instead}"
+        # the note says where the shown value came from: it stands beside that value, not the expected one
+        return f"{self.path}: shown {shown(self.got)}{instead}, expected {shown(self.expected)}"
 
 
 @dataclass

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ..framelog import Exchange, FrameLog
-from ..protocols import a2a
+from ..protocols import a2a, bindings
 from ..protocols.script import plays
 from . import RuleContext, Run, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
@@ -401,7 +401,14 @@ def proto_name_filter(run: Run, out: Verdict) -> None:
         return
     strangers = [t.get("id") for t in tasks if isinstance(t, dict)
                  and (t.get("id") == other_id or ("contextId" in t and t.get("contextId") != context))]
-    if strangers:
+    if strangers and ex.binding == bindings.HTTP_JSON:
+        # Over HTTP+JSON ListTasks is a GET: the filter is a query parameter, not JSON, and §11.5 names query
+        # parameters in camelCase only (its table maps context_id to contextId); ProtoJSON's leniency does not
+        # reach a query string, so context_id is an unrecognized parameter, which §5.7 says to ignore.
+        out.passed(f"{what} (a query parameter) listed {len(tasks)} task(s), {len(strangers)} of another context: "
+                   f"the parameter was ignored, as §11.5 (query names are camelCase) and §5.7 (ignore what is "
+                   f"unrecognized) allow", reading="a query parameter named context_id ignored (§11.5, §5.7)")
+    elif strangers:
         out.warning(f"{what} listed {len(tasks)} task(s), {len(strangers)} of another context ({strangers[:3]}): "
                     f"the filter was silently ignored, so the listing spans every context. A ProtoJSON reader "
                     f"takes the proto name for the field; one that reads it as an unrecognized field may ignore "
