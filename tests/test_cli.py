@@ -282,6 +282,21 @@ def test_diff(tmp_path, reference_run):
     assert any("'1 failed, 11 passed'" in ln and "(and then some)" in ln for ln in stream_lines), changed.stdout
 
 
+def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
+    """The suite asserts nothing with `assert`: `streamcert run` gives pytest --assert=plain (no plugin's modules
+    rewritten as they load), and an --assert after -- comes later, so it wins."""
+    from streamcert import cli
+
+    given = []
+    monkeypatch.setattr(pytest, "main", lambda args: given.append(args) or pytest.ExitCode.USAGE_ERROR)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "--report", "rep"]) == cli.main(["run", "--report", "rep", "--", "--assert=rewrite"])
+    plain, told = given
+    assert "--assert=plain" in plain and "--assert=rewrite" not in plain
+    assert told.index("--assert=plain") < told.index("--assert=rewrite")
+    assert pytest.Config.fromdictargs({}, ["--assert=plain", "--assert=rewrite"]).getoption("assertmode") == "rewrite"
+
+
 def test_serve_lists_every_fault(tmp_path):
     proc = streamcert("serve", "--list-faults", cwd=tmp_path, timeout=60)
     assert proc.returncode == 0, proc.stderr
