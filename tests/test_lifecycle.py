@@ -224,12 +224,20 @@ def test_gzip_bomb_card_is_not_inflated_past_the_cap(tmp_path):
 
 # -- waiting for a target that comes up later ---------------------------------------------------------
 
+DROPPED_POLLS = 2  # POLL_S (0.25 s) apart: the 0.5 s a wait must last to be told ("answered after")
+
+
 def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
     port = closed_port()
     base = f"http://127.0.0.1:{port}"
 
+    dropped = []
+
     class Card(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
+            if len(dropped) < DROPPED_POLLS:  # still coming up: the connection closes with no answer
+                dropped.append(self.path)
+                return
             body = json.dumps(card(base)).encode()
             self.send_response(200 if self.path == CARD_PATH else 404)
             self.send_header("content-type", "application/json")
@@ -246,7 +254,9 @@ def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
         servers.append(ThreadingHTTPServer(("127.0.0.1", port), Card))
         servers[0].serve_forever()
 
-    later = threading.Timer(1.0, come_up)  # the server comes up beside the job, a second late
+    # The server comes up beside the job, a second late, and answers only from its third poll on: however late the
+    # job starts on a loaded machine, it has polled a target that was not up for at least two pauses between polls.
+    later = threading.Timer(1.0, come_up)
     later.start()
     try:
         proc, took = run("--url", base, "--wait-for-target", "20", "--report", "rep", "--profile", "a2a", *FAST,
@@ -257,6 +267,7 @@ def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
             server.shutdown()
             server.server_close()
     assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len(dropped) == DROPPED_POLLS, dropped
     assert any("answered after" in line for line in said(proc)), proc.stderr
     assert statuses(report(tmp_path / "rep"))["A2A-CARD-001"] == "PASS"
     assert took < 20, took
