@@ -177,7 +177,9 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
             feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid},
                                                                            label=sub, extensions=exts, on_event=cb))
             await feed.first[sub].wait()
-            ex = feed.tasks[sub].result() if feed.tasks[sub].done() and not feed.tasks[sub].cancelled() else None
+            reading = feed.tasks[sub]
+            done = reading.done() and not reading.cancelled() and reading.exception() is None
+            ex = reading.result() if done else None
             if getattr(ex, "end", None) == END_TIME_LIMIT and not ex.data_events():
                 # The server's subscription carried nothing until the stream limit cut it (not even the Task it
                 # starts with): that is shown, and the later pauses would only wait the limit out again.
