@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -81,20 +82,27 @@ def slowest(junit: Path, n: int = 5) -> str:
     return f"tests sum {sum(s for s, _ in cases):.2f} s; slowest: {top}"
 
 
-def full_run(extra: list[str], cap: float) -> tuple[float, str]:
-    """Wall seconds of one `streamcert run`, and its last output line (pytest's summary) and slowest tests."""
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every child process waited for so far, theirs included."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def full_run(extra: list[str], cap: float) -> tuple[float, float, str]:
+    """Wall seconds and CPU seconds of one `streamcert run` (its own processes, the reference's servers and
+    clients), and its last output line (pytest's summary) and slowest tests."""
     with tempfile.TemporaryDirectory() as report:
         junit = Path(report) / "pytest-junit.xml"  # pytest's own, per test (the report's junit.xml is per requirement)
         cmd = [sys.executable, "-m", "streamcert", "run", "--report", report, *(extra or ["--"]), "--junitxml", str(junit)]
-        started = time.monotonic()
+        started, cpu = time.monotonic(), children_cpu()
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
         except subprocess.TimeoutExpired:
-            return float("nan"), f"not finished within {cap:.0f} s"
-        seconds = time.monotonic() - started
+            return float("nan"), float("nan"), f"not finished within {cap:.0f} s"
+        seconds, cpu = time.monotonic() - started, children_cpu() - cpu
         lines = done.stdout.strip().splitlines()
         tests = f"; {slowest(junit)}" if junit.exists() else ""
-        return seconds, f"exit {done.returncode}: {lines[-1] if lines else ''}{tests}"
+        return seconds, cpu, f"exit {done.returncode}: {lines[-1] if lines else ''}{tests}"
 
 
 def main() -> int:
@@ -106,15 +114,17 @@ def main() -> int:
     print(f"inherent: {counted:.2f} s over {len(by_scenario)} scenarios "
           f"({', '.join(f'{k} {v:.2f}' for k, v in sorted(by_scenario.items(), key=lambda kv: -kv[1]))}); "
           f"{cut:.1f} s more in tasks the drivers cancel, not counted")
-    figures = {}
+    figures, cpus = {}, {}
     for name, extra in (("sequential", []), ("-n 2", ["--", "-n", "2"])):
-        times = []
+        times, used = [], []
         for _ in range(args.runs):
-            seconds, summary = full_run(extra, args.cap)
+            seconds, cpu, summary = full_run(extra, args.cap)
             times.append(seconds)
-            print(f"{name}: {seconds:.2f} s ({summary})", flush=True)
-        figures[name] = statistics.median(times)
+            used.append(cpu)
+            print(f"{name}: {seconds:.2f} s, {cpu:.2f} s CPU ({summary})", flush=True)
+        figures[name], cpus[name] = statistics.median(times), statistics.median(used)
     seq, par = figures["sequential"], figures["-n 2"]
+    print(f"CPU seconds per run: sequential {cpus['sequential']:.2f} s, -n 2 {cpus['-n 2']:.2f} s")
     print(f"sequential {seq:.2f} s, -n 2 {par:.2f} s, inherent {counted:.2f} s; sequential/(inherent+2 s) "
           f"{seq / (counted + 2):.2f}x (goal <= 1.3x), -n 2/sequential {par / seq:.2f}x (goal <= 1.0x)")
     return 0

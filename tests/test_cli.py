@@ -52,9 +52,12 @@ def no_traceback(proc) -> None:
 
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory):
-    """One plain run against the embedded reference, with cassettes recorded."""
+    """One run against the embedded reference, with cassettes recorded, and a credential in a header (a run
+    with one is a plain run to the reference, which asks for none; test_header_secret_is_scrubbed_everywhere
+    reads what this run wrote). Nothing else writes into its folder."""
     cwd = tmp_path_factory.mktemp("ref")
-    proc = streamcert("run", "--report", "rep", "--record", "cass", *LIMIT, cwd=cwd)
+    proc = streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep", "--record", "cass",
+                      *LIMIT, cwd=cwd)
     return cwd, proc
 
 
@@ -282,6 +285,21 @@ def test_diff(tmp_path, reference_run):
     assert any("'1 failed, 11 passed'" in ln and "(and then some)" in ln for ln in stream_lines), changed.stdout
 
 
+def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
+    """The suite asserts nothing with `assert`: `streamcert run` gives pytest --assert=plain (no plugin's modules
+    rewritten as they load), and an --assert after -- comes later, so it wins."""
+    from streamcert import cli
+
+    given = []
+    monkeypatch.setattr(pytest, "main", lambda args: given.append(args) or pytest.ExitCode.USAGE_ERROR)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "--report", "rep"]) == cli.main(["run", "--report", "rep", "--", "--assert=rewrite"])
+    plain, told = given
+    assert "--assert=plain" in plain and "--assert=rewrite" not in plain
+    assert told.index("--assert=plain") < told.index("--assert=rewrite")
+    assert pytest.Config.fromdictargs({}, ["--assert=plain", "--assert=rewrite"]).getoption("assertmode") == "rewrite"
+
+
 def test_serve_lists_every_fault(tmp_path):
     proc = streamcert("serve", "--list-faults", cwd=tmp_path, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -292,11 +310,11 @@ def test_serve_lists_every_fault(tmp_path):
         assert all(rid in line for rid in fault.catches), line
 
 
-def test_header_secret_is_scrubbed_everywhere(tmp_path):
-    proc = streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep", "--record", "cass",
-                      *LIMIT, cwd=tmp_path)
+def test_header_secret_is_scrubbed_everywhere(reference_run):
+    """The full run with `--header Authorization: Bearer SECRET`: no file it wrote, nor its output, holds SECRET."""
+    cwd, proc = reference_run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    written = [p for p in cwd.rglob("*") if p.is_file()]
     assert any(p.suffix == ".yaml" and p.parent.name == "cass" for p in written)
     assert {"compatibility.json", "report.md", "report.html", "junit.xml"} <= {p.name for p in written}
     leaked = [str(p) for p in written if SECRET.encode() in p.read_bytes()]

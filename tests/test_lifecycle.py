@@ -156,18 +156,44 @@ def _bomb(request: Request) -> bool:
     return request.path == CARD_PATH
 
 
+BOMB_MIB = 1024  # what the bomb inflates to
+
+
+def _gzip_of_zeros(mib: int) -> tuple[bytes, bytes, int, bytes]:
+    """A gzip member of `mib` MiB of zeros as (header, block, times, end): the header, then one deflate block
+    sent `times` times, then the end (the final block and the trailer: CRC-32 and length of what it inflates to).
+    A 1 MiB block compressed after a full flush starts from an empty window, so every MiB compresses to the same
+    bytes: compressing it once stands for compressing them all (which took seconds of CPU)."""
+    zeros = bytes(1 << 20)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)  # raw deflate: the gzip framing is written here
+    block = deflate.compress(zeros) + deflate.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(mib):
+        crc = zlib.crc32(zeros, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # RFC 1952: deflate, no name, no time, unknown OS
+    end = deflate.flush() + crc.to_bytes(4, "little") + ((mib << 20) & 0xFFFFFFFF).to_bytes(4, "little")
+    return header, block, mib, end
+
+
+def test_the_gzip_bomb_is_gzip_of_zeros():
+    """The bomb the card test sends is a valid gzip stream: here at 3 MiB, decoded whole and checked."""
+    header, block, times, end = _gzip_of_zeros(3)
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    assert inflate.decompress(header + block * times + end) == bytes(3 << 20) and inflate.eof
+    assert inflate.unused_data == b""
+
+
 async def _gzip_bomb(request: Request, writer) -> None:
-    """A card of 1 MiB gzip that inflates to 1 GiB of zeros, compressed as it is sent."""
+    """A card of 1 MiB gzip that inflates to 1 GiB of zeros, sent block by block."""
     if not _bomb(request):
         writer.write(response({"detail": "not found"}, 404))
         return
-    writer.write(head(content_encoding="gzip"))
-    deflate = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    zeros = bytes(1 << 20)
-    for _ in range(1024):
-        writer.write(deflate.compress(zeros))
+    header, block, times, end = _gzip_of_zeros(BOMB_MIB)
+    writer.write(head(content_encoding="gzip") + header)
+    for _ in range(times):
+        writer.write(block)
         await writer.drain()
-    writer.write(deflate.flush())
+    writer.write(end)
 
 
 PEAK = """
@@ -198,12 +224,20 @@ def test_gzip_bomb_card_is_not_inflated_past_the_cap(tmp_path):
 
 # -- waiting for a target that comes up later ---------------------------------------------------------
 
+DROPPED_POLLS = 2  # POLL_S (0.25 s) apart: the 0.5 s a wait must last to be told ("answered after")
+
+
 def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
     port = closed_port()
     base = f"http://127.0.0.1:{port}"
 
+    dropped = []
+
     class Card(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
+            if len(dropped) < DROPPED_POLLS:  # still coming up: the connection closes with no answer
+                dropped.append(self.path)
+                return
             body = json.dumps(card(base)).encode()
             self.send_response(200 if self.path == CARD_PATH else 404)
             self.send_header("content-type", "application/json")
@@ -220,7 +254,9 @@ def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
         servers.append(ThreadingHTTPServer(("127.0.0.1", port), Card))
         servers[0].serve_forever()
 
-    later = threading.Timer(1.0, come_up)  # the server comes up beside the job, a second late
+    # The server comes up beside the job, a second late, and answers only from its third poll on: however late the
+    # job starts on a loaded machine, it has polled a target that was not up for at least two pauses between polls.
+    later = threading.Timer(1.0, come_up)
     later.start()
     try:
         proc, took = run("--url", base, "--wait-for-target", "20", "--report", "rep", "--profile", "a2a", *FAST,
@@ -231,6 +267,7 @@ def test_wait_for_target_polls_until_the_server_is_up(tmp_path):
             server.shutdown()
             server.server_close()
     assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert len(dropped) == DROPPED_POLLS, dropped
     assert any("answered after" in line for line in said(proc)), proc.stderr
     assert statuses(report(tmp_path / "rep"))["A2A-CARD-001"] == "PASS"
     assert took < 20, took

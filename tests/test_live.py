@@ -31,7 +31,9 @@ from streamcert.wire import activity as hook
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_S = 120  # the bound of one run (a --profile a2a run takes about 4 s)
-SLOW_S = 8  # how long the slow targets below keep the run waiting: longer than the heartbeat's period
+# The limit of the slow targets' waits below: far past the heartbeat's period, never reached (each target stays
+# silent until the test has read the heartbeat line, then lets the run go on at once).
+SLOW_S = 60
 OUTCOMES = "PASS|FAIL|ERROR|NON_STRICT|WARNING|UNSUPPORTED|SKIPPED|NOT_TESTED"
 LINE = re.compile(rf"^  ({OUTCOMES}) +(\S+) \((\w+)\) (\d+\.\d\d) s(?:  (.*))?$")
 WAIT = re.compile(r"^  \.\.\. +(\S+) \((\w+)\) waiting (\d+\.\d) s for (.+)$")
@@ -44,6 +46,7 @@ class Output:
 
     def __init__(self, proc: subprocess.Popen) -> None:
         self.proc = proc
+        self.started = time.monotonic()  # the process was started just before
         self.lines: list[tuple[float, str]] = []
         self.ended: float | None = None
         self._queue: queue.Queue = queue.Queue()
@@ -137,23 +140,33 @@ def test_a_line_per_scenario_arrives_as_it_finishes_under_a_pipe(tmp_path, extra
 # -- the heartbeat in a long wait -------------------------------------------------------------------------
 
 def test_heartbeat_names_the_scenario_and_what_it_waits_for(tmp_path):
-    """An ACP agent that answers initialize, then nothing: the run waits SLOW_S seconds for session/new, and
-    within the heartbeat's period the run says so (before the test's own line)."""
-    agent = f"{sys.executable} {REPO / 'tests' / 'stdio_agents.py'} init-then-hang"
-    with running("run", "--profile", "acp", "--acp-cmd", agent, "--timeout", str(SLOW_S), "--report", "rep",
-                 "--", "-k", "test_acp_v2_items", cwd=tmp_path) as out:
-        _, wait = out.expect(WAIT, within=RUN_S, before=LINE)
+    """An ACP agent that answers initialize, then nothing: the run waits for session/new (up to SLOW_S), and
+    within the heartbeat's period the run says so (before the test's own line). Then the agent exits, unanswered."""
+    release = tmp_path / "release"
+    agent = f"{sys.executable} {REPO / 'tests' / 'stdio_agents.py'} init-then-hang {release}"
+    with running("run", "--profile", "acp", "--acp-cmd", agent, "--timeout", str(SLOW_S), "--stream-limit",
+                 str(SLOW_S), "--report", "rep", "--", "-k", "test_acp_v2_items", cwd=tmp_path) as out:
+        heard, wait = out.expect(WAIT, within=RUN_S, before=LINE)
+        release.touch()
         assert (wait[1], wait[2]) == ("acp-v2-items", "acp"), wait[0]
-        assert live.HEARTBEAT_S - 1 <= float(wait[3]) < SLOW_S, wait[0]
+        # Said only once the run had printed nothing for HEARTBEAT_S (its last line may be its start: how long
+        # the wait itself had lasted then depends on how fast the agent came up), and before the limit.
+        assert heard - out.started >= live.HEARTBEAT_S, (heard - out.started, wait[0])
+        assert 0 < float(wait[3]) < SLOW_S, wait[0]
         assert wait[4].startswith("the answer to session/new from the agent, 1 line so far"), wait[0]
         assert wait[4].endswith(f"limit {SLOW_S} s"), wait[0]
         _, done = out.expect(LINE, within=RUN_S)
-        assert (done[1], done[2]) == ("ERROR", "acp-v2-items") and "ACP-PLAN-003" in done[5], done[0]
+        # the agent ended without answering session/new: its own failure (not a limit's ERROR: none was reached)
+        assert (done[1], done[2]) == ("FAIL", "acp-v2-items") and "ACP-PLAN-003" in done[5], done[0]
         assert out.finish(within=RUN_S) == 1
 
 
+RELEASED = threading.Event()  # set by the test once it has read the heartbeat: the silent stream then ends
+
+
 async def _silent_stream(request, writer) -> None:
-    """The card; a stream that sends its Task, then nothing; any other call refused at once."""
+    """The card; a stream that sends its Task, then nothing until RELEASED (then it ends, unfinished); any other
+    call refused at once."""
     if request.path == CARD_PATH:
         writer.write(response(card(f"http://{request.headers['host']}")))
         return
@@ -165,15 +178,20 @@ async def _silent_stream(request, writer) -> None:
     writer.write(sse_event({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}},
                            sent.get("id")))
     await writer.drain()
-    await asyncio.sleep(SLOW_S + 5)  # past the run's idle limit: the run is what ends the stream
+    deadline = time.monotonic() + SLOW_S + 5  # past the run's idle limit: unreleased, the run ends the stream
+    while not RELEASED.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 def test_heartbeat_under_xdist_reads_the_workers_records(tmp_path):
-    """The same under pytest-xdist: the wait is in a worker, the controller prints it."""
+    """The same under pytest-xdist: the wait is in a worker, the controller prints it. Then the stream ends,
+    unfinished."""
+    RELEASED.clear()
     with HostileServer(_silent_stream, lifetime=RUN_S) as server:
         with running("run", "--url", server.url, "--idle-limit", str(SLOW_S), "--stream-limit", str(SLOW_S),
                      "--report", "rep", "--", "-n", "2", "-k", "test_stream_basic", cwd=tmp_path) as out:
             _, wait = out.expect(WAIT, within=RUN_S, before=LINE)
+            RELEASED.set()
             assert (wait[1], wait[2]) == ("stream-basic", "a2a"), wait[0]
             assert wait[4].startswith("the next frame of SendStreamingMessage (stream), 1 frame so far, "
                                       "nothing new for"), wait[0]

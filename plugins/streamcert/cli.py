@@ -242,9 +242,12 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(refused)
 
     extra = [a for a in args.pytest_args if a != "--"]
-    # The CLI has imported streamcert before pytest loads it as a plugin, so pytest cannot rewrite
-    # its asserts (the suite asserts nothing with `assert`); that warning is noise for a user.
-    pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull,
+    # The suite asserts nothing with `assert`, so no module is rewritten for it (--assert=plain): pytest would
+    # otherwise rewrite every module of each installed plugin's distribution as it is imported (hypothesis's, from
+    # the test extra: a second of CPU per process where no bytecode cache is writable). An `--assert` after --
+    # wins. The CLI has imported streamcert before pytest loads it as a plugin, so pytest could not rewrite its
+    # asserts anyway; that warning is noise for a user.
+    pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull, "--assert=plain",
                    "-W", "ignore::pytest.PytestAssertRewriteWarning",
                    "--rootdir", str(Path.cwd()), "-q", "-rN",
                    "-o", "console_output_style=classic"]  # a line per test (live.py), no [100%] after them

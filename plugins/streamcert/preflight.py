@@ -25,6 +25,7 @@ from . import limits
 from .protocols.a2a import CARD_PATH
 from .scrub import NOBODY, Scrubber
 from .targets import Target
+from .wire.pool import no_tls, verifying_context
 from .wire.urls import join
 
 POLL_S = 0.25  # --wait-for-target: the pause between two attempts on a target that is not up yet
@@ -95,7 +96,9 @@ async def _fetch(url: str, target: Target, *, status_only: bool) -> _Fetch:
     headers = {**target.headers, "Accept-Encoding": "identity"}
     try:
         async with asyncio.timeout(target.timeout):  # the one bound: connect, answer and body together
-            async with httpx.AsyncClient(timeout=None, follow_redirects=False) as client:
+            # the process's one TLS context (wire/pool.py), none built for a plain-HTTP URL
+            verify = verifying_context() if httpx.URL(url).scheme == "https" else no_tls()
+            async with httpx.AsyncClient(timeout=None, follow_redirects=False, verify=verify) as client:
                 async with client.stream("GET", url, headers=headers) as response:
                     out.status = response.status_code
                     if response.is_redirect:  # not followed: it may lead elsewhere, credentials and all

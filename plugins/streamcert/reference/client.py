@@ -74,6 +74,7 @@ from .. import limits
 from ..protocols import a2a, interactions_v1, progress_v1
 from ..protocols.bindings import jsonrpc_url
 from ..protocols.script import SCRIPT_KEY
+from ..wire.pool import Pool
 from ..wire.sse import SSEParser
 from .faults import check_fault, fault_argument, switch, variant
 
@@ -498,7 +499,8 @@ class Client:
 
     async def run(self) -> dict[str, Any]:
         timeout = httpx.Timeout(CONNECT_S, read=None)  # reads are bounded by the deadline, not per read
-        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as http:
+        # wire/pool.py: no TLS context is built for a plain-HTTP agent (the suite's replay), a verifying one for https
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, transport=Pool()) as http:
             card = await self.read_card(http)
             base = self.url.rstrip("/") + "/"
             rpc = jsonrpc_url(card)

@@ -23,7 +23,10 @@ streamed answer's retry (after) is sent by SendMessage while that stream is open
 Labels written (read by streamcert.rules.interactions and .idempotency):
   card, stream                  the card; SendStreamingMessage carrying the script
   get_pause_N, list_pause_N     GetTask / ListTasks (by contextId) at pause N (1-based)
-  subscribe_N                   SubscribeToTask opened at pause N, before its answer (and before GetTask)
+  subscribe_N                   SubscribeToTask opened at pause N, before its answer (and before GetTask); none
+                                after a subscription that carried nothing, not even its first event, until the
+                                stream limit cut it (notes `silent_subscription`: its label): that one shows it,
+                                and each later pause would wait the limit out again for nothing
   text_reply_N, get_after_text_N      a plain text reply at pause N, then GetTask
   retry_M, reuse_M              answer M sent again: same messageId and body / same messageId, other body
   get_after_retry_N             GetTask right after retry_M (M = N-1) at pause N
@@ -35,7 +38,8 @@ Labels written (read by streamcert.rules.interactions and .idempotency):
                                 when a client without the extension was not shown it
   get_final, answer_terminal    GetTask after the streams ended; an answer to the ended task
 log.notes: "interactions": {"extension": bool, "sentinel": str|None, "pauses": [{"stream": label,
-"interactionId": id|None}], "activated": [label…] (requests sent with the extension in a run without it)}.
+"interactionId": id|None}], "activated": [label…] (requests sent with the extension in a run without it),
+and "silent_subscription": label, when there was one}.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
-from ..framelog import Event, FrameLog
+from ..framelog import END_TIME_LIMIT, Event, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import URI, interaction_of, status_key
 from . import Target, driver
@@ -168,10 +172,18 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         interaction = interaction_of(status.get("message") if isinstance(status, dict) else None) or {}
         opened[n] = interaction.get("interactionId") if isinstance(interaction.get("interactionId"), str) else None
         notes["pauses"].append({"stream": label, "interactionId": opened[n]})
-        sub = f"subscribe_{n}"
-        feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid}, label=sub,
-                                                                       extensions=exts, on_event=cb))
-        await feed.first[sub].wait()
+        if "silent_subscription" not in notes:
+            sub = f"subscribe_{n}"
+            feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid},
+                                                                           label=sub, extensions=exts, on_event=cb))
+            await feed.first[sub].wait()
+            reading = feed.tasks[sub]
+            done = reading.done() and not reading.cancelled() and reading.exception() is None
+            ex = reading.result() if done else None
+            if getattr(ex, "end", None) == END_TIME_LIMIT and not ex.data_events():
+                # The server's subscription carried nothing until the stream limit cut it (not even the Task it
+                # starts with): that is shown, and the later pauses would only wait the limit out again.
+                notes["silent_subscription"] = sub
         await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_pause_{n}", extensions=exts)
         await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"list_pause_{n}", extensions=exts)
         await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)

@@ -21,6 +21,7 @@ from typing import Any, AsyncIterator, Callable
 import httpx
 
 from ..framelog import Chunk, Spool
+from .pool import Pool
 
 CHUNKS = "streamcert.chunks"  # response.extensions key: the list of Chunk, filled as bytes arrive
 CAPTURE = "streamcert.capture"  # response.extensions key: the Capture filling it
@@ -124,7 +125,7 @@ class CaptureTransport(httpx.AsyncBaseTransport):
     def __init__(self, clock: Callable[[], float], inner: httpx.AsyncBaseTransport | None = None, *,
                  max_body: int | None = None, max_stream: int | None = None) -> None:
         self.clock = clock
-        self.inner = inner or httpx.AsyncHTTPTransport()
+        self.inner = inner or Pool()
         self.max_body = max_body
         self.max_stream = max_stream
 

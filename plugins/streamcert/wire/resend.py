@@ -19,15 +19,17 @@ from typing import Any
 
 import httpx
 
+from .pool import Pool
+
 RETRIED = "streamcert.retried"  # response.extensions key: why the request was sent again, one entry per resend
 RESENDS = 3  # reused connections a request may find closed in turn before the pool opens one for it
 
 
 class ResendTransport(httpx.AsyncBaseTransport):
-    """`inner` (default: httpx's pool) with a request sent again when it met a reused connection's close."""
+    """`inner` (default: httpx's pool, wire/pool.py) with a request sent again when it met a reused connection's close."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner or httpx.AsyncHTTPTransport()
+        self.inner = inner or Pool()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         retried: list[str] = []
