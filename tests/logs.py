@@ -16,7 +16,7 @@ Exchanges
                                       one event (a str: raw data), at the given arrival times
 
 Scripts
-    script(*steps, name=…)            a test-agent script (DESIGN §6) holding these steps
+    script(*steps, name=…)            a test-agent script (docs/contracts.md §6) holding these steps
 
 A2A objects
     text_msg(text, role)              a Message with one text part
@@ -242,7 +242,7 @@ def progress_sse(items: list[Any], *, times: list[float] | None = None, script: 
 
 
 def script(*steps: dict[str, Any], name: str = "test") -> dict[str, Any]:
-    """A test-agent script (DESIGN §6, version 1) holding these steps."""
+    """A test-agent script (docs/contracts.md §6, version 1) holding these steps."""
     return {"version": 1, "name": name, "steps": list(steps)}
 
 # -- the other A2A bindings (protocols/bindings.py) -----------------------------------------------------

@@ -1,4 +1,4 @@
-"""The `streamcert` command and the pytest plugin end to end (DESIGN §4, §5): each run is a subprocess
+"""The `streamcert` command and the pytest plugin end to end (docs/contracts.md §4, §5): each run is a subprocess
 (`python -m streamcert …` or `python -m pytest …`) in its own temporary directory, with a timeout; and
 the two tables they are built from (targets, run options)."""
 

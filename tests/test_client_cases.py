@@ -1,6 +1,6 @@
 """Client cases (cases/client/client-*.json, docs/clients.md): what each case serves follows from its base recording
 and its variations, and its expected view from what it serves; the replay server records what a client sends;
-the driver runs a client as DESIGN §7 says and records a client that answers, hangs, crashes or prints no JSON."""
+the driver runs a client as docs/contracts.md §7 says and records a client that answers, hangs, crashes or prints no JSON."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from streamcert.targets import Target
 from streamcert.wire.sse import SSEParser
 
 CASES = client_cases.case_ids()
-# The client faults of the design and the requirement each must be caught by (CLIENT_DESIGN.md).
+# The client faults of the design and the requirement each must be caught by (docs/clients.md).
 FAULT_REQUIREMENTS = {"merge-plans": "CLIENT-001", "arrival-order": "CLIENT-002", "split-char-lost": "CLIENT-004",
                       "lastchunk-ends-stream": "CLIENT-006", "unknown-variant-gives-up": "CLIENT-010",
                       "waits-final-flag": "CLIENT-009", "bom-drops-first": "CLIENT-005",

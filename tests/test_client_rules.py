@@ -38,7 +38,7 @@ from streamcert.rules import judge
 from streamcert.rules.clientview import carried_lost, characters_lost
 
 ALL = tuple(f"CLIENT-{n:03d}" for n in range(1, 21))
-# A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD (DESIGN §3: a SHOULD not met never FAILs).
+# A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD (docs/contracts.md §3: a SHOULD not met never FAILs).
 MISSED = {rid: Outcome.FAIL if load_catalogue()[rid].level == "MUST" else Outcome.NON_STRICT for rid in ALL}
 
 
@@ -669,7 +669,7 @@ NODE_STACK = ("file:///c/client.mjs:12\n  const steps = plan.items.map(s => s);\
                                          (NODE_STACK, "TypeError: Cannot read properties of undefined")],
                          ids=["python", "node"])
 def test_a_crash_on_the_stream_fails_the_requirement_its_input_is_about_quoting_the_error_line(stderr, said):
-    # DESIGN §7: judged on an empty view and its stderr; the crash on an unknown plan is CLIENT-010's FAIL (a
+    # docs/contracts.md §7: judged on an empty view and its stderr; the crash on an unknown plan is CLIENT-010's FAIL (a
     # SHOULD, but nothing of the task was shown at all: no weaker reading), never ERROR
     w = World(frames=variant_frames(), variations=[{"kind": "plans"}])
     named = ("CLIENT-010", "CLIENT-001", "CLIENT-003", "CLIENT-007", "CLIENT-014", "CLIENT-016")

@@ -1,5 +1,5 @@
 """The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/grpc_server.py), on
-127.0.0.1: what each call writes into the frame log (BINDING_DESIGN.md, "gRPC exchange"), and how every call
+127.0.0.1: what each call writes into the frame log (docs/bindings.md, "gRPC exchange"), and how every call
 stays bounded."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from streamcert.targets import REFERENCE_CARD_KEY
 pytest_plugins = ["pytester"]
 
 SUITE = ("--pyargs", "streamcert.suite", "-p", "no:cacheprovider")
-CLIENT_VARIABLES = {"STREAMCERT_URL", "STREAMCERT_CASE", "STREAMCERT_CONTEXT",  # DESIGN §7: set for a client
+CLIENT_VARIABLES = {"STREAMCERT_URL", "STREAMCERT_CASE", "STREAMCERT_CONTEXT",  # docs/contracts.md §7: set for a client
                     "STREAMCERT_AGENT_CMD"}  # and for an ACP client (docs/clients.md)
 
 

@@ -1,5 +1,5 @@
 """GRPC- rules (rules/grpc_binding.py) on hand-made frame logs, each both ways: gRPC exchanges written as
-wire/grpc.py writes them (BINDING_DESIGN.md, "gRPC exchange"), no network."""
+wire/grpc.py writes them (docs/bindings.md, "gRPC exchange"), no network."""
 
 from __future__ import annotations
 

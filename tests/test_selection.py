@@ -1,5 +1,5 @@
 """Selecting by requirement and scenario (--requirement GLOB, --scenario GLOB, -k ID, -m streamcert_profile)
-and what the report says of what a narrowed run left out (DESIGN §3: NOT_TESTED "not selected", so a narrowed
+and what the report says of what a narrowed run left out (docs/contracts.md §3: NOT_TESTED "not selected", so a narrowed
 run never certifies). The pytest runs are in-process and --collect-only: nothing is driven."""
 
 from __future__ import annotations

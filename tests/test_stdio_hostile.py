@@ -258,7 +258,7 @@ def test_line_renderer_that_reads_and_never_answers_is_stopped_at_the_start_up_l
 def test_line_renderer_that_exits_at_once_fails_its_cases_naming_the_exit(cmd, named):
     run = play("line", cmd)
     assert run.seconds < AT_ONCE, run.seconds
-    assert run.found["LINE-001"].outcome == Outcome.FAIL  # a renderer must draw a line per input (DESIGN §7)
+    assert run.found["LINE-001"].outcome == Outcome.FAIL  # a renderer must draw a line per input (docs/contracts.md §7)
     assert named in run.message("LINE-001") and "wrote 0 line(s)" in run.message("LINE-001")
     if "boom" in cmd:
         assert "stderr: 'boom'" in run.message("LINE-001")

@@ -3,7 +3,7 @@
 Asked for nothing: the embedded reference is certified over every binding; a target given with `--url` over the
 first of JSON-RPC, HTTP+JSON and gRPC its card declares. `all`: every binding the card declares. A binding asked
 for that the card does not declare, or that this install cannot speak (gRPC without the `grpc` extra), is not
-certified: its requirements are SKIPPED with the reason (DESIGN §3), never blamed on the implementation.
+certified: its requirements are SKIPPED with the reason (docs/contracts.md §3), never blamed on the implementation.
 The card is read once per process, at run time (collection never touches the network).
 """
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-# Requirement-ID prefix → (family shown in the report, `--profile` name). DESIGN §2 and §5.
+# Requirement-ID prefix → (family shown in the report, `--profile` name). docs/contracts.md §2 and §5.
 PREFIXES: dict[str, tuple[str, str]] = {
     "WIRE-": ("wire", "a2a"),
     "A2A-CARD-": ("a2a-card", "a2a"),
@@ -118,7 +118,7 @@ def catalogue_version() -> str:
     return max(versions) if versions else "0"
 
 
-# Where scenarios are kept: the server scenarios, and the client cases (DESIGN §7 extended, issue 11), whose
+# Where scenarios are kept: the server scenarios, and the client cases (docs/contracts.md §7 extended, issue 11), whose
 # ids start with one of CLIENT_CASE_PREFIXES (cases/client/ holds other data too: only those files are cases).
 SCENARIO_DIRS = ("scenarios", "client")
 CLIENT_CASE_PREFIXES = ("client-", "acp-client-")

@@ -1,4 +1,4 @@
-"""The `streamcert` command (DESIGN §5): run, check, diff, serve, replay, convert, list, explain, baseline,
+"""The `streamcert` command (docs/contracts.md §5): run, check, diff, serve, replay, convert, list, explain, baseline,
 client."""
 
 from __future__ import annotations

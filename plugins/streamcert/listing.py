@@ -112,7 +112,7 @@ def scenario_lines(kept: Sequence[tuple[Scenario, Sequence[Requirement]]], width
 
 def requirement_json(req: Requirement) -> dict[str, Any]:
     """A requirement for `--json`: `profile` is the --profile name, `family` the report's grouping (what
-    compatibility.json calls `profile`, DESIGN §4)."""
+    compatibility.json calls `profile`, docs/contracts.md §4)."""
     out: dict[str, Any] = {"id": req.id, "level": req.level, "profile": req.profile, "family": req.family,
                            "title": req.title, "source": req.source}
     if req.readings:

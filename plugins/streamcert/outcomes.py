@@ -1,4 +1,4 @@
-"""Outcomes (DESIGN §3, a contract) and the finding a rule returns."""
+"""Outcomes (docs/contracts.md §3, a contract) and the finding a rule returns."""
 
 from __future__ import annotations
 

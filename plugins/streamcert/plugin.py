@@ -3,7 +3,7 @@
 At configure time the plugin registers one `StreamcertRun` object, which holds the run's state (the
 target, the embedded reference it started, the findings) and implements the hooks that use it.
 Findings ride on each test report's `user_properties`, so under pytest-xdist they reach the
-controller, which alone aggregates them and writes `compatibility.json` (DESIGN §1).
+controller, which alone aggregates them and writes `compatibility.json` (docs/architecture.md §1).
 """
 
 from __future__ import annotations

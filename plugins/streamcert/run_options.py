@@ -1,4 +1,4 @@
-"""The options of a run, declared once (DESIGN §5). `streamcert run` and the pytest plugin are both
+"""The options of a run, declared once (docs/contracts.md §5). `streamcert run` and the pytest plugin are both
 built from `RUN_OPTIONS`, and the CLI hands its values on to pytest with `pytest_args`.
 
 An option's `name` is its value's key on both sides (for a target, the `Target` field it sets), `cli`
@@ -238,7 +238,7 @@ class RunOption:
 
     @property
     def env(self) -> str:
-        """Its environment variable (STREAMCERT_SUT_URL); never one of DESIGN §7's client variables."""
+        """Its environment variable (STREAMCERT_SUT_URL); never one of docs/contracts.md §7's client variables."""
         return self.ini.upper()
 
     @property

@@ -1,7 +1,7 @@
 """Narrowing a run: `--requirement GLOB` and `--scenario GLOB` (run options), pytest's own `-k`, `-m` and
 `--deselect`, and what the report says of the requirements left out.
 
-DESIGN §3: a requirement of a selected profile that the selection leaves out is NOT_TESTED with the reason
+docs/contracts.md §3: a requirement of a selected profile that the selection leaves out is NOT_TESTED with the reason
 "not selected (…)", so a narrowed run never certifies. A requirement that does not match `--requirement`
 is NOT_TESTED even when a test that ran happened to judge it (the user asked about other requirements);
 one whose every scenario was left out (by `--scenario`, `-k`, `-m`, …) has no finding to show. SKIPPED

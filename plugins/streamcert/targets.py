@@ -94,12 +94,12 @@ class Target:
     stream_limit: float = limits.STREAM.default  # seconds a single stream may stay open before it is cut
     timeout: float = limits.EXCHANGE.default  # seconds for a unary answer
     headers: dict[str, str] = field(default_factory=dict)  # e.g. credentials; scrubbed from output
-    progress_url: str | None = None  # a progress stream: POST the script, read SSE (DESIGN §6)
+    progress_url: str | None = None  # a progress stream: POST the script, read SSE (docs/contracts.md §6)
     progress_pointer: str = "/progress"  # JSON pointer to the progress object in each event
     progress_cases: str | None = None  # another copy of cases/progress.json to judge by
-    line_cmd: str | None = None  # a progress-line renderer (DESIGN §7)
+    line_cmd: str | None = None  # a progress-line renderer (docs/contracts.md §7)
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
-    client_cmd: str | None = None  # a client to certify (DESIGN §7)
+    client_cmd: str | None = None  # a client to certify (docs/contracts.md §7)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)

@@ -1,6 +1,6 @@
 """A real A2A 1.0 peer built on the official ``a2a-sdk`` (1.3.x) server stack.
 
-It plays the streamcert test-agent script (DESIGN §6) with the SDK's own, idiomatic machinery:
+It plays the streamcert test-agent script (docs/contracts.md §6) with the SDK's own, idiomatic machinery:
 ``DefaultRequestHandler`` + ``InMemoryTaskStore`` + an ``AgentExecutor`` that uses ``TaskUpdater``,
 served by the SDK's Starlette routes (``create_agent_card_routes``, ``create_jsonrpc_routes``) under
 uvicorn. Nothing here corrects what the SDK puts on the wire: the point is to run the suite against it
@@ -102,7 +102,7 @@ class _Paused:
 
 
 class ScriptedExecutor(AgentExecutor):
-    """Plays the streamcert script with TaskUpdater, one SDK event per step (DESIGN §6)."""
+    """Plays the streamcert script with TaskUpdater, one SDK event per step (docs/contracts.md §6)."""
 
     def __init__(self) -> None:
         self._paused: dict[str, _Paused] = {}  # task id → where its script waits for an answer

@@ -1,4 +1,4 @@
-"""The official ``a2a-sdk`` (1.3.x) Python client under the suite's client contract (DESIGN §7).
+"""The official ``a2a-sdk`` (1.3.x) Python client under the suite's client contract (docs/contracts.md §7).
 
 Run by ``streamcert run --client-cmd "python tests/peers/a2a_sdk_client.py" --profile client`` from a
 venv holding ``a2a-sdk~=1.3.0`` (the ``peer-a2a-sdk-client`` tox env). It reads ``STREAMCERT_URL``,

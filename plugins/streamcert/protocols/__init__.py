@@ -7,5 +7,5 @@ import them from here; no judging and no agent behaviour lives here.
     interactions_v1  nylorun A2A extension interactions/v1: approval, question, connection (seed 004)
     progress         LLeMbas progress 3.4.0: phases, pacing (seed 003)
     acp              Agent Client Protocol plans (seed 002)
-    script           the test-agent script every target is driven by (DESIGN §6)
+    script           the test-agent script every target is driven by (docs/contracts.md §6)
 """

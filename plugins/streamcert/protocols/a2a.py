@@ -1,4 +1,4 @@
-"""A2A 1.0.1 protocol facts, in one place (../shared/specs/a2a-1.0.md; seed 001).
+"""A2A 1.0.1 protocol facts, in one place (the A2A 1.0.1 specification; A2A 101 part 1).
 
 The extension URIs are in their own modules (progress_v1, interactions_v1); the script key in script.
 """

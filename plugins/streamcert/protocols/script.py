@@ -1,4 +1,4 @@
-"""The test-agent script (DESIGN §6, version 1): how the suite tells any target's test agent what to do.
+"""The test-agent script (docs/contracts.md §6, version 1): how the suite tells any target's test agent what to do.
 
 On A2A it rides in the first message's metadata, on ACP in session/prompt `_meta`, on a progress
 stream in the request body, always under SCRIPT_KEY: {"version": 1, "name": ..., "steps": [...]}.
@@ -14,7 +14,7 @@ SCRIPT_VERSION = 1
 # The steps that pause the turn for a person, and the interactions/v1 kind each raises.
 PAUSING = {"ask": interactions_v1.QUESTION, "call": interactions_v1.APPROVAL, "connect": interactions_v1.CONNECTION}
 
-# Every step name of DESIGN §6 and docs/script-extensions.md, as a test agent declares the ones it plays.
+# Every step name of docs/contracts.md §6 and docs/script-extensions.md, as a test agent declares the ones it plays.
 STEP_NAMES = (
     "status", "artifact", "plan", "ask", "call", "connect", "say", "sleep", "finish", "fail", "read_prompt", "think",
     "write", "tool", "stop", "queued", "wait_model", "load_model", "compact", "retry", "propose_plan", "write_call",

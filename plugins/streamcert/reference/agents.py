@@ -47,7 +47,7 @@ class AgentSpec:
 DEFAULT = AgentSpec(
     name="",
     title="streamcert reference agent",
-    description="Plays streamcert test-agent scripts (DESIGN §6) over A2A 1.0 JSON-RPC with streaming.",
+    description="Plays streamcert test-agent scripts (docs/contracts.md §6) over A2A 1.0 JSON-RPC with streaming.",
     plan=True,
 )
 NO_STREAMING = AgentSpec(

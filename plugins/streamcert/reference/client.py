@@ -1,4 +1,4 @@
-"""The reference A2A client (issue 11, DESIGN §7): what a client of an A2A 1.0 agent must do, on the
+"""The reference A2A client (issue 11, docs/contracts.md §7): what a client of an A2A 1.0 agent must do, on the
 suite's own event-stream parser.
 
 `python -m streamcert.reference.client [URL] [--fault NAME]` (also `streamcert client`) reads
@@ -325,7 +325,7 @@ class View:
             "statusText": self.text.value if self.text.taken else (self.message_text or ""),
         }
         if self.error:
-            shown["error"] = self.error  # for a person reading the report; not part of DESIGN §7's view
+            shown["error"] = self.error  # for a person reading the report; not part of docs/contracts.md §7's view
         return shown
 
 

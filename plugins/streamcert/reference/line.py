@@ -2,7 +2,7 @@
 
 `python -m streamcert.reference.line [--fault NAME]` reads one JSON object per line on stdin,
 `{"progress": {…} | null, "now": MS}` and, optionally, `"form": "text"` for the text alone (the
-form for places with no room), and writes exactly one line per object, flushed at once (DESIGN §7).
+form for places with no room), and writes exactly one line per object, flushed at once (docs/contracts.md §7).
 Input it cannot read draws an empty line, so its output stays one line per input.
 
 Choices where the seed leaves room (the catalogue lists them as readings):

@@ -1,5 +1,5 @@
-"""The script steps that pause a task for a person (DESIGN §6, seed 004): ask, call, connect; (`say`, in player.py,
-reports the answer). The shapes and the answer handling are in interactions.py.
+"""The script steps that pause a task for a person (docs/contracts.md §6, seed 004): ask, call, connect; (`say`,
+in player.py, reports the answer). The shapes and the answer handling are in interactions.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The script player: performs a DESIGN §6 test-agent script and emits what A2A shows for each step.
+"""The script player: performs a docs/contracts.md §6 test-agent script and emits what A2A shows for each step.
 
 Steps live in the STEPS dispatch table; a later step (plan, ask, call, connect, say…) is one function
 and one entry. A step returns True when it ended the turn (finish, fail). What a step emits goes

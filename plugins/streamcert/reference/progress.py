@@ -1,4 +1,4 @@
-"""The reference's progress stream (seed 003): POST a DESIGN §6 script, read SSE whose events are
+"""The reference's progress stream (seed 003): POST a docs/contracts.md §6 script, read SSE whose events are
 `{"status": <the old free status text>, "progress": <object> | null}`, and for a subagent's progress
 `"agent": <its id>` beside them (the link's phase event `{progress, agent?}`, passed on in the same frames).
 

@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 envelopes and A2A errors (A2A §9, ../shared/specs/a2a-1.0.md · Errors)."""
+"""JSON-RPC 2.0 envelopes and A2A errors (A2A 1.0.1 §9 and §5.4, JSON-RPC 2.0 §5.1)."""
 
 from __future__ import annotations
 

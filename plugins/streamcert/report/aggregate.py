@@ -1,4 +1,4 @@
-"""From per-test findings to the compatibility report (DESIGN §3 outcomes, §4 report).
+"""From per-test findings to the compatibility report (docs/contracts.md §3 outcomes, §4 report).
 
 The pytest plugin feeds an `Aggregator` on the controller (one `add` per test report), then calls
 `build_report`, which walks the whole catalogue in order and gives every requirement a status:
@@ -20,7 +20,7 @@ binding it applies to (`Requirement.bindings`, empty: all). A binding the run di
 (its reason is in the report's `bindings.skipped`); a certified one takes the worst outcome of the findings
 over it — a finding without a binding (a scenario run once, such as the card's) counts for every one — and
 is NOT_TESTED when none was produced. The requirement's own status stays the worst of all its findings,
-except that a requirement none of whose bindings was certified is SKIPPED with the reason (DESIGN §3:
+except that a requirement none of whose bindings was certified is SKIPPED with the reason (docs/contracts.md §3:
 SKIPPED for a binding the run did not select): a GRPC- requirement in a run without gRPC never makes the
 verdict INCOMPLETE. Judged over one certified binding but NOT_TESTED over another, a MUST requirement keeps
 its judged status and still makes the verdict INCOMPLETE: a binding it was certified for was not tested.
@@ -358,11 +358,11 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
                  could_not_run: str | None = None, regressions: Mapping[str, Any] | None = None,
                  selection: Mapping[str, Any] | None = None,
                  bindings: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The compatibility report (DESIGN §4). `catalogue` defaults to the shipped one (tests pass theirs).
+    """The compatibility report (docs/contracts.md §4). `catalogue` defaults to the shipped one (tests pass theirs).
 
     `selection` (`selection.narrowing`, from --requirement, --scenario, -k …): `not_selected` maps each
     requirement the run narrowed away to its reason, and it is NOT_TESTED with it; when `narrowed`, the
-    verdict is never PASS (DESIGN §3: a narrowed run never certifies, even one whose every requirement
+    verdict is never PASS (docs/contracts.md §3: a narrowed run never certifies, even one whose every requirement
     happens to be judged by the tests it kept); the rest goes into the report's `selection`.
 
     `could_not_run`: why the run stopped before any scenario (an unreachable target): every selected

@@ -5,7 +5,7 @@ The format: `schemaVersion` (always 1), `label` (the left text), `message` (the 
 `color`; its other fields (labelColor, isError, namedLogo, logoSvg, logoColor, logoWidth, style,
 cacheSeconds) are presentation or caching choices left to whoever shows the badge.
 
-A profile's status follows the verdict's rule (DESIGN §3) on that profile's requirements: FAIL when one
+A profile's status follows the verdict's rule (docs/contracts.md §3) on that profile's requirements: FAIL when one
 of its selected MUST requirements fails or errs (an expected failure of the baseline excepted, as for the
 verdict) or is a stale baseline entry; else INCOMPLETE when one is NOT_TESTED, when it has none, or
 when the run was narrowed (--requirement, --scenario, -k); else PASS.
@@ -60,7 +60,7 @@ def profile_status(report: dict[str, Any], profile: str) -> str:
         return "INCOMPLETE"
     status = decide_verdict(entries, stale)
     if status == "PASS" and (report.get("selection") or {}).get("narrowed"):
-        return "INCOMPLETE"  # a narrowed run never certifies (DESIGN §3), not even one profile
+        return "INCOMPLETE"  # a narrowed run never certifies (docs/contracts.md §3), not even one profile
     return status
 
 

@@ -1,4 +1,4 @@
-"""report.html: one self-contained page a person reads in a browser (DESIGN §4): the verdict, profiles ×
+"""report.html: one self-contained page a person reads in a browser (docs/contracts.md §4): the verdict, profiles ×
 outcomes, the failures grouped by root cause with the frames that decided them, filters, every requirement.
 In a run over A2A bindings (issue 15): outcomes × bindings beside the profiles, one status column per
 certified binding in the table of requirements, a binding filter (with one chosen, the outcome filter reads

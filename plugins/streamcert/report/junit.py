@@ -1,4 +1,4 @@
-"""junit.xml, written from the compatibility report (DESIGN §3, §4) in the JUnit XML shape CI tools read
+"""junit.xml, written from the compatibility report (docs/contracts.md §3, §4) in the JUnit XML shape CI tools read
 (xunit2: testsuites > testsuite > testcase > failure | error | skipped, system-out; checked in the tests
 against tests/schemas/junit.xsd).
 

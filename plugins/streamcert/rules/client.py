@@ -1,14 +1,14 @@
 """CLIENT-: an A2A client under test, judged on the final view it printed and on the requests it sent
-(issue 11; DESIGN §7 extended). What is read, and how the view is found and compared: rules/clientview.py.
+(issue 11; docs/contracts.md §7 extended). What is read, and how the view is found and compared: rules/clientview.py.
 
 A client with no final view (it could not start, hung, was cut at a limit or printed no JSON object) leaves
 every requirement of the case ERROR, with the reason (exit status, the end of its stderr, the limit that cut
 it); except CLIENT-009, which WARNs when the client was cut at a time limit although the last stream had closed
 after the terminal status: it waited for something the protocol never sends. A client that exited in error
-after the stream was served crashed on it: it is judged on an empty view (DESIGN §7), and the requirement the
+after the stream was served crashed on it: it is judged on an empty view (docs/contracts.md §7), and the requirement the
 difference is blamed on FAILs, its message quoting the stderr from its error line (clientview.error_line).
 
-A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (DESIGN §3; `departure`).
+A requirement not met is a departure: FAIL for a MUST, NON_STRICT for a SHOULD (docs/contracts.md §3; `departure`).
 
 The view requirements (001–008, 010, 013) each compare their part of the view with the case's expected view
 (PARTS). A wrong view is diagnosed first (`stop_of`): when it is exactly what a client that read the stream
@@ -272,7 +272,7 @@ def blamed_on(run: ClientRun, d: Diff, named: set[str]) -> str | None:
 
 
 def departure(out: Verdict) -> Outcome:
-    """A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD or a MAY (DESIGN §3)."""
+    """A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD or a MAY (docs/contracts.md §3)."""
     req = load_catalogue().get(out.req_id)
     return Outcome.FAIL if req is None or req.level == "MUST" else Outcome.NON_STRICT
 

@@ -1,4 +1,4 @@
-"""What the CLIENT- rules read: one run of an A2A client under test on one client case (issue 11; DESIGN §7
+"""What the CLIENT- rules read: one run of an A2A client under test on one client case (issue 11; docs/contracts.md §7
 extended), from the frame log of scenarios/client.py (driver `client-case`).
 
 What is read, as the shared design of client certification says it is written:
@@ -97,7 +97,7 @@ STEP_FIELDS = ("label", "state", "note")
 ELLIPSIS = "…"
 
 
-# -- the final view on stdout (DESIGN §7: "prints one JSON object") --------------------------------------------
+# -- the final view on stdout (docs/contracts.md §7: "prints one JSON object") --------------------------------------------
 
 @dataclass
 class FoundView:
@@ -479,7 +479,7 @@ class Stream:
 
     def shown_up_to(self, n: int, expected: dict[str, Any]) -> dict[str, Any]:
         """The view a client that reads the task's frames 1 to `n` rightly shows, in the fields `expected` holds
-        (DESIGN §7): the Task's ids; the state, status text, plan and interaction of the latest status
+        (docs/contracts.md §7): the Task's ids; the state, status text, plan and interaction of the latest status
         (status.timestamp, a tie or a status without one by arrival) that carried each; the artifacts begun,
         their chunks joined. A field no frame up to `n` set (a status text, say) is left out."""
         tid, ctx = self.task_ids
@@ -926,7 +926,7 @@ class ClientRun:
             printed = "a JSON object, not taken as a final view" if self.view is not None else "no JSON object"
             self.view = None
             self.no_view = f"the client crashed: it {self.how_it_ended()}; it printed {found.lines} line(s), {printed}"
-            if self.stream.frames:  # it crashed on what it was served: judged on an empty view (DESIGN §7)
+            if self.stream.frames:  # it crashed on what it was served: judged on an empty view (docs/contracts.md §7)
                 stderr = str(self.client.notes.get("stderr") or self.client.notes.get("stderr_tail") or "")
                 line = error_line(stderr)
                 self.view, self.view_line = {}, line

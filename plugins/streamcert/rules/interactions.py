@@ -230,7 +230,8 @@ def _detail(pause: Pause) -> dict[str, Any]:
 @rule("IX-003", view=Interruptions)
 def approval_names_the_held_call(v: Interruptions, out: Verdict) -> None:
     """The detail is optional (seed 004); when present it names the held call's server and tool as the script's
-    call step defines them (DESIGN §6: detail {server, tool}). A reason is the runtime's policy's: never compared."""
+    call step defines them (docs/contracts.md §6: detail {server, tool}). A reason is the runtime's policy's: never
+    compared."""
     approvals = v.pauses_of(APPROVAL)
     if not v.extension or not approvals:
         return

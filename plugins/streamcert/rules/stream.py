@@ -450,8 +450,8 @@ def plays_script(v: PlayedScript, out: Verdict) -> None:
         out.add(Outcome.NOT_TESTED, NEEDS_SCRIPT)
         return
     if ignored := notes.get(IGNORED_NOTE):
-        out.failed(f"the test agent ignores the script (DESIGN §6): {ignored}; what rests on the script's content is "
-                   "NOT_TESTED (declare the steps it plays in its card, or judge it as it is with --prompt)",
+        out.failed(f"the test agent ignores the script (docs/contracts.md §6): {ignored}; what rests on the script's "
+                   "content is NOT_TESTED (declare the steps it plays in its card, or judge it as it is with --prompt)",
                    [ex_evidence(v.stream.exchange)])
         return
     # The steps the test agent does not play are left out of the comparison (docs/script-extensions.md)

@@ -2,7 +2,7 @@
 
 The suite starts `target.acp_cmd`, sends `initialize` (the scenario's protocolVersion, with or
 without `clientCapabilities.plan`), `session/new` (an absolute temporary cwd, no MCP servers) and
-`session/prompt` carrying the script in `_meta` (DESIGN §6), then reads every line until the prompt
+`session/prompt` carrying the script in `_meta` (docs/contracts.md §6), then reads every line until the prompt
 is answered. Requests the agent makes of the client are answered: `session/request_permission` with
 the first allowing option, anything else with -32601.
 
@@ -11,7 +11,7 @@ Limits (the agent is stopped at the first one reached, and its run records which
 install first), `session/new` within `target.timeout`, and the whole run, the prompt turn included,
 ends within `target.stream_limit` of the start. An agent that exits is not waited for.
 
-Script steps for ACP plans (an additive extension of DESIGN §6):
+Script steps for ACP plans (an additive extension of docs/contracts.md §6):
   {"acp_plan": {"planId": P, "type": "items", "entries": [{"content", "priority", "status"}, …]}}
   {"acp_plan": {"planId": P, "type": "markdown", "content": MD}}
   {"acp_plan": {"planId": P, "type": "file", "path": REL}}   the URI is REL made absolute under the cwd

@@ -5,7 +5,7 @@ The suite's agent is the reference ACP agent (`python -m streamcert.reference.ac
 `acp` profile certifies in both protocol versions), started by the client from `STREAMCERT_AGENT_CMD`
 with `--script FILE` (the case's script, played whatever the prompt carries: the client needs to know
 nothing of scripts) and `--record FILE` (every line it read and wrote, read back here: what the client
-was sent is known exactly, not assumed). The client is run once, in the environment of DESIGN §7 as
+was sent is known exactly, not assumed). The client is run once, in the environment of docs/contracts.md §7 as
 docs/clients.md extends it for ACP:
 
   STREAMCERT_AGENT_CMD  the command that starts the suite's agent on stdio
@@ -49,7 +49,7 @@ from .a2a import UNREACHABLE, make_script
 
 CASE_NOTE = "acp_client_case"
 CLIENT, AGENT = "client", "agent"  # exchange labels
-# DESIGN §7's variables, and the one ACP adds
+# docs/contracts.md §7's variables, and the one ACP adds
 AGENT_CMD, CASE, CONTEXT = "STREAMCERT_AGENT_CMD", "STREAMCERT_CASE", "STREAMCERT_CONTEXT"
 
 

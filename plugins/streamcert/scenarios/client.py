@@ -1,4 +1,4 @@
-"""Driver for certifying an A2A client (profile `client`, DESIGN §7; docs/clients.md): driver `client-case`.
+"""Driver for certifying an A2A client (profile `client`, docs/contracts.md §7; docs/clients.md): driver `client-case`.
 
 One client case (cases/client/<id>.json) per scenario. The case's stream is built from its base recording
 and variations (client_cases.build) and served by the replay server (replay.py) on 127.0.0.1, at the case's
@@ -62,7 +62,7 @@ CASE_KEYS = ("id", "base", "serve", "variations", "context", "expected", "pace")
 
 
 def environment(url: str, case_id: str, context: dict) -> dict[str, str]:
-    """The client's environment: the caller's, and the three variables of DESIGN §7."""
+    """The client's environment: the caller's, and the three variables of docs/contracts.md §7."""
     return {**os.environ, "STREAMCERT_URL": url, "STREAMCERT_CASE": case_id,
             "STREAMCERT_CONTEXT": json.dumps(context, ensure_ascii=False)}
 

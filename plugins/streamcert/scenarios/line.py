@@ -1,4 +1,4 @@
-"""Driver for certifying a progress-line renderer (profile `line`, DESIGN §7).
+"""Driver for certifying a progress-line renderer (profile `line`, docs/contracts.md §7).
 
 The renderer (`target.line_cmd`) is started once and fed every case of cases/progress.json (or
 of `target.progress_cases`) three times, one JSON object per line:

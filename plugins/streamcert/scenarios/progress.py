@@ -1,6 +1,6 @@
 """The driver for progress streams (profile `progress`, seed 003).
 
-It POSTs the scenario's script to the progress URL (`{"urn:streamcert:script": …}`, DESIGN §6) and
+It POSTs the scenario's script to the progress URL (`{"urn:streamcert:script": …}`, docs/contracts.md §6) and
 reads the answer as SSE whose events are JSON objects holding a progress object (at the JSON pointer
 `target.progress_pointer`, default `/progress`) and the status text beside it.
 

@@ -191,7 +191,7 @@ class A2AClient:
     async def post_stream(self, url: str, body: Any, *, label: str, limit: float | None = None,
                           until: Until | None = None, on_event: OnEvent | None = None) -> Exchange:
         """A plain JSON POST (no JSON-RPC, no A2A headers) whose answer is read as an event stream:
-        the progress stream of seed 003 (DESIGN §6)."""
+        the progress stream of seed 003 (docs/contracts.md §6)."""
         headers = {"Content-Type": "application/json", "Accept": a2a.SSE_MEDIA_TYPE}
         return await self.send_http("POST", url, label=label, json_body=body, headers=headers, streaming=True,
                                     until=until, on_event=on_event,

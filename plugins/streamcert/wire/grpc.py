@@ -1,5 +1,5 @@
 """The A2A gRPC client transport (A2A 1.0.1 §10): one call of an A2AService method, written into the frame log
-as BINDING_DESIGN.md's "gRPC exchange" says, stamped like every other exchange.
+as docs/bindings.md's "gRPC exchange" says, stamped like every other exchange.
 
 The channel hands each response message over as its raw bytes (identity deserializers): the transport stamps
 its arrival, keeps the bytes (a `Chunk`) and decodes them itself into ProtoJSON (`grpc_messages`), so that a

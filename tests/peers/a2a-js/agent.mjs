@@ -1,6 +1,6 @@
 // A real A2A 1.0 peer built on the official JavaScript SDK, @a2a-js/sdk (pinned in package.json).
 //
-// It plays the streamcert test-agent script (DESIGN §6) on the SDK's own server stack: an
+// It plays the streamcert test-agent script (docs/contracts.md §6) on the SDK's own server stack: an
 // AgentExecutor publishing AgentEvents on the SDK's ExecutionEventBus, DefaultRequestHandler with
 // InMemoryTaskStore, and the SDK's Express handlers (agentCardHandler, jsonRpcHandler, restHandler).
 // Nothing here corrects what the SDK puts on the wire: the point is to run the suite against it.

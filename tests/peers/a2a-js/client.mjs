@@ -1,5 +1,5 @@
 // The official JavaScript SDK's client, @a2a-js/sdk (pinned in package.json), under the suite's
-// client contract (DESIGN §7, docs/clients.md).
+// client contract (docs/contracts.md §7, docs/clients.md).
 //
 //     npm ci --prefix tests/peers/a2a-js
 //     streamcert run --client-cmd "node tests/peers/a2a-js/client.mjs" --profile client
