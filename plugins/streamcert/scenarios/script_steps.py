@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..catalogue import Scenario
-from ..framelog import FrameLog
+from ..framelog import END_CLOSED, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
@@ -40,6 +40,9 @@ from ..wire.clients import client_for
 
 NOT_TESTED = "not_tested"  # log.notes key: {requirement id: reason} (rules/__init__.py reads it)
 PROBE_LABEL = "script_probe"
+# The probe waits this long at most: a target slower than that is not judged by it (never blamed), and a silent one
+# costs the run seconds, not its stream limit.
+PROBE_LIMIT_S = 3.0
 
 # The drivers that play their scenario without a script when the run judges the agent as it is (`--prompt`): the
 # card, the refused requests, the prompts' streams read back, a subscription and a cancel.
@@ -104,8 +107,9 @@ async def learn(client: Any, card: Any, target: Target, log: FrameLog, scenario:
 
 async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str | None:
     """Once per target: stream a two-step script (a status, a finish) to an agent that declares nothing; when the
-    stream shows neither text, the agent ignores the script (returned: why). None when it plays it, or when there
-    is no stream to tell by (the card declares no streaming, the stream got no answer)."""
+    stream ends (closed by the agent) having shown neither text, the agent ignores the script (returned: why).
+    None when it plays it, or when there is no whole stream to tell by (the card declares no streaming, no answer,
+    or a stream still going at PROBE_LIMIT_S: a slow agent is never taken for one that ignores the script)."""
     url = client.base_url
     if url in _PROBED:
         return _PROBED[url]
@@ -119,11 +123,12 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
                                          "steps": [{"status": status}, {"finish": finish}]}}}
     # A log of its own: the probe is the suite's question to the harness, not a scenario's (nor in its cassette)
     probe_log = FrameLog(scenario=PROBE_LABEL, target=url, started=now())
-    async with client_for(target, probe_log, url) as probe:
+    async with client_for(target, probe_log, url, stream_limit=min(target.stream_limit, PROBE_LIMIT_S)) as probe:
         probe.use_card(card)
         ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=PROBE_LABEL)
     said = _agent_texts(ex)
-    if ex.status is None or not ex.data_events():
+    if ex.status is None or not ex.data_events() or (ex.end != END_CLOSED and status not in said):
+        _PROBED[url] = None
         return None
     verdict = None if status in said or finish in said else (
         f"its first stream, a script of one status and a finish, showed neither text (it said {said[:2]!r})")
