@@ -438,7 +438,7 @@ _TABLE = (
     # (the broken frame may be the pause, or a plan update; in cancel-subscribe it is the WORKING status the
     # driver waits for, so it cancels and subscribes only once the task has completed)
     Fault("bare-result", "stream events carry the StreamResponse without the JSON-RPC envelope",
-          ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1) + _ix(1, 14)),
+          ("WIRE-002",), ("WIRE-003", "WIRE-004") + _NO_STREAM + _int(1, 6) + _ix(1, 14)),
     Fault("wrong-rpc-id", "every JSON-RPC response carries an id other than its request's",
           ("WIRE-003",), _int(6) + _plan(18)),
     Fault("falsy-id-null", "a response to a request whose id is 0 or \"\" carries id null (read as no id)",
