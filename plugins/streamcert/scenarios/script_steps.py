@@ -126,8 +126,11 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     async with client_for(target, probe_log, url, stream_limit=min(target.stream_limit, PROBE_LIMIT_S)) as probe:
         probe.use_card(card)
         ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=PROBE_LABEL)
-    said = _agent_texts(ex)
-    if ex.status is None or not ex.data_events() or (ex.end != END_CLOSED and status not in said):
+    said, states = _agent_texts(ex)
+    # Only a whole turn tells: the agent closed the stream after a terminal state. Anything less (no answer, a
+    # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.
+    whole = ex.end == END_CLOSED and any(state in a2a.TERMINAL_STATES for state in states)
+    if ex.status is None or not whole:
         _PROBED[url] = None
         return None
     verdict = None if status in said or finish in said else (
@@ -136,16 +139,18 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     return verdict
 
 
-def _agent_texts(ex: Any) -> list[str]:
-    """The texts of the status messages a stream carries (its Task's and its status updates')."""
-    texts = []
+def _agent_texts(ex: Any) -> tuple[list[str], list[str]]:
+    """The texts of the status messages a stream carries (its Task's and its status updates'), and its states."""
+    texts, states = [], []
     for ev in ex.data_events():
         result = bindings.frame_answer(ex.binding or bindings.JSONRPC, ev.payload)[0]
         if not isinstance(result, dict):
             continue
         holder = result.get("task") if isinstance(result.get("task"), dict) else result.get("statusUpdate")
         status = holder.get("status") if isinstance(holder, dict) else None
+        if isinstance(status, dict) and isinstance(status.get("state"), str):
+            states.append(status["state"])
         message = status.get("message") if isinstance(status, dict) else None
         parts = message.get("parts") if isinstance(message, dict) else None
         texts += [p["text"] for p in parts or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    return texts
+    return texts, states
