@@ -29,7 +29,7 @@ from streamcert.protocols import a2a, bindings  # noqa: E402
 from streamcert.protocols import grpc_messages as g  # noqa: E402
 from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402
 from streamcert.reference.server import ReferenceServer  # noqa: E402
-from streamcert.wire.a2a_client import Bounds  # noqa: E402
+from streamcert.wire.bounds import Bounds  # noqa: E402
 from streamcert.wire.capture import Clock  # noqa: E402
 from streamcert.wire.grpc import GrpcTransport, grpc_target  # noqa: E402
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..framelog import FrameLog
-from .a2a_client import A2AClient, Bounds
+from .a2a_client import A2AClient
+from .bounds import Bounds
 
 if TYPE_CHECKING:  # the run's Target (targets.py) is read, never imported: the wire layer sits below it
     from ..targets import Target
