@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streamcert.catalogue import PROFILES
+from streamcert.catalogue import PROFILES, load_catalogue
 from streamcert.cli import build_parser
 from streamcert.framelog import FrameLog
 from streamcert.reference.faults import FAULTS
@@ -44,6 +44,15 @@ def report(folder: Path) -> dict:
 
 def statuses(rep: dict) -> dict[str, str]:
     return {r["id"]: r["status"] for r in rep["requirements"]}
+
+
+def statuses_beside_timing(rep: dict) -> dict[str, str]:
+    """The statuses with a timed requirement's WARNING read as PASS. A requirement whose catalogue entry declares
+    a tolerance is measured on arrival times, and on a loaded machine the reference itself can send a frame past
+    the tolerance (a WARNING, never a FAIL: the FAIL bounds sit far above any load seen). Two runs compared for
+    something else (the options they were given) may differ there and nowhere else."""
+    timed = {rid for rid, req in load_catalogue().items() if req.tolerance}
+    return {rid: "PASS" if st == "WARNING" and rid in timed else st for rid, st in statuses(rep).items()}
 
 
 def no_traceback(proc) -> None:
@@ -101,7 +110,7 @@ def test_pytest_options_after_double_dash_give_the_same_report(tmp_path, referen
     rep = report(tmp_path / "rep")
     ref = report(reference_run[0] / "rep")
     assert rep["verdict"] == ref["verdict"] == "PASS"
-    assert statuses(rep) == statuses(ref)
+    assert statuses_beside_timing(rep) == statuses_beside_timing(ref)
 
 
 def _closed_port() -> int:
