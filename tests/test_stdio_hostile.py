@@ -28,7 +28,11 @@ from streamcert.scenarios import Target, run_scenario
 
 LIMIT = 2.0  # start_limit and timeout of every run here
 BOUND = LIMIT + 1.5  # a run cut at LIMIT ends by then: the kill's grace included, with room for a loaded machine
-AT_ONCE = 1.0  # a program that exits (or is not found) ends the run within this
+# A cause seen at once (an exit, a program not found, a size cap) is proven by a run that ends far inside limits
+# it would otherwise have waited out: those runs get limits of LONG, and must end within AT_ONCE, a third of it.
+# Both sit far above the second or two a loaded machine adds to starting a program, so load never decides them.
+LONG = 30.0
+AT_ONCE = LONG / 3
 PY = shlex.quote(sys.executable)
 AGENTS = f"{PY} {shlex.quote(str(Path(__file__).with_name('stdio_agents.py')))}"
 START_CAP = f"reached the start-up cap of {LIMIT:g} s (raise it with {limits.START.option})"
@@ -51,9 +55,9 @@ class Played:
         return self.found[req_id].message
 
 
-def play(profile: str, cmd: str, **caps: int) -> Played:
+def play(profile: str, cmd: str, limit: float = LIMIT, **caps: int) -> Played:
     scenario = load_scenario(SCENARIO[profile])
-    target = Target(start_limit=LIMIT, timeout=LIMIT, stream_limit=5.0,
+    target = Target(start_limit=limit, timeout=limit, stream_limit=max(5.0, limit),
                     **{"acp_cmd" if profile == "acp" else "line_cmd": cmd}, **caps)
     began = time.monotonic()
     log = run_scenario(scenario.id, target)
@@ -110,7 +114,7 @@ def test_acp_wrapper_whose_grandchild_sleeps_is_stopped_at_the_start_up_limit(tm
 @pytest.mark.parametrize("cmd,named", [("true", "exited with status 0"),
                                        ("sh -c 'echo boom >&2; exit 3'", "exited with status 3")])
 def test_acp_program_that_exits_at_once_is_named_at_once(cmd, named):
-    run = play("acp", cmd)
+    run = play("acp", cmd, limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert run.outcomes() == {Outcome.ERROR}
     for rid in ("ACP-PLAN-001", "ACP-PLAN-003"):
@@ -120,16 +124,16 @@ def test_acp_program_that_exits_at_once_is_named_at_once(cmd, named):
 
 
 def test_acp_exit_is_not_held_by_a_grandchild_that_keeps_the_pipes(tmp_path):
-    run = play("acp", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'")
+    run = play("acp", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'", limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert "exited with status 3" in run.message("ACP-PLAN-003")
     assert_none_left(tmp_path / "pids")
 
 
-@pytest.mark.parametrize("then,named,bound", [("", "exited with status 0", AT_ONCE),
-                                              ("; sleep 1000", START_CAP, BOUND)])
-def test_acp_garbage_on_stdout_is_named_line_by_line(then, named, bound):
-    run = play("acp", f"sh -c 'echo hello; echo \"{{not json\"{then}'")
+@pytest.mark.parametrize("then,named,limit,bound", [("", "exited with status 0", LONG, AT_ONCE),
+                                                    ("; sleep 1000", START_CAP, LIMIT, BOUND)])
+def test_acp_garbage_on_stdout_is_named_line_by_line(then, named, limit, bound):
+    run = play("acp", f"sh -c 'echo hello; echo \"{{not json\"{then}'", limit=limit)
     assert run.seconds < bound, run.seconds
     assert run.found["ACP-PLAN-001"].outcome == Outcome.FAIL
     assert "'hello': not a JSON-RPC 2.0 message" in run.message("ACP-PLAN-001")
@@ -151,8 +155,8 @@ def test_acp_agent_that_stops_answering_is_cut_at_the_per_exchange_limit():
 
 
 def test_acp_agent_that_exits_during_the_scenario_is_named_at_once():
-    run = play("acp", f"{AGENTS} init-then-exit")
-    assert run.seconds < AT_ONCE + 0.5, run.seconds  # a Python program's start included
+    run = play("acp", f"{AGENTS} init-then-exit", limit=LONG)
+    assert run.seconds < AT_ONCE, run.seconds  # a Python program's start included
     assert run.found["ACP-PLAN-003"].outcome == Outcome.FAIL
     assert (run.ex.end, run.ex.status) == (END_CLOSED, 3)
     ended = AcpTurn.read(run.ex).ended
@@ -160,7 +164,7 @@ def test_acp_agent_that_exits_during_the_scenario_is_named_at_once():
 
 
 def test_acp_program_not_found_is_error_at_once():
-    run = play("acp", "/nonexistent/acp-agent --stdio")
+    run = play("acp", "/nonexistent/acp-agent --stdio", limit=LONG)
     assert run.seconds < AT_ONCE
     assert run.outcomes() == {Outcome.ERROR}
     assert "could not be started" in run.message("ACP-PLAN-003") and "No such file" in run.message("ACP-PLAN-003")
@@ -169,15 +173,15 @@ def test_acp_program_not_found_is_error_at_once():
 def test_acp_flood_of_short_lines_is_cut_at_the_size_cap():
     """`yes`: each line counts for more than its two bytes (what keeping it costs), so a flood of short
     lines is bounded in memory as a long line is."""
-    run = play("acp", "sh -c 'yes & wait'", max_stream_bytes=4 * limits.MIB)
-    assert run.seconds < AT_ONCE + 0.5, run.seconds
+    run = play("acp", "sh -c 'yes & wait'", max_stream_bytes=4 * limits.MIB, limit=LONG)
+    assert run.seconds < AT_ONCE, run.seconds
     assert run.found["ACP-PLAN-001"].outcome == Outcome.FAIL and "'y': not a JSON-RPC" in run.message("ACP-PLAN-001")
     assert "reached the per-stream size cap of 4 MiB (raise it with --max-stream-bytes)" in run.message("ACP-PLAN-003")
     assert len(run.ex.events) < 4 * limits.MIB // 1024 + 256 * 1024 // 2  # at most one read past the cap
 
 
 def test_acp_endless_line_is_cut_at_the_per_event_cap():
-    run = play("acp", "sh -c 'tr \"\\000\" x < /dev/zero'", max_event_bytes=1 * limits.MIB)
+    run = play("acp", "sh -c 'tr \"\\000\" x < /dev/zero'", max_event_bytes=1 * limits.MIB, limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert run.outcomes() == {Outcome.ERROR}
     assert "reached the per-event size cap of 1 MiB (raise it with --max-event-bytes)" in run.message("ACP-PLAN-001")
@@ -256,7 +260,7 @@ def test_line_renderer_that_reads_and_never_answers_is_stopped_at_the_start_up_l
 @pytest.mark.parametrize("cmd,named", [("true", "exited with status 0"),
                                        ("sh -c 'echo boom >&2; exit 3'", "exited with status 3")])
 def test_line_renderer_that_exits_at_once_fails_its_cases_naming_the_exit(cmd, named):
-    run = play("line", cmd)
+    run = play("line", cmd, limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert run.found["LINE-001"].outcome == Outcome.FAIL  # a renderer must draw a line per input (docs/contracts.md §7)
     assert named in run.message("LINE-001") and "wrote 0 line(s)" in run.message("LINE-001")
@@ -265,14 +269,14 @@ def test_line_renderer_that_exits_at_once_fails_its_cases_naming_the_exit(cmd, n
 
 
 def test_line_exit_is_not_held_by_a_grandchild_that_keeps_the_pipes(tmp_path):
-    run = play("line", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'")
+    run = play("line", f"sh -c 'sleep 1000 & echo $! > {tmp_path / 'pids'}; exit 3'", limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert "exited with status 3" in run.message("LINE-001")
     assert_none_left(tmp_path / "pids")
 
 
 def test_line_garbage_is_blamed_case_by_case():
-    run = play("line", "sh -c 'while read line; do echo garbage; done'")
+    run = play("line", "sh -c 'while read line; do echo garbage; done'", limit=LONG)
     assert run.seconds < AT_ONCE, run.seconds
     assert run.found["LINE-001"].outcome == Outcome.FAIL and "got 'garbage'" in run.message("LINE-001")
     assert run.found["LINE-014"].outcome == Outcome.PASS  # the same input drew the same (wrong) line
@@ -287,6 +291,6 @@ def test_line_renderer_that_stops_answering_is_cut_at_the_per_exchange_limit():
 
 
 def test_line_program_not_found_is_error_at_once():
-    run = play("line", "/nonexistent/renderer")
+    run = play("line", "/nonexistent/renderer", limit=LONG)
     assert run.seconds < AT_ONCE
     assert run.outcomes() == {Outcome.ERROR} and "No such file" in run.message("LINE-001")
