@@ -8,9 +8,11 @@ controller, which alone aggregates them and writes `compatibility.json` (docs/ar
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import logging
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -40,6 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("streamcert", "streamcert conformance suite")
     for opt in run_options.RUN_OPTIONS:
         opt.add_to(group.addoption, opt.pytest)
+        if opt.alias:  # the old name still works, kept apart so that its use is told (StreamcertRun)
+            opt.add_to(group.addoption, opt.alias, dest=opt.alias_dest, help=argparse.SUPPRESS)
         # The same option as an ini key (and an environment variable): run_options.resolve reads them.
         parser.addini(opt.ini, f"{opt.pytest} (environment: {opt.env}): {opt.help}",
                       type="linelist" if opt.repeat else "string")
@@ -66,6 +70,8 @@ class StreamcertRun:
         except run_options.OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.is_worker = hasattr(config, "workerinput")
+        if not self.is_worker and (used := run_options.aliases_used(config)):  # once: never again in a worker
+            sys.stderr.write(run_options.deprecation_note(used) + "\n")
         if not self.is_worker and runs_suite(config):
             flags = {opt.name: opt.pytest for opt in run_options.RUN_OPTIONS}
             refused = run_options.refuse_replacing(self.options) or selection.refuse(self.options, flags)
@@ -534,7 +540,7 @@ class Streamcert:
 @pytest.fixture
 def streamcert(request: pytest.FixtureRequest) -> Streamcert:
     """Drive and judge a conformance scenario in a test of your own: `streamcert.check("stream-basic")`
-    runs the scenario (`streamcert list` names them) against the run's target (--sut-url, --acp-cmd, …,
+    runs the scenario (`streamcert list` names them) against the run's target (--streamcert-url, --streamcert-acp-cmd, …,
     or their STREAMCERT_* variables and ini keys; with none, the embedded reference) and judges every
     frame; a failed requirement fails the test with its ID and message, and the findings go into the
     run's compatibility.json (--streamcert-report DIR).
