@@ -268,6 +268,11 @@ def test_fixtures_are_documented(pytester):
     full = shown("-v")
     assert "def test_my_agent_streams(streamcert):" in full["streamcert"]
     assert "def test_my_client_against_the_reference(streamcert_reference):" in full["streamcert_reference"]
+    text = pytester.runpytest("-p", "no:cacheprovider", "--fixtures").stdout.str()  # the fixtures for own checks
+    capture = text[text.index("streamcert_capture [session scope] -- "):]
+    assert 'streamcert_capture("stream-basic")' in capture.split("\n\n")[0]
+    target = text[text.index("streamcert_target [session scope] -- "):]
+    assert "Override it to certify an agent your own fixture starts" in " ".join(target.split("\n\n")[0].split())
 
 
 def test_the_marker_is_registered_with_its_use(pytester):

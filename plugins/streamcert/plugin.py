@@ -33,6 +33,7 @@ from .targets import REFERENCE_CARD_KEY, Target, names_a_target
 from .wallclock import now
 
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
+TARGET_KEY = "streamcert_target"  # user_properties: the target a user's streamcert_target fixture gave (report form)
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
@@ -99,6 +100,8 @@ class StreamcertRun:
         self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
         self.compared: list[dict[str, Any]] = []  # --against: each scenario's comparison (controller only)
         self.silent: dict[str, str] = {}  # profile → why its subprocess target is not driven again (this process)
+        self.captures: dict[tuple[str, str | None], FrameLog] = {}  # (scenario, binding) → its log (this process)
+        self.adopted: dict[str, Any] | None = None  # what a streamcert_target override gave (report form)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
@@ -136,7 +139,27 @@ class StreamcertRun:
 
     def _starts_embedded(self) -> bool:
         return (self.is_embedded and not self.is_worker and self.embedded is None and runs_suite(self.config)
-                and not self.config.option.collectonly)
+                and not self.config.option.collectonly and not getattr(self, "target_overridden", False))
+
+    def adopt(self, given: Any) -> None:
+        """Certify the target a user's `streamcert_target` fixture gave (own_checks.adopted_values): its options
+        replace the run's targets, and what was derived from them (the card's bindings, the reachability check,
+        the scrubber) is made again. Once per process: the fixture is session-scoped."""
+        from .own_checks import adopted_values
+        from .targets import SLOTS
+
+        if given is self._target or given is getattr(self, "_adopted_from", None):
+            return
+        self._adopted_from = given
+        values = adopted_values(given)
+        cleared = {slot.field: None for slot in SLOTS}  # the fixture's target replaces every given one
+        self.options.update({**cleared, **values})
+        self._given = {name: value for name, value in self.options.items() if value is not None and value != ""}
+        self.scrubber = Scrubber.of(run_options.target_of(self._given))
+        self._target = None
+        for derived in ("_bindings", "_unreachable"):
+            self.__dict__.pop(derived, None)
+        self.adopted = self.target_json()
 
     def _start_embedded(self) -> None:
         from .reference.process import ReferenceProcess
@@ -162,6 +185,8 @@ class StreamcertRun:
         return profiles_of(self.options)
 
     def target_json(self) -> dict[str, Any]:
+        if self.adopted is not None:
+            return self.adopted
         shown = self._target or run_options.target_of(self._given)  # (an embedded reference never started: none)
         return target_json(shown, self.scrubber, fault=self.options["fault"], embedded=self.is_embedded)
 
@@ -181,6 +206,7 @@ class StreamcertRun:
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         """Start the embedded reference once collection is over and a conformance test is to run (not under
         --collect-only, nor when every test was deselected); under pytest-xdist it has started already."""
+        self.target_overridden = any(_overrides_target(i) for i in session.items)  # (it starts the target itself)
         if not session.config.option.collectonly and any(scenarios_of_item(i) for i in session.items):
             try:
                 self.target  # noqa: B018
@@ -226,6 +252,9 @@ class StreamcertRun:
         if self.is_worker:
             return
         self.reported.add(report.nodeid)
+        adopted = [v for k, v in getattr(report, "user_properties", []) if k == TARGET_KEY]
+        if adopted and self.adopted is None:  # a worker's streamcert_target override: the report names it
+            self.adopted = json.loads(adopted[0])
         chosen = [v for k, v in getattr(report, "user_properties", []) if k == BINDINGS_KEY]
         if chosen and not hasattr(self, "_bindings"):  # chosen where the tests ran: the controller reads no card
             from .binding_choice import BindingChoice
@@ -410,6 +439,8 @@ class Streamcert:
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.request = request
         self.run: StreamcertRun = request.config.pluginmanager.get_plugin(RUN_PLUGIN)
+        if self.run.adopted is not None:  # the report's target, carried to the xdist controller
+            request.node.user_properties.append((TARGET_KEY, json.dumps(self.run.adopted)))
         self.regressed: dict[str, Any] | None = None  # --against: this test's differences, if any
 
     @property
@@ -453,6 +484,7 @@ class Streamcert:
             return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                     for r in scenario.requirements]
         self._note_silence(scenario.profile, log)
+        self.run.captures[(scenario_id, log.notes.get("binding"))] = log  # for streamcert_capture (own_checks.py)
         self._record(log, target)
         self._compare(log)
         return self._judged(log, scenario_id)
@@ -537,8 +569,54 @@ class Streamcert:
         return findings
 
 
+def _run(config: pytest.Config) -> StreamcertRun:
+    return config.pluginmanager.get_plugin(RUN_PLUGIN)
+
+
+def _overrides_target(item: pytest.Item) -> bool:
+    """Whether the test sees a `streamcert_target` other than the plugin's (a user's override)."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("streamcert_target") if info is not None else None
+    return bool(defs) and getattr(defs[-1].func, "__module__", __name__) != __name__
+
+
+@pytest.fixture(scope="session")
+def streamcert_target(request: pytest.FixtureRequest) -> Any:
+    """The target the run certifies (a Target: `.a2a_url`, `.acp_cmd`, `.headers`, …): the one given by
+    --streamcert-url and the other target options, or the embedded reference's. Override it to certify an
+    agent your own fixture starts (docs/plugin.md).
+
+    To certify an agent that a fixture of yours starts, override this fixture in the conftest.py at your
+    rootdir: return the agent's URL, or a mapping of run options by name (`{"a2a_url": url, "headers": [...]}`).
+    The conformance tests and `streamcert_capture` then drive that target (and no embedded reference starts):
+
+        @pytest.fixture(scope="session")
+        def streamcert_target(my_agent):          # my_agent: your fixture, yields a started server
+            return my_agent.url
+
+    docs/plugin.md has the whole example."""
+    run = _run(request.config)
+    if run.is_embedded and not run.embedded_targets and run.embedded is None and run._target is None:
+        run._start_embedded()  # a run of the user's own tests alone: no conformance test started it
+    return run.target
+
+
+@pytest.fixture(scope="session")
+def streamcert_capture(request: pytest.FixtureRequest, streamcert_target: Any) -> Any:
+    """The frame log of a scenario against the run's target, for checks of your own on the suite's captures:
+    `log = streamcert_capture("stream-basic")` (a FrameLog: `log.exchanges`, each with its `events`), driven at
+    most once per process, shared with the conformance test that drives it; `streamcert_capture(id,
+    binding="http-json")` over another binding. `streamcert_capture.target` is the run's Target and
+    `streamcert_capture.client()` an A2A client on it (`async with`). docs/plugin.md."""
+    from .own_checks import Captures
+
+    run = _run(request.config)
+    run.adopt(streamcert_target)
+    return Captures(run)
+
+
 @pytest.fixture
-def streamcert(request: pytest.FixtureRequest) -> Streamcert:
+def streamcert(request: pytest.FixtureRequest, streamcert_target: Any) -> Streamcert:
     """Drive and judge a conformance scenario in a test of your own: `streamcert.check("stream-basic")`
     runs the scenario (`streamcert list` names them) against the run's target (--streamcert-url, --streamcert-acp-cmd, …,
     or their STREAMCERT_* variables and ini keys; with none, the embedded reference) and judges every
@@ -551,6 +629,7 @@ def streamcert(request: pytest.FixtureRequest) -> Streamcert:
     `streamcert.judge(log)` judges a frame log you captured or loaded yourself
     (`FrameLog.load("cassettes/x.yaml")`, streamcert.framelog); `streamcert.target` is the Target in use.
     A scenario whose profile is not selected, or that has no target, is skipped."""
+    _run(request.config).adopt(streamcert_target)  # (a user's streamcert_target override; else nothing)
     return Streamcert(request)
 
 
