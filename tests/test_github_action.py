@@ -118,7 +118,7 @@ def test_passing_run_writes_summary_and_outputs(passing):
     assert passing.summary.startswith(report_md)  # report.md as written, then the footer
     assert "streamcert verdict: **PASS**" in passing.summary
     assert re.search(r"^\| profile \| PASS \|", passing.summary, re.M), "no profile table in the step summary"
-    assert re.search(r"^\| a2a-stream \| [1-9]", passing.summary, re.M)  # a row of the profile --profile a2a runs
+    assert re.search(r"^\| a2a \| [1-9]", passing.summary, re.M)  # the row of the profile --profile a2a runs
     assert "artifact `streamcert-report`" in passing.summary and "exit code 0" in passing.summary
     assert not passing.lines("error") and not passing.lines("warning")
 

@@ -42,6 +42,7 @@ def test_the_example_certifies_the_agent_its_fixture_started_and_drives_it_once(
     assert [sid for sid, _ in played] == ["stream-basic"], played  # one drive, shared by both tests
     report = json.loads((pytester.path / "rep" / "compatibility.json").read_text("utf-8"))
     assert report["target"]["a2a"] == played[0][1] and report["target"]["embedded"] is False
+    assert report["implementation"]["name"] == "streamcert reference agent"  # as its card names it
     judged = {e["id"]: e["status"] for e in report["requirements"] if "test_the_suite_certifies_it" in str(e["tests"])}
     assert judged and all(status == "PASS" for status in judged.values()), judged
 

@@ -33,6 +33,7 @@ from .targets import REFERENCE_CARD_KEY, Target, names_a_target
 from .wallclock import now
 
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
+IMPLEMENTATION_KEY = "streamcert_implementation"  # user_properties: the card's name and version, where it was read
 TARGET_KEY = "streamcert_target"  # user_properties: the target a user's streamcert_target fixture gave (report form)
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
@@ -102,6 +103,7 @@ class StreamcertRun:
         self.silent: dict[str, str] = {}  # profile → why its subprocess target is not driven again (this process)
         self.captures: dict[tuple[str, str | None], FrameLog] = {}  # (scenario, binding) → its log (this process)
         self.adopted: dict[str, Any] | None = None  # what a streamcert_target override gave (report form)
+        self.implementation: dict[str, str] | None = None  # the A2A card's name and version (binding_choice.py)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
@@ -157,6 +159,7 @@ class StreamcertRun:
         self._given = {name: value for name, value in self.options.items() if value is not None and value != ""}
         self.scrubber = Scrubber.of(run_options.target_of(self._given))
         self._target = None
+        self.implementation = None
         for derived in ("_bindings", "_unreachable"):
             self.__dict__.pop(derived, None)
         self.adopted = self.target_json()
@@ -172,13 +175,14 @@ class StreamcertRun:
         """The A2A bindings this run certifies (binding_choice.py), chosen once per process; None when no A2A
         profile is selected or there is no A2A target."""
         if not hasattr(self, "_bindings"):
-            from .binding_choice import choose, read_card
+            from .binding_choice import choose, implementation_of, read_card
 
             self._bindings = None
             target = self.target
             if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
                 card = read_card(target) if not self.unreachable() else None
                 self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
+                self.implementation = implementation_of(card)
         return self._bindings
 
     def selected_profiles(self) -> set[str]:
@@ -255,6 +259,9 @@ class StreamcertRun:
         adopted = [v for k, v in getattr(report, "user_properties", []) if k == TARGET_KEY]
         if adopted and self.adopted is None:  # a worker's streamcert_target override: the report names it
             self.adopted = json.loads(adopted[0])
+        named = [v for k, v in getattr(report, "user_properties", []) if k == IMPLEMENTATION_KEY]
+        if named and self.implementation is None:  # read where the tests ran
+            self.implementation = json.loads(named[0])
         chosen = [v for k, v in getattr(report, "user_properties", []) if k == BINDINGS_KEY]
         if chosen and not hasattr(self, "_bindings"):  # chosen where the tests ran: the controller reads no card
             from .binding_choice import BindingChoice
@@ -333,6 +340,8 @@ class StreamcertRun:
                                                                   self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
+        if self.implementation is not None:  # an extension (docs/contract-extensions.md): the card's own words
+            report["implementation"] = self.implementation
         if getattr(self, "interrupted", False):  # Ctrl-C: what ran is judged, the rest NOT_TESTED; say where it stopped
             running, last = getattr(self, "running", None), getattr(self, "finished_last", None)
             where = f"during {running}" if running else f"after {last}" if last else "before the first test"
@@ -461,6 +470,8 @@ class Streamcert:
         if choice is None:
             return self._finish(self._play(scenario, target))
         self.request.node.user_properties.append((BINDINGS_KEY, json.dumps(choice.to_json())))
+        if self.run.implementation is not None:
+            self.request.node.user_properties.append((IMPLEMENTATION_KEY, json.dumps(self.run.implementation)))
         if not choice.certified:
             pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
         findings: list[Finding] = []
