@@ -18,7 +18,13 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "test_own_checks.py
 
 COUNTING = '''
 import json, streamcert.plugin, streamcert.scenarios
+from streamcert.reference.process import ReferenceProcess
 played = []
+started = ReferenceProcess.start
+def start(self):
+    played.append(["embedded reference started", None])
+    return started(self)
+ReferenceProcess.start = start
 def counted(inner):
     def run(scenario_id, target):
         played.append([scenario_id, target.a2a_url])
@@ -39,7 +45,7 @@ def test_the_example_certifies_the_agent_its_fixture_started_and_drives_it_once(
                                            "test_own_checks.py", "--streamcert-report", "rep", timeout=120)
     result.assert_outcomes(passed=2)
     played = json.loads((pytester.path / "played.json").read_text())
-    assert [sid for sid, _ in played] == ["stream-basic"], played  # one drive, shared by both tests
+    assert [sid for sid, _ in played] == ["stream-basic"], played  # one drive, shared by both; no embedded reference
     report = json.loads((pytester.path / "rep" / "compatibility.json").read_text("utf-8"))
     assert report["target"]["a2a"] == played[0][1] and report["target"]["embedded"] is False
     assert report["implementation"]["name"] == "streamcert reference agent"  # as its card names it
