@@ -62,3 +62,34 @@ def test_an_override_gives_a_url_or_run_options_by_name():
         adopted_values("ftp://x")
     with pytest.raises(TypeError):
         adopted_values(41241)
+
+
+class _Run:
+    """What Captures reads of a run: its target, its captures, the bindings it certifies (none chosen here)."""
+
+    def __init__(self, target):
+        self.target, self.captures = target, {}
+
+    def bindings(self):
+        return None
+
+
+def test_a_capture_is_driven_once_and_the_client_speaks_to_the_target_with_its_credentials(streamcert_reference):
+    import asyncio
+
+    from streamcert.own_checks import Captures
+    from streamcert.targets import Target
+
+    server = streamcert_reference()
+    captures = Captures(_Run(Target(a2a_url=server.url, headers={"X-Team": "t1"})))
+    log = captures("card")
+    assert log.get("card").status == 200 and captures("card") is log  # the second call drives nothing
+    assert captures("card", binding="http-json") is not log  # another binding: its own capture
+
+    async def card_status():
+        async with captures.client() as client:
+            return (await client.get_card(label="own")), client
+
+    exchange, client = asyncio.run(card_status())
+    assert exchange.status == 200 and client.log.get("own") is exchange
+    assert exchange.request_headers.get("X-Team") == "t1"  # the run's credentials go with the client
