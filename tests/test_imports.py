@@ -37,8 +37,8 @@ LAYERS = {
     "reference": ("reference",),
     "report": ("report",),
     "drivers": ("scenarios", "binding_choice"),
-    "running": ("__main__", "plugin", "cli", "run_options", "selection", "listing", "live", "report_keys", "offline",
-                "preflight", "github_action", "exit_codes"),
+    "running": ("__main__", "plugin", "own_checks", "cli", "run_options", "selection", "listing", "live", "report_keys",
+                "offline", "preflight", "github_action", "exit_codes"),
 }
 MAY_IMPORT = {
     "protocols": {"protocols"},

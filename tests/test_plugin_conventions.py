@@ -54,16 +54,60 @@ def closed_port_url() -> str:
 
 # -- names -----------------------------------------------------------------------------------------------
 
-def test_every_option_has_an_ini_key_and_a_variable_named_after_its_flag():
+def test_every_option_has_an_ini_key_and_a_variable_named_after_its_first_flag():
     for opt in RUN_OPTIONS:
-        bare = opt.pytest.lstrip("-").replace("-", "_")
+        bare = opt.first.lstrip("-").replace("-", "_")
         assert opt.ini == (bare if bare.startswith("streamcert_") else "streamcert_" + bare), opt
         assert opt.env == opt.ini.upper() and opt.env.startswith("STREAMCERT_")
         assert opt.env not in CLIENT_VARIABLES, opt  # never what a certified client is given
     assert len({opt.env for opt in RUN_OPTIONS}) == len(RUN_OPTIONS)
-    named = {opt.pytest: opt.env for opt in RUN_OPTIONS}
+    named = {opt.first: opt.env for opt in RUN_OPTIONS}
     assert named["--sut-url"] == "STREAMCERT_SUT_URL" and named["--streamcert-report"] == "STREAMCERT_REPORT"
     assert named["--acp-cmd"] == "STREAMCERT_ACP_CMD" and named["--streamcert-requirement"] == "STREAMCERT_REQUIREMENT"
+
+
+def test_every_pytest_flag_is_streamcert_and_the_run_flag_and_the_old_ones_are_aliases():
+    """One scheme: `--streamcert-` + the `streamcert run` option's name; each older flag is kept as its alias."""
+    for opt in RUN_OPTIONS:
+        assert opt.pytest == "--streamcert-" + opt.cli[2:], opt
+        assert opt.alias in (None, opt.first) and (opt.alias is None) == (opt.first == opt.pytest), opt
+    aliases = {opt.alias: opt.pytest for opt in RUN_OPTIONS if opt.alias}
+    assert aliases["--sut-url"] == "--streamcert-url" and aliases["--acp-cmd"] == "--streamcert-acp-cmd"
+    assert aliases["--sut-header"] == "--streamcert-header" and aliases["--baseline"] == "--streamcert-baseline"
+    assert "--streamcert-report" not in aliases  # a flag that already followed the scheme has no alias
+
+
+OLD_AND_NEW = [("--sut-url", "--streamcert-url", "http://127.0.0.1:1"),
+               ("--sut-timeout", "--streamcert-timeout", "2.5"),
+               ("--sut-header", "--streamcert-header", "A: 1"),
+               ("--record", "--streamcert-record", "cass"),
+               ("--acp-cmd", "--streamcert-acp-cmd", "python agent.py"),
+               ("--stream-limit", "--streamcert-stream-limit", "3")]
+
+
+def test_old_and_new_flags_give_the_same_options_and_the_old_ones_a_note_once(pytester):
+    old_args = [arg for old, _, value in OLD_AND_NEW for arg in (old, value)]
+    new_args = [arg for _, new, value in OLD_AND_NEW for arg in (new, value)]
+    old = pytester.parseconfigure(*old_args)
+    new_options = _options(pytester, *new_args)
+    assert old.pluginmanager.get_plugin(RUN_PLUGIN).options == new_options
+    assert new_options["a2a_url"] == "http://127.0.0.1:1" and new_options["timeout"] == 2.5
+    assert new_options["headers"] == ["A: 1"] and new_options["record"] == "cass"
+    # In a run: one line names every old flag given and its new name; the new flags print none.
+    result = pytester.runpytest(*SUITE, "--collect-only", "-q", *old_args, "--sut-header", "B: 2")
+    notes = [line for line in result.stderr.lines if "deprecated option name" in line]
+    assert len(notes) == 1, result.stderr.lines
+    for old_flag, new_flag, _ in OLD_AND_NEW:
+        assert f"{old_flag} → {new_flag}" in notes[0]
+    assert notes[0].count("--sut-header") == 1  # given twice, named once
+    quiet = pytester.runpytest(*SUITE, "--collect-only", "-q", *new_args)
+    assert not [line for line in quiet.stderr.lines if "deprecated" in line], quiet.stderr.lines
+
+
+def test_a_repeated_option_takes_its_values_under_both_names(pytester):
+    options = _options(pytester, "--sut-header", "A: 1", "--streamcert-header", "B: 2")
+    assert sorted(options["headers"]) == ["A: 1", "B: 2"]
+    assert _options(pytester, "--sut-timeout", "4", "--streamcert-timeout", "5")["timeout"] == 5.0  # the new wins
 
 
 # -- resolve: the one precedence -------------------------------------------------------------------------
@@ -224,6 +268,11 @@ def test_fixtures_are_documented(pytester):
     full = shown("-v")
     assert "def test_my_agent_streams(streamcert):" in full["streamcert"]
     assert "def test_my_client_against_the_reference(streamcert_reference):" in full["streamcert_reference"]
+    text = pytester.runpytest("-p", "no:cacheprovider", "--fixtures").stdout.str()  # the fixtures for own checks
+    capture = text[text.index("streamcert_capture [session scope] -- "):]
+    assert 'streamcert_capture("stream-basic")' in capture.split("\n\n")[0]
+    target = text[text.index("streamcert_target [session scope] -- "):]
+    assert "Override it to certify an agent your own fixture starts" in " ".join(target.split("\n\n")[0].split())
 
 
 def test_the_marker_is_registered_with_its_use(pytester):
@@ -236,3 +285,12 @@ def test_ini_keys_are_listed_in_help(pytester):
     for opt in RUN_OPTIONS:
         assert opt.ini in text, opt.ini
     assert "STREAMCERT_SUT_URL" in text
+
+
+def test_the_alias_table_in_the_contract_names_every_old_flag():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "contracts.md").read_text("utf-8")
+    for opt in RUN_OPTIONS:
+        if opt.alias:
+            assert f"| `{opt.alias}` | `{opt.pytest}` | `{opt.env}` |" in text, opt.alias

@@ -322,8 +322,9 @@ def test_markdown_shows_the_bindings_side_by_side():
     assert "| A2A-STREAM-001 | MUST | PASS | FAIL | ERROR |" in section
     assert "REST-001 |" not in section  # HTTP+JSON's own: nothing to differ from
     # The failure's head says where it failed, each binding with its status when they differ.
-    assert "MUST · a2a-stream · A2A 1.0.1 · §1 · over HTTP+JSON (FAIL), gRPC (ERROR)" in md
-    assert "MUST · rest · A2A 1.0.1 · §1 · over HTTP+JSON\n" in md
+    assert ("MUST · a2a-stream · [A2A 1.0.1 · §1](https://a2a-protocol.org/v1.0.0/specification/) · over HTTP+JSON "
+            "(FAIL), gRPC (ERROR)") in md
+    assert "MUST · rest · [A2A 1.0.1 · §1](https://a2a-protocol.org/v1.0.0/specification/) · over HTTP+JSON\n" in md
     skipped = render_markdown(report_of(passing_over("jsonrpc"), card(), certified=("jsonrpc",),
                                        skipped={"http-json": "--binding jsonrpc", "grpc": "<b>not</b> declared"}))
     assert "Not certified: gRPC — &lt;b&gt;not&lt;/b&gt; declared" in skipped
@@ -349,3 +350,29 @@ def test_markdown_stays_in_budget_when_every_requirement_differs():
     differ = sum(1 for e in report["requirements"] if len(set(e.get("bindings", {}).values())) > 1)
     assert 0 < len(rows) < differ
     assert f"of the table of the {differ} requirement(s) whose status differs between bindings" in md
+
+
+# -- who was certified, in words (issue 28) ----------------------------------------------------------------
+
+def test_the_implementation_its_card_names_is_in_every_report_and_no_internal_word_is():
+    report = report_of(passing_over("jsonrpc"), passing_over("http-json"), card(), certified=("jsonrpc", "http-json"))
+    report["target"] = {**TARGET, "fault": None, "embedded": True}
+    report["implementation"] = {"name": "Acme *Agent*", "version": "2.1.0"}
+    line = terminal_summary(report)[0]
+    assert line.startswith("streamcert verdict: PASS · A2A over JSON-RPC and HTTP+JSON · ")
+    assert line.endswith(" MUST · Acme *Agent* 2.1.0")
+    md = render_markdown(report)
+    head = md.split("\n\n")[:3]
+    assert head[0].endswith(" MUST · Acme \\*Agent\\* 2.1.0")  # the card's words, inert in Markdown
+    run = next(p for p in md.split("\n\n") if p.startswith("implementation: "))
+    assert run.startswith("implementation: Acme \\*Agent\\* 2.1.0 · the embedded reference · a2a: http://127.0.0.1:41241")
+    for internal in ("embedded: True", "fault: None", "True", "None"):
+        assert internal not in md, internal
+    assert "No requirement differs between the bindings." in md  # its verb agrees
+    # "By profile": the profiles as --profile names them, never a requirement family
+    table = md.split("| profile |", 1)[1].split("\n\n", 1)[0]
+    rows = [row.split(" | ")[0].strip("| ") for row in table.splitlines()[2:]]
+    assert rows == ["a2a", "interactions"]
+    without = report_of(passing_over("jsonrpc"), card(), certified=("jsonrpc",))
+    assert terminal_summary(without)[0].endswith(" MUST")  # no card read: nothing added
+    assert not [p for p in render_markdown(without).split("\n\n") if p.startswith("implementation: ")]

@@ -21,6 +21,7 @@ from streamcert.catalogue import PROFILES, load_catalogue
 from streamcert.outcomes import Finding, Outcome
 from streamcert.report.aggregate import Aggregator, build_report, regressions_section
 from streamcert.report.html import render_html
+from streamcert.report.sources import source_url
 
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -175,10 +176,21 @@ def announce(record_property, name: str, path: Path) -> None:
 
 def test_passing_report_in_the_browser(browser, record_property):
     report = passing_report()
+    report["implementation"] = {"name": "Acme <Agent>", "version": "2.1.0"}  # the card's own words
     assert report["verdict"] == "PASS"
     view = Page(browser, report, OUTPUT / "passing.html")
     page = view.page
     assert page.locator("header.banner").inner_text().startswith("streamcert verdict: PASS")
+    meta = page.locator("p.meta").first.inner_text()
+    assert meta.startswith("implementation: Acme <Agent> 2.1.0 · the embedded reference · a2a: ")
+    assert "embedded: True" not in meta and "fault" not in meta
+    # Each source links to the public text of its document where one is known, and only there.
+    linked = next(r for r in CATALOGUE.values() if source_url(r.source) and r.profile in ("a2a", "progress"))
+    unlinked = next(r for r in CATALOGUE.values() if not source_url(r.source) and r.profile in ("a2a", "progress"))
+    link = page.locator(f'tr[data-id="{linked.id}"] .source a')
+    assert link.get_attribute("href") == source_url(linked.source) and link.inner_text() == linked.source
+    assert page.locator(f'tr[data-id="{unlinked.id}"] .source a').count() == 0
+    assert page.locator(f'tr[data-id="{unlinked.id}"] .source').inner_text() == unlinked.source
     assert page.locator("header.banner.v-PASS").count() == 1
     assert not page.get_by_text("Failures by root cause").count()
     rows = view.visible("table.all tbody tr[data-status]")
@@ -253,11 +265,14 @@ def test_failing_report_in_the_browser(browser, record_property):
     filters.locator('button[data-set-outcome=""]').click()
     assert sorted(view.statuses("table.all tr[data-status]")) == sorted(
         e["status"] for e in report["requirements"] if e["profile"] == "progress")
-    page.locator('.matrix button[data-set-profile="a2a-task"][data-set-outcome="ERROR"]').click()
+    # The matrix's rows are the profiles as --profile names them (a2a holds WIRE-, A2A-TASK-, …).
+    assert page.locator(".matrix tr[data-row-profile] > th").all_inner_texts() == list(PROFILES)
+    page.locator('.matrix button[data-set-profile="a2a"][data-set-outcome="ERROR"]').click()
     assert view.visible("table.all tr[data-status]", "data-id") == ["A2A-TASK-010"]
     filters.locator('button[data-set-outcome=""]').click()
-    page.locator(".matrix tr[data-row-profile=wire] > th").click()
-    assert set(view.visible("table.all tr[data-status]", "data-profile")) == {"wire"}
+    page.locator(".matrix tr[data-row-profile=progress] > th").click()  # (a2a again would clear it: a toggle)
+    shown = view.visible("table.all tr[data-status]", "data-id")
+    assert shown and all(i.startswith("PROG-") for i in shown)
     filters.locator('button[data-set-outcome="SKIPPED"]').click()
     assert view.visible("#no-match")
     filters.locator('button[data-set-profile=""]').click()

@@ -51,6 +51,19 @@ def read_card(target: Any) -> Any:
     return asyncio.run(fetch())
 
 
+IDENTITY_CHARS = 120  # the longest name or version a report shows of a card (a card is the implementation's text)
+
+
+def implementation_of(card: Any) -> dict[str, str] | None:
+    """The implementation as its agent card names it: the AgentCard's `name` and `version` (A2A 1.0.1 §8, both
+    required strings), each cut to IDENTITY_CHARS; None when the card was not read or gives neither as a string."""
+    if not isinstance(card, dict):
+        return None
+    named = {key: " ".join(card[key].split())[:IDENTITY_CHARS] for key in ("name", "version")
+             if isinstance(card.get(key), str) and card[key].strip()}
+    return named or None
+
+
 def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoice:
     """The bindings to certify, given what was asked for and the card (None: not readable)."""
     asked = list(dict.fromkeys(asked or []))

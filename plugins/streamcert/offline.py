@@ -39,6 +39,17 @@ def recorded_timing(findings: list[Finding], path: Path, log: FrameLog, timed: s
     return out
 
 
+def recorded_implementation(log: FrameLog) -> dict[str, str] | None:
+    """The implementation as the card a recording read names it (binding_choice.implementation_of), or None."""
+    from .binding_choice import implementation_of
+
+    card = log.get("card")
+    if card is None or card.status != 200:
+        return None
+    value, complaint = card.json()
+    return implementation_of(value) if complaint is None else None
+
+
 def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None = None) -> dict[str, Any]:
     from .report.aggregate import Aggregator, build_report
     from .report.summary import terminal_summary
@@ -51,6 +62,7 @@ def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None =
     timed = timing_requirements()
     judged_timing: set[str] = set()
     recorded: set[str] = set()  # the A2A bindings the cassettes went over
+    implementation: dict[str, str] | None = None  # as the first recorded card names it
     for path in paths:
         log = FrameLog.load(path, max_bytes)
         try:
@@ -66,6 +78,7 @@ def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None =
                                  f"does not know (known: {', '.join(bindings.BINDINGS)})")
             recorded.add(binding)
         targets.add(log.target)
+        implementation = implementation or recorded_implementation(log)
         findings = judge(log, scenario.requirements, RuleContext(scenario=scenario))
         judged_timing |= {f.req_id for f in findings if f.req_id in timed}
         agg.add(f"cassette:{path}::{scenario.id}", recorded_timing(findings, path, log, timed))
@@ -76,6 +89,8 @@ def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None =
                           bindings={"certified": [b for b in bindings.BINDINGS if b in recorded],
                                     "skipped": {b: "no cassette went over it" for b in bindings.BINDINGS
                                                 if b not in recorded}, "declared": None} if recorded else None)
+    if implementation is not None:
+        report["implementation"] = implementation
     write_all(report, report_dir)
     for line in terminal_summary(report):
         print(line)

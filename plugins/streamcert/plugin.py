@@ -8,9 +8,11 @@ controller, which alone aggregates them and writes `compatibility.json` (docs/ar
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import logging
+import sys
 import time
 import traceback
 from pathlib import Path
@@ -31,6 +33,8 @@ from .targets import REFERENCE_CARD_KEY, Target, names_a_target
 from .wallclock import now
 
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
+IMPLEMENTATION_KEY = "streamcert_implementation"  # user_properties: the card's name and version, where it was read
+TARGET_KEY = "streamcert_target"  # user_properties: the target a user's streamcert_target fixture gave (report form)
 RUN_PLUGIN = "streamcert-run"  # the name the StreamcertRun object is registered under
 EMBEDDED_KEY = "streamcert_embedded"  # workerinput: the targets of the controller's embedded reference
 STARTED_KEY = "streamcert_started"  # workerinput: when the controller's run began (time.time(), for --run-limit)
@@ -40,6 +44,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("streamcert", "streamcert conformance suite")
     for opt in run_options.RUN_OPTIONS:
         opt.add_to(group.addoption, opt.pytest)
+        if opt.alias:  # the old name still works, kept apart so that its use is told (StreamcertRun)
+            opt.add_to(group.addoption, opt.alias, dest=opt.alias_dest, help=argparse.SUPPRESS)
         # The same option as an ini key (and an environment variable): run_options.resolve reads them.
         parser.addini(opt.ini, f"{opt.pytest} (environment: {opt.env}): {opt.help}",
                       type="linelist" if opt.repeat else "string")
@@ -66,6 +72,8 @@ class StreamcertRun:
         except run_options.OptionError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.is_worker = hasattr(config, "workerinput")
+        if not self.is_worker and (used := run_options.aliases_used(config)):  # once: never again in a worker
+            sys.stderr.write(run_options.deprecation_note(used) + "\n")
         if not self.is_worker and runs_suite(config):
             flags = {opt.name: opt.pytest for opt in run_options.RUN_OPTIONS}
             refused = run_options.refuse_replacing(self.options) or selection.refuse(self.options, flags)
@@ -93,6 +101,9 @@ class StreamcertRun:
         self.crashes: list[str] = []  # what pytest-xdist said of each worker that died
         self.compared: list[dict[str, Any]] = []  # --against: each scenario's comparison (controller only)
         self.silent: dict[str, str] = {}  # profile → why its subprocess target is not driven again (this process)
+        self.captures: dict[tuple[str, str | None], FrameLog] = {}  # (scenario, binding) → its log (this process)
+        self.adopted: dict[str, Any] | None = None  # what a streamcert_target override gave (report form)
+        self.implementation: dict[str, str] | None = None  # the A2A card's name and version (binding_choice.py)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
@@ -130,7 +141,28 @@ class StreamcertRun:
 
     def _starts_embedded(self) -> bool:
         return (self.is_embedded and not self.is_worker and self.embedded is None and runs_suite(self.config)
-                and not self.config.option.collectonly)
+                and not self.config.option.collectonly and not getattr(self, "target_overridden", False))
+
+    def adopt(self, given: Any) -> None:
+        """Certify the target a user's `streamcert_target` fixture gave (own_checks.adopted_values): its options
+        replace the run's targets, and what was derived from them (the card's bindings, the reachability check,
+        the scrubber) is made again. Once per process: the fixture is session-scoped."""
+        from .own_checks import adopted_values
+        from .targets import SLOTS
+
+        if given is self._target or given is getattr(self, "_adopted_from", None):
+            return
+        self._adopted_from = given
+        values = adopted_values(given)
+        cleared = {slot.field: None for slot in SLOTS}  # the fixture's target replaces every given one
+        self.options.update({**cleared, **values})
+        self._given = {name: value for name, value in self.options.items() if value is not None and value != ""}
+        self.scrubber = Scrubber.of(run_options.target_of(self._given))
+        self._target = None
+        self.implementation = None
+        for derived in ("_bindings", "_unreachable"):
+            self.__dict__.pop(derived, None)
+        self.adopted = self.target_json()
 
     def _start_embedded(self) -> None:
         from .reference.process import ReferenceProcess
@@ -143,19 +175,22 @@ class StreamcertRun:
         """The A2A bindings this run certifies (binding_choice.py), chosen once per process; None when no A2A
         profile is selected or there is no A2A target."""
         if not hasattr(self, "_bindings"):
-            from .binding_choice import choose, read_card
+            from .binding_choice import choose, implementation_of, read_card
 
             self._bindings = None
             target = self.target
             if target.a2a_url and set(BOUND_PROFILES) & self.selected_profiles():
                 card = read_card(target) if not self.unreachable() else None
                 self._bindings = choose(self.options.get("bindings"), card, embedded=self.is_embedded)
+                self.implementation = implementation_of(card)
         return self._bindings
 
     def selected_profiles(self) -> set[str]:
         return profiles_of(self.options)
 
     def target_json(self) -> dict[str, Any]:
+        if self.adopted is not None:
+            return self.adopted
         shown = self._target or run_options.target_of(self._given)  # (an embedded reference never started: none)
         return target_json(shown, self.scrubber, fault=self.options["fault"], embedded=self.is_embedded)
 
@@ -175,6 +210,7 @@ class StreamcertRun:
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         """Start the embedded reference once collection is over and a conformance test is to run (not under
         --collect-only, nor when every test was deselected); under pytest-xdist it has started already."""
+        self.target_overridden = any(_overrides_target(i) for i in session.items)  # (it starts the target itself)
         if not session.config.option.collectonly and any(scenarios_of_item(i) for i in session.items):
             try:
                 self.target  # noqa: B018
@@ -220,6 +256,12 @@ class StreamcertRun:
         if self.is_worker:
             return
         self.reported.add(report.nodeid)
+        adopted = [v for k, v in getattr(report, "user_properties", []) if k == TARGET_KEY]
+        if adopted and self.adopted is None:  # a worker's streamcert_target override: the report names it
+            self.adopted = json.loads(adopted[0])
+        named = [v for k, v in getattr(report, "user_properties", []) if k == IMPLEMENTATION_KEY]
+        if named and self.implementation is None:  # read where the tests ran
+            self.implementation = json.loads(named[0])
         chosen = [v for k, v in getattr(report, "user_properties", []) if k == BINDINGS_KEY]
         if chosen and not hasattr(self, "_bindings"):  # chosen where the tests ran: the controller reads no card
             from .binding_choice import BindingChoice
@@ -298,6 +340,8 @@ class StreamcertRun:
                                                                   self.collected),
                               regressions=regressions_section(self.options["against"], self.options["timing_tolerance"],
                                                               self.compared) if self.options["against"] else None)
+        if self.implementation is not None:  # an extension (docs/contract-extensions.md): the card's own words
+            report["implementation"] = self.implementation
         if getattr(self, "interrupted", False):  # Ctrl-C: what ran is judged, the rest NOT_TESTED; say where it stopped
             running, last = getattr(self, "running", None), getattr(self, "finished_last", None)
             where = f"during {running}" if running else f"after {last}" if last else "before the first test"
@@ -404,6 +448,8 @@ class Streamcert:
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.request = request
         self.run: StreamcertRun = request.config.pluginmanager.get_plugin(RUN_PLUGIN)
+        if self.run.adopted is not None:  # the report's target, carried to the xdist controller
+            request.node.user_properties.append((TARGET_KEY, json.dumps(self.run.adopted)))
         self.regressed: dict[str, Any] | None = None  # --against: this test's differences, if any
 
     @property
@@ -424,6 +470,8 @@ class Streamcert:
         if choice is None:
             return self._finish(self._play(scenario, target))
         self.request.node.user_properties.append((BINDINGS_KEY, json.dumps(choice.to_json())))
+        if self.run.implementation is not None:
+            self.request.node.user_properties.append((IMPLEMENTATION_KEY, json.dumps(self.run.implementation)))
         if not choice.certified:
             pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
         findings: list[Finding] = []
@@ -447,6 +495,7 @@ class Streamcert:
             return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                     for r in scenario.requirements]
         self._note_silence(scenario.profile, log)
+        self.run.captures[(scenario_id, log.notes.get("binding"))] = log  # for streamcert_capture (own_checks.py)
         self._record(log, target)
         self._compare(log)
         return self._judged(log, scenario_id)
@@ -531,10 +580,56 @@ class Streamcert:
         return findings
 
 
+def _run(config: pytest.Config) -> StreamcertRun:
+    return config.pluginmanager.get_plugin(RUN_PLUGIN)
+
+
+def _overrides_target(item: pytest.Item) -> bool:
+    """Whether the test sees a `streamcert_target` other than the plugin's (a user's override)."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("streamcert_target") if info is not None else None
+    return bool(defs) and getattr(defs[-1].func, "__module__", __name__) != __name__
+
+
+@pytest.fixture(scope="session")
+def streamcert_target(request: pytest.FixtureRequest) -> Any:
+    """The target the run certifies (a Target: `.a2a_url`, `.acp_cmd`, `.headers`, …): the one given by
+    --streamcert-url and the other target options, or the embedded reference's. Override it to certify an
+    agent your own fixture starts (docs/plugin.md).
+
+    To certify an agent that a fixture of yours starts, override this fixture in the conftest.py at your
+    rootdir: return the agent's URL, or a mapping of run options by name (`{"a2a_url": url, "headers": [...]}`).
+    The conformance tests and `streamcert_capture` then drive that target (and no embedded reference starts):
+
+        @pytest.fixture(scope="session")
+        def streamcert_target(my_agent):          # my_agent: your fixture, yields a started server
+            return my_agent.url
+
+    docs/plugin.md has the whole example."""
+    run = _run(request.config)
+    if run.is_embedded and not run.embedded_targets and run.embedded is None and run._target is None:
+        run._start_embedded()  # a run of the user's own tests alone: no conformance test started it
+    return run.target
+
+
+@pytest.fixture(scope="session")
+def streamcert_capture(request: pytest.FixtureRequest, streamcert_target: Any) -> Any:
+    """The frame log of a scenario against the run's target, for checks of your own on the suite's captures:
+    `log = streamcert_capture("stream-basic")` (a FrameLog: `log.exchanges`, each with its `events`), driven at
+    most once per process, shared with the conformance test that drives it; `streamcert_capture(id,
+    binding="http-json")` over another binding. `streamcert_capture.target` is the run's Target and
+    `streamcert_capture.client()` an A2A client on it (`async with`). docs/plugin.md."""
+    from .own_checks import Captures
+
+    run = _run(request.config)
+    run.adopt(streamcert_target)
+    return Captures(run)
+
+
 @pytest.fixture
-def streamcert(request: pytest.FixtureRequest) -> Streamcert:
+def streamcert(request: pytest.FixtureRequest, streamcert_target: Any) -> Streamcert:
     """Drive and judge a conformance scenario in a test of your own: `streamcert.check("stream-basic")`
-    runs the scenario (`streamcert list` names them) against the run's target (--sut-url, --acp-cmd, …,
+    runs the scenario (`streamcert list` names them) against the run's target (--streamcert-url, --streamcert-acp-cmd, …,
     or their STREAMCERT_* variables and ini keys; with none, the embedded reference) and judges every
     frame; a failed requirement fails the test with its ID and message, and the findings go into the
     run's compatibility.json (--streamcert-report DIR).
@@ -545,6 +640,7 @@ def streamcert(request: pytest.FixtureRequest) -> Streamcert:
     `streamcert.judge(log)` judges a frame log you captured or loaded yourself
     (`FrameLog.load("cassettes/x.yaml")`, streamcert.framelog); `streamcert.target` is the Target in use.
     A scenario whose profile is not selected, or that has no target, is skipped."""
+    _run(request.config).adopt(streamcert_target)  # (a user's streamcert_target override; else nothing)
     return Streamcert(request)
 
 

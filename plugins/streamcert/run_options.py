@@ -2,12 +2,15 @@
 built from `RUN_OPTIONS`, and the CLI hands its values on to pytest with `pytest_args`.
 
 An option's `name` is its value's key on both sides (for a target, the `Target` field it sets), `cli`
-its flag on `streamcert run`, `pytest` its flag in a pytest run (the plugin's own, older names).
+its flag on `streamcert run`, `pytest` its flag in a pytest run: always `--streamcert-` and the `cli` flag's
+name (`--url` → `--streamcert-url`). `first` is the flag the plugin first gave it; where that differs
+(`--sut-url`), it stays a deprecated alias (`alias`) that still works (docs/contracts.md §5, "pytest options").
 A validator turns the text given into the value, or raises ArgumentTypeError: argparse and pytest
 then report a usage error naming the flag.
 
-Every option is also an environment variable and a pytest ini key, named after its pytest flag (`ini`,
-`env`: `--sut-url` → `streamcert_sut_url`, `STREAMCERT_SUT_URL`). `resolve` is the one place that gives
+Every option is also an environment variable and a pytest ini key, named after its first flag (`ini`,
+`env`: `--sut-url` → `streamcert_sut_url`, `STREAMCERT_SUT_URL`; these names are a contract and stay).
+`resolve` is the one place that gives
 an option its value: the command line, else the environment, else the ini file (pytest only), else the
 default; a value from the environment or an ini file goes through the same validator, and a bad one is
 refused naming the variable or the key.
@@ -221,7 +224,7 @@ def progress_cases_file(value: str) -> str:
 class RunOption:
     name: str
     cli: str
-    pytest: str
+    first: str  # the plugin's first flag for it: names its ini key and variable; an alias if not `pytest`
     help: str
     type: Callable[[str], Any] | None = None
     default: Any = None
@@ -231,9 +234,24 @@ class RunOption:
     flag: bool = False  # takes no value: given, it is True
 
     @property
+    def pytest(self) -> str:
+        """Its flag in a pytest run: `--streamcert-` and the name of its `streamcert run` flag."""
+        return "--streamcert-" + self.cli.removeprefix("--")
+
+    @property
+    def alias(self) -> str | None:
+        """Its older pytest flag, still accepted with a deprecation note; None when it never had another."""
+        return self.first if self.first != self.pytest else None
+
+    @property
+    def alias_dest(self) -> str:
+        """Where pytest keeps the value given under the alias (apart, so that its use can be told)."""
+        return "streamcert_alias_" + self.name
+
+    @property
     def ini(self) -> str:
-        """Its pytest ini key: the pytest flag without dashes, `streamcert_` in front unless it starts so."""
-        key = self.pytest.lstrip("-").replace("-", "_")
+        """Its pytest ini key: its first flag without dashes, `streamcert_` in front unless it starts so."""
+        key = self.first.lstrip("-").replace("-", "_")
         return key if key.startswith("streamcert_") else "streamcert_" + key
 
     @property
@@ -253,7 +271,7 @@ class RunOption:
         environment, an ini file or the default."""
         shown = f"{self.help} [env {self.env}]".replace("%", "%%")  # (argparse formats help with %)
         if self.flag:
-            add(flag, action="store_true", help=shown, default=None, **extra)
+            add(flag, **{"action": "store_true", "help": shown, "default": None, **extra})
             return
         kwargs: dict[str, Any] = {"help": shown, "default": None, **extra}
         if self.repeat:
@@ -262,7 +280,7 @@ class RunOption:
             if getattr(self, key) is not None:
                 kwargs[key] = getattr(self, key)
         if self.choices is None:  # named after the flag, not after `name`
-            kwargs["metavar"] = self.metavar or flag.lstrip("-").replace("-", "_").upper()
+            kwargs["metavar"] = self.metavar or flag.lstrip("-").removeprefix("streamcert-").replace("-", "_").upper()
         add(flag, **kwargs)
 
 
@@ -425,8 +443,29 @@ def resolve(given: Mapping[str, Any], environ: Mapping[str, str] | None = None,
 
 
 def from_pytest(config: Any) -> dict[str, Any]:
-    """The options' values in a pytest run, by name (command line, environment, ini file, default)."""
-    return resolve({opt.name: config.getoption(opt.pytest) for opt in RUN_OPTIONS}, os.environ, config.getini)
+    """The options' values in a pytest run, by name (command line, environment, ini file, default). A value given
+    under an option's old flag counts as given under its new one (which wins where both give one)."""
+    return resolve({opt.name: _given(opt, config) for opt in RUN_OPTIONS}, os.environ, config.getini)
+
+
+def _given(opt: RunOption, config: Any) -> Any:
+    value = config.getoption(opt.pytest)
+    old = getattr(config.option, opt.alias_dest, None) if opt.alias else None
+    if opt.repeat:
+        return [*(value or []), *(old or [])] or None
+    return value if value is not None else old
+
+
+def aliases_used(config: Any) -> list[RunOption]:
+    """The options a pytest run was given under their old flag."""
+    return [opt for opt in RUN_OPTIONS if opt.alias and getattr(config.option, opt.alias_dest, None) is not None]
+
+
+def deprecation_note(used: list[RunOption]) -> str:
+    """The one line a run given old flags prints: each old flag and the name it now has."""
+    renamed = ", ".join(f"{opt.alias} → {opt.pytest}" for opt in used)
+    return (f"streamcert: deprecated option name(s), still accepted: {renamed} (every option of the pytest plugin "
+            f"is now --streamcert-<the streamcert run option's name>; environment variables and ini keys are unchanged)")
 
 
 def pytest_args(values: Mapping[str, Any]) -> list[str]:

@@ -22,8 +22,7 @@ from typing import Any
 from ..catalogue import BOUND_PROFILES
 from ..outcomes import Outcome
 from .aggregate import decide_verdict
-from .common import JUDGED, certified_bindings, certified_claim, must_count
-from .junit import run_profile_of
+from .common import JUDGED, certified_bindings, certified_claim, must_count, run_profile
 
 SCHEMA_VERSION = 1
 LABEL = "streamcert"
@@ -54,7 +53,7 @@ def _badge(label: str, status: str, entries: list[dict[str, Any]], claim: str = 
 
 
 def profile_status(report: dict[str, Any], profile: str) -> str:
-    entries = [e for e in report["requirements"] if run_profile_of(e) == profile]
+    entries = [e for e in report["requirements"] if run_profile(e) == profile]
     stale = [e["id"] for e in entries if e.get("baseline") == "stale"]
     if report.get("could_not_run"):  # nothing was judged: ERROR everywhere means "no answer", not a fault
         return "INCOMPLETE"
@@ -69,7 +68,7 @@ def overall_badge(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def profile_badge(report: dict[str, Any], profile: str) -> dict[str, Any]:
-    entries = [e for e in report["requirements"] if run_profile_of(e) == profile]
+    entries = [e for e in report["requirements"] if run_profile(e) == profile]
     claim = certified_claim(report).removeprefix("A2A ") if profile in BOUND_PROFILES and certified_bindings(report) \
         else ""
     return _badge(f"{LABEL} {profile}", profile_status(report, profile), entries, claim)
@@ -83,7 +82,7 @@ def badges(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """{file name: badge} for the run and each selected profile. An unselected profile gets none, nor does
     a selected one without a requirement in the catalogue (client, today): it has nothing to claim."""
     out = {OVERALL_FILE: overall_badge(report)}
-    with_requirements = {run_profile_of(e) for e in report["requirements"]}
+    with_requirements = {run_profile(e) for e in report["requirements"]}
     for profile in selected_profiles(report):
         if profile in with_requirements:
             out[profile_file(profile)] = profile_badge(report, profile)

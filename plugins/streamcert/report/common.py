@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..catalogue import PROFILES, family_of
 from ..outcomes import Outcome
 from ..protocols.bindings import BINDINGS, TITLE
 
@@ -38,9 +39,45 @@ def evidence_label(item: dict[str, Any]) -> str:
                       if k != shown and isinstance(v, (str, int, float, bool)) and v != "")
 
 
+def implementation_text(report: dict[str, Any]) -> str | None:
+    """The implementation certified, as its agent card names it ("Acme Agent 2.1.0"); None when no card was read
+    or it names neither (the report's `implementation`, docs/contract-extensions.md)."""
+    given = report.get("implementation") or {}
+    text = " ".join(str(given[key]) for key in ("name", "version") if given.get(key))
+    return text or None
+
+
+TARGET_FACTS = ("embedded", "fault")  # the report's `target` keys that are facts about the run, not targets
+
+
 def target_line(report: dict[str, Any]) -> str:
-    targets = [f"{name}: {value}" for name, value in report.get("target", {}).items() if value]
-    return ", ".join(targets) or "no target"
+    """What was certified, in words: the implementation as its card names it, the embedded reference (and its fault
+    variant) when the run started it, then each target as given."""
+    target = report.get("target") or {}
+    targets = ", ".join(f"{name}: {value}" for name, value in target.items() if value and name not in TARGET_FACTS)
+    said = [f"implementation: {impl}" for impl in [implementation_text(report)] if impl]
+    if target.get("embedded"):
+        said.append("the embedded reference" + (f" with fault variant {target['fault']}" if target.get("fault") else ""))
+    return " · ".join([*said, targets or "no target"])
+
+
+def run_profile(entry: dict[str, Any]) -> str:
+    """The profile (as the catalogue and `--profile` name it: a2a, interactions, …) a report entry belongs to, by its
+    ID prefix; its family for an unknown prefix."""
+    try:
+        return family_of(entry["id"])[1]
+    except KeyError:
+        return entry["profile"]
+
+
+def by_run_profile(report: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """{profile: {outcome: count}}, the profiles in the catalogue's order."""
+    counts: dict[str, dict[str, int]] = {}
+    for entry in report["requirements"]:
+        row = counts.setdefault(run_profile(entry), dict.fromkeys(OUTCOME_ORDER, 0))
+        row[entry["status"]] = row.get(entry["status"], 0) + 1
+    order = {p: i for i, p in enumerate(PROFILES)}
+    return dict(sorted(counts.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 def first_line(text: str) -> str:
@@ -140,4 +177,5 @@ def verdict_claim(report: dict[str, Any]) -> str:
     if not claim:
         return report["verdict"]
     met, selected = must_count(report["requirements"])
-    return f"{report['verdict']} · {claim} · {met}/{selected} MUST"
+    impl = implementation_text(report)
+    return f"{report['verdict']} · {claim} · {met}/{selected} MUST" + (f" · {impl}" if impl else "")

@@ -38,20 +38,30 @@ from .common import (
     SOFT_FINDINGS,
     binding_counts,
     binding_title,
+    by_run_profile,
     certified_bindings,
     entries_with,
     first_line,
     not_certified_note,
     over_text,
     quoted_key,
+    run_profile,
     target_line,
     verdict_claim,
 )
 from .roots import Root, group
+from .sources import source_url
 
 
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
+
+
+def html_source(source: str) -> str:
+    """A requirement's source, a link to the document's public text where one is known (sources.py)."""
+    url = source_url(source)
+    return (f'<a href="{esc(url)}" rel="noopener noreferrer" target="_blank">{esc(source)}</a>' if url
+            else esc(source))
 
 
 def esc_text(value: Any) -> str:
@@ -563,10 +573,10 @@ def html_requirement(entry: dict[str, Any], *, root_frame: dict[str, Any] | None
     over = over_text(entry)
     over_tag = f'<span class="over">over {esc(over)}</span>' if over and status != Outcome.PASS.value else ""
     return (f'<details class="req {role}" id="req-{esc(entry["id"])}" data-status="{esc(status)}" '
-            f'data-profile="{esc(entry["profile"])}"{binding_attrs(entry)}><summary>{badge(status)} '
+            f'data-profile="{esc(run_profile(entry))}"{binding_attrs(entry)}><summary>{badge(status)} '
             f'<code class="id">{esc(entry["id"])}</code> <span class="title">{esc(entry["title"])}</span>{over_tag}'
             f'{flags}<span class="first">{esc(first_line(message))}</span></summary><div class="body">'
-            f'<p class="meta">{esc(entry["level"])} · {esc(entry["profile"])} · source: {esc(entry["source"])}</p>'
+            f'<p class="meta">{esc(entry["level"])} · {esc(entry["profile"])} · source: {html_source(entry["source"])}</p>'
             f"{baseline}{html_by_binding(entry)}"
             f'<h4>Message</h4><pre class="message{"" if status in FAILURES else " soft"}">'
             f'{esc(message) or "(no message)"}</pre>'
@@ -636,18 +646,10 @@ def plural(n: int, word: str) -> str:
 
 # -- the page's parts -------------------------------------------------------------------------------------
 
-def counts_by_profile(report: dict[str, Any]) -> dict[str, dict[str, int]]:
-    counts: dict[str, dict[str, int]] = {}
-    for entry in report["requirements"]:
-        row = counts.setdefault(entry["profile"], dict.fromkeys(OUTCOME_ORDER, 0))
-        row[entry["status"]] = row.get(entry["status"], 0) + 1
-    return counts
-
-
 def html_matrix(report: dict[str, Any]) -> str:
-    """Families (in catalogue order) × outcomes, with counts; a count filters to its cell, a family's name to
-    its row, an outcome's name to its column."""
-    counts = counts_by_profile(report)
+    """Profiles (as the catalogue names them, in its order) × outcomes, with counts; a count filters to its cell, a
+    profile's name to its row, an outcome's name to its column."""
+    counts = by_run_profile(report)
     head = ("<tr><th>profile</th>" + "".join(
         f'<th><button type="button" class="col" data-set-outcome="{esc(o)}">{esc(o)}</button></th>'
         for o in OUTCOME_ORDER) + "<th>total</th></tr>")
@@ -704,7 +706,7 @@ def html_filters(report: dict[str, Any]) -> str:
     outcomes = "".join(f'<button type="button" data-set-outcome="{esc(o)}">{badge(o)} {statuses[o]}</button>'
                        for o in OUTCOME_ORDER if statuses.get(o))
     profiles = "".join(f'<button type="button" data-set-profile="{esc(p)}">{esc(p)}</button>'
-                       for p in counts_by_profile(report))
+                       for p in by_run_profile(report))
     bindings = "".join(f'<button type="button" data-set-binding="{esc(b)}">{esc(binding_title(b))}</button>'
                        for b in certified_bindings(report))
     return ('<div class="filters" id="filters"><div><span class="what">outcome</span>'
@@ -735,10 +737,10 @@ def html_requirement_rows(report: dict[str, Any], opened: set[str]) -> str:
     for e in report["requirements"]:
         ident = (f'<button type="button" class="link" data-open="req-{esc(e["id"])}">{esc(e["id"])}</button>'
                  if e["id"] in opened else esc(e["id"]))
-        rows.append(f'<tr data-id="{esc(e["id"])}" data-status="{esc(e["status"])}" data-profile="{esc(e["profile"])}"'
+        rows.append(f'<tr data-id="{esc(e["id"])}" data-status="{esc(e["status"])}" data-profile="{esc(run_profile(e))}"'
                     f'{binding_attrs(e)}><td class="id">{ident}</td><td>{esc(e["level"])}</td><td>{badge(e["status"])}'
                     f'</td>{"".join(binding_cell(e, b) for b in certified)}'
-                    f'<td>{esc(e["title"])}<div class="source">{esc(e["source"])}</div></td>'
+                    f'<td>{esc(e["title"])}<div class="source">{html_source(e["source"])}</div></td>'
                     f'<td class="msg">{esc(first_line(e["message"]))}</td></tr>')
     columns = "".join(f'<th class="b">{esc(binding_title(b))}</th>' for b in certified)
     return ('<table class="all"><thead><tr><th>id</th><th>level</th><th>status</th>' + columns

@@ -29,10 +29,10 @@ from datetime import datetime
 from typing import Any
 from xml.etree import ElementTree
 
-from ..catalogue import PROFILES, family_of
+from ..catalogue import PROFILES
 from ..outcomes import Outcome
 from .aggregate import untested_over
-from .common import binding_title, evidence_label, evidence_text, first_line, over_text
+from .common import binding_title, evidence_label, evidence_text, first_line, over_text, run_profile
 
 SUITE = "streamcert"
 VERDICT_CASE = "verdict"
@@ -61,14 +61,6 @@ def _cut(text: str, limit: int) -> str:
 
 def _one_line(text: str) -> str:
     return xml_text(_cut(first_line(text.strip()), MESSAGE_CHARS))
-
-
-def run_profile_of(entry: dict[str, Any]) -> str:
-    """The `--profile` a requirement belongs to (its ID prefix), or its family for an unknown prefix."""
-    try:
-        return family_of(entry["id"])[1]
-    except KeyError:
-        return entry["profile"]
 
 
 # -- one requirement ----------------------------------------------------------------------------------
@@ -286,7 +278,7 @@ def render_junit(report: dict[str, Any]) -> str:
     timestamp = _timestamp(report)
     by_profile: dict[str, list[ElementTree.Element]] = {}
     for entry in report["requirements"]:
-        by_profile.setdefault(run_profile_of(entry), []).append(requirement_case(entry))
+        by_profile.setdefault(run_profile(entry), []).append(requirement_case(entry))
     order = [p for p in PROFILES if p in by_profile] + [p for p in by_profile if p not in PROFILES]
 
     suites = [_suite(SUITE, [verdict_case(report, seconds)], seconds, timestamp, _properties(report))]

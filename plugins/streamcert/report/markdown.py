@@ -40,6 +40,7 @@ from .common import (
     SOFT_FINDINGS,
     binding_counts,
     binding_title,
+    by_run_profile,
     certified_bindings,
     differs_between_bindings,
     entries_with,
@@ -49,6 +50,7 @@ from .common import (
     verdict_claim,
 )
 from .roots import Root, card_root, frames_first, group, names_frame
+from .sources import source_url
 
 MD_BUDGET = 10_000  # bytes of UTF-8: "at most 10 KB" in either reading of KB
 NOTE_RESERVE = 800  # kept back for the last line that says what was left out (`left_out_note` stays under it)
@@ -77,6 +79,12 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~#])")
 def md_text(text: Any) -> str:
     """Text from the run, made inert in Markdown: HTML escaped, Markdown punctuation backslashed."""
     return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text), quote=False))
+
+
+def md_source(source: str) -> str:
+    """A requirement's source, linked to the document's public text where one is known (sources.py)."""
+    url = source_url(source)
+    return f"[{md_text(source)}]({url})" if url else md_text(source)
 
 
 def md_fence(text: str, info: str = "") -> str:
@@ -174,11 +182,9 @@ def md_count_table(report: dict[str, Any]) -> list[str]:
 
 
 def md_profile_table(report: dict[str, Any]) -> list[str]:
-    """Profiles (the report's `profile` of each requirement, in catalogue order) × outcomes; a profile the run
-    did not select at all is named below the table, not given a row of SKIPPED."""
-    counts: dict[str, dict[str, int]] = {}
-    for entry in report["requirements"]:
-        counts.setdefault(entry["profile"], dict.fromkeys(OUTCOME_ORDER, 0))[entry["status"]] += 1
+    """Profiles (as the catalogue and --profile name them, in its order) × outcomes; a profile the run did not
+    select at all is named below the table, not given a row of SKIPPED."""
+    counts = by_run_profile(report)
     skipped = Outcome.SKIPPED.value
     shown = {p: row for p, row in counts.items() if row[skipped] < sum(row.values())}
     rows = ["| profile | " + " | ".join(OUTCOME_ORDER) + " |", "| --- |" + " ---: |" * len(OUTCOME_ORDER)]
@@ -278,7 +284,7 @@ def md_bindings(report: dict[str, Any], page: Page) -> tuple[Part, int] | None:
     differ = [e for e in report["requirements"] if differs_between_bindings(e, certified)]
     if len(certified) > 1:
         lines += ["", f"{counted(len(differ), 'requirement') or 'No requirement'} "
-                  f"differ{'s' if len(differ) == 1 else ''} between the bindings."]
+                  f"differ{'s' if len(differ) <= 1 else ''} between the bindings."]
     page.add(block(lines))
     if not differ:
         return None
@@ -495,7 +501,7 @@ def member_line(entry: dict[str, Any], why: str) -> str:
 def md_section_head(section: Section) -> list[str]:
     head = section.root.head
     lines = [f"### {head['status']} {md_text(head['id'])} — {md_text(head['title'])}", "",
-             f"{head['level']} · {md_text(head['profile'])} · {md_text(head['source'])}{over(head)}"
+             f"{head['level']} · {md_text(head['profile'])} · {md_source(head['source'])}{over(head)}"
              f"{baseline_note(head)}", ""]
     said = message_lines(head)
     if section.root.cause:
