@@ -103,8 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.add_argument("--upstream", required=True, type=run_options.http_url, metavar="URL",
                        help="the A2A agent's base URL (its origin: the card at URL/.well-known/agent-card.json)")
     proxy.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (0: a free one)")
-    proxy.add_argument("--record", required=True, metavar="DIR", help="write the cassettes into this directory")
-    proxy.add_argument("--report", required=True, metavar="DIR", help="write the judged report into this directory")
+    proxy.add_argument("--record", required=True, type=run_options.writable_dir, metavar="DIR",
+                       help="write the cassettes into this directory (task-NNN.yaml, card.yaml, untasked.yaml)")
+    proxy.add_argument("--report", required=True, type=run_options.writable_dir, metavar="DIR",
+                       help="write the judged report into this directory")
     proxy.add_argument("--max-exchanges", type=_count, metavar="N", help="stop after N exchanges")
     proxy.add_argument("--duration", type=run_options.positive, metavar="SECONDS", help="stop after this long")
     for opt in run_options.RUN_OPTIONS:
@@ -496,16 +498,13 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     from .proxy import ProxySettings, origin_of, serve
     from .wire.bounds import Bounds
 
-    given = {name: getattr(args, name) for name in PROXY_OPTIONS if getattr(args, name) is not None}
-    target = Target(**{k: tuple(v) if k == "scrub" else v for k, v in given.items()})
     try:
+        values = run_options.resolve({name: getattr(args, name) for name in PROXY_OPTIONS})  # or the environment
+        target = Target(**{k: tuple(values[k]) if k == "scrub" else values[k] for k in PROXY_OPTIONS})
         settings = ProxySettings(origin_of(args.upstream), target.stream_limit, target.timeout, Bounds.of(target),
                                  args.max_exchanges, args.duration)
         report = serve(settings, args.port, Path(args.record), Path(args.report), target.scrub)
-    except OSError as exc:
-        print(f"streamcert proxy: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc})", file=sys.stderr)
-        return EXIT_USAGE
-    except ValueError as exc:
+    except (OSError, ValueError) as exc:  # the port taken, a directory not writable, an option's value (OptionError)
         print(f"streamcert proxy: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return 1 if report and departures(report) else 0
