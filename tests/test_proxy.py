@@ -22,7 +22,7 @@ from streamcert import cli
 from streamcert.framelog import FrameLog
 from streamcert.protocols import bindings
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.proxy import rewrite_card
+from streamcert.proxy import GONE, rewrite_card
 from streamcert.proxy_logs import Filing
 from streamcert.reference.server import ReferenceServer
 
@@ -88,18 +88,24 @@ def test_proxy_forwards_as_it_arrives_records_scrubbed_and_judges_on_sigterm(tmp
             got = httpx.post(served[bindings.JSONRPC], timeout=20, headers={"A2A-Version": "1.0", **auth},
                              json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task_id}})
             assert got.json()["result"]["id"] == task_id
+            with httpx.stream("POST", served[bindings.JSONRPC], timeout=20, headers={"A2A-Version": "1.0"}, json={
+                    "jsonrpc": "2.0", "id": 3, "method": "SendStreamingMessage", "params": {"message": _message(
+                        [{"status": "one"}, {"sleep": 4000}, {"finish": "done"}])}}) as answer:
+                next(answer.iter_lines())  # the client leaves after the first line
         finally:
             code, out = _stop(proc)
     assert code == 0, out
     assert "no departure in the recordings" in out
     cassettes = sorted((tmp_path / "rec").glob("*.yaml"))
-    assert [p.name for p in cassettes] == ["card.yaml", "task-001.yaml"]
+    assert [p.name for p in cassettes] == ["card.yaml", "task-001.yaml", "task-002.yaml"]
     assert all(SECRET not in p.read_text() for p in cassettes)
     task = FrameLog.load(tmp_path / "rec" / "task-001.yaml")
     assert [ex.label for ex in task.exchanges] == ["card", "stream", "get_task"]
     sent = {k.lower(): v for k, v in task.get("stream").request_headers.items()}
     assert "authorization" in sent and SECRET not in sent["authorization"]
     assert task.get("card").json()[0]["supportedInterfaces"][0]["url"].startswith(ref.url)  # as the upstream sent it
+    left = FrameLog.load(tmp_path / "rec" / "task-002.yaml").get("stream")  # the upstream saw the client leave
+    assert left.end == "client_stop" and left.error == GONE
     statuses = _requirements(tmp_path / "rep")
     assert {statuses[r] for r in ("WIRE-002", "A2A-STREAM-001", "A2A-STREAM-009", "A2A-TASK-001",
                                   "A2A-CARD-001")} == {"PASS"}

@@ -35,7 +35,8 @@ from .wire.resend import ResendTransport
 HOP = frozenset({"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
                  "host", "content-length", "accept-encoding"})
 QUEUE = 64  # reads of one answer waiting for the proxy's client: past this the upstream is read no faster
-STOPPED = "the proxy stopped (or its client went away) before this answer ended"
+GONE = "the proxy's client closed its connection before this answer ended"
+STOPPED = "the proxy was stopped before this answer ended"
 
 _LOG: ContextVar[FrameLog] = ContextVar("streamcert_proxy_log")
 _SINK: ContextVar["_Sink | None"] = ContextVar("streamcert_proxy_sink", default=None)
@@ -214,16 +215,20 @@ class Proxy:
         log = FrameLog("proxy")
         sink = _Sink()
         forward = asyncio.create_task(self._forward(method, path, query, scope["headers"], body, log, sink))
+        gone = asyncio.create_task(_disconnect(receive))  # the client leaving: the upstream sees it leave too
+        left = False
         try:
-            await self._relay(path, sink, forward, send)
-            await forward
+            left = not await self._relay(path, sink, forward, gone, send)
+            if not left:
+                await forward
         finally:
-            if not forward.done():
-                forward.cancel()
-                await asyncio.gather(forward, return_exceptions=True)
+            for task in (forward, gone):
+                if not task.done():
+                    task.cancel()
+            await asyncio.gather(forward, gone, return_exceptions=True)
             for ex in log.exchanges:
                 if ex.t_end is None:
-                    ex.end, ex.error, ex.t_end = END_CLIENT_STOP, STOPPED, self.clock()
+                    ex.end, ex.error, ex.t_end = END_CLIENT_STOP, GONE if left else STOPPED, self.clock()
             self.exchanges += log.exchanges
             if self.settings.max_exchanges and len(self.exchanges) >= self.settings.max_exchanges and self.on_limit:
                 self.on_limit()
@@ -259,18 +264,21 @@ class Proxy:
             await sink.put("error", ex.error or "no answer")
         await sink.put("end", ex)
 
-    async def _relay(self, path: str, sink: _Sink, forward: asyncio.Task, send: Any) -> None:
-        """The answer to the proxy's client: each read as it comes; the card whole, its URLs rewritten."""
+    async def _relay(self, path: str, sink: _Sink, forward: asyncio.Task, gone: asyncio.Task, send: Any) -> bool:
+        """The answer to the proxy's client: each read as it comes; the card whole, its URLs rewritten. False
+        when the client went away first."""
         started = False
         card = path == a2a.CARD_PATH
         whole: list[bytes] = []
         while True:
             getter = asyncio.ensure_future(sink.queue.get())
-            await asyncio.wait({getter, forward}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({getter, forward, gone}, return_when=asyncio.FIRST_COMPLETED)
             if not getter.done():
                 getter.cancel()
+                if gone.done():
+                    return False
                 forward.result()  # raises what ended the forwarding; else it ended without "end"
-                return
+                return True
             kind, value = getter.result()
             if kind == "head":
                 status, raw = value
@@ -283,13 +291,13 @@ class Proxy:
                 await send({"type": "http.response.body", "body": value, "more_body": True})
             elif kind == "error":
                 await _answer(send, 502, f"streamcert proxy: the upstream gave no answer: {value}".encode())
-                return
+                return True
             elif kind == "end":
                 if card and started:
                     await send({"type": "http.response.body", "body": self._card_bytes(b"".join(whole), value)})
                 elif started:
                     await send({"type": "http.response.body", "body": b""})
-                return
+                return True
 
     def _card_bytes(self, data: bytes, ex: Exchange) -> bytes:
         card, error = ex.json()
@@ -311,6 +319,12 @@ async def _read_body(receive: Any, limit: int) -> bytes | None:
         parts.append(chunk)
         if not message.get("more_body"):
             return b"".join(parts)
+
+
+async def _disconnect(receive: Any) -> None:
+    """Returns once the client has closed its connection (after its request was read whole)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 async def _answer(send: Any, status: int, text: bytes) -> None:
