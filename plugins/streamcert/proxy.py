@@ -24,10 +24,9 @@ import httpx
 
 from .framelog import END_CLIENT_STOP, Exchange, FrameLog
 from .protocols import a2a, bindings
-from .wire.a2a_client import KEEPALIVE_EXPIRY_S, A2AClient
+from .wire.a2a_client import A2AClient
 from .wire.bounds import Bounds
-from .wire.capture import CaptureTransport, Clock
-from .wire.resend import ResendTransport
+from .wire.capture import Clock
 
 # Hop-by-hop and framing headers (RFC 9110 §7.6.1): the proxy's own connections frame the bodies. A client's
 # Accept-Encoding is not passed on: the upstream answers in identity, which every client accepts (RFC 9110
@@ -98,13 +97,8 @@ class _ProxyClient(A2AClient):
     def log(self, value: FrameLog) -> None:
         pass
 
-    async def __aenter__(self) -> "_ProxyClient":
-        self._http = httpx.AsyncClient(
-            transport=CaptureTransport(self.clock, _Tap(ResendTransport()), max_body=self.bounds.max_body,
-                                       max_stream=self.bounds.max_stream),
-            timeout=httpx.Timeout(self.timeout), headers={"Accept-Encoding": "identity"},
-            limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S))
-        return self
+    def sending_transport(self) -> httpx.AsyncBaseTransport:
+        return _Tap(super().sending_transport())
 
 
 @dataclass
