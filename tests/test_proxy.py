@@ -88,6 +88,9 @@ def test_proxy_forwards_as_it_arrives_records_scrubbed_and_judges_on_sigterm(tmp
             got = httpx.post(served[bindings.JSONRPC], timeout=20, headers={"A2A-Version": "1.0", **auth},
                              json={"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task_id}})
             assert got.json()["result"]["id"] == task_id
+            rest = httpx.get(f"{served[bindings.HTTP_JSON]}/tasks/{task_id}", headers={"A2A-Version": "1.0"},
+                             params={"historyLength": 0}, timeout=20)
+            assert rest.json()["id"] == task_id
             with httpx.stream("POST", served[bindings.JSONRPC], timeout=20, headers={"A2A-Version": "1.0"}, json={
                     "jsonrpc": "2.0", "id": 3, "method": "SendStreamingMessage", "params": {"message": _message(
                         [{"status": "one"}, {"sleep": 4000}, {"finish": "done"}])}}) as answer:
@@ -97,14 +100,18 @@ def test_proxy_forwards_as_it_arrives_records_scrubbed_and_judges_on_sigterm(tmp
     assert code == 0, out
     assert "no departure in the recordings" in out
     cassettes = sorted((tmp_path / "rec").glob("*.yaml"))
-    assert [p.name for p in cassettes] == ["card.yaml", "task-001.yaml", "task-002.yaml"]
+    assert [p.name for p in cassettes] == ["card.yaml", "task-001.yaml", "task-002.yaml", "task-003.yaml"]
     assert all(SECRET not in p.read_text() for p in cassettes)
     task = FrameLog.load(tmp_path / "rec" / "task-001.yaml")
     assert [ex.label for ex in task.exchanges] == ["card", "stream", "get_task"]
     sent = {k.lower(): v for k, v in task.get("stream").request_headers.items()}
     assert "authorization" in sent and SECRET not in sent["authorization"]
     assert task.get("card").json()[0]["supportedInterfaces"][0]["url"].startswith(ref.url)  # as the upstream sent it
-    left = FrameLog.load(tmp_path / "rec" / "task-002.yaml").get("stream")  # the upstream saw the client leave
+    over_rest = FrameLog.load(tmp_path / "rec" / "task-002.yaml")  # the same task read over HTTP+JSON: a log of its own
+    assert [(ex.label, ex.rpc_method, ex.binding) for ex in over_rest.exchanges[1:]] == [
+        ("get_task_more_1", "GetTask", "http-json")] and over_rest.notes["binding"] == "http-json"
+    assert over_rest.exchanges[1].params == {"id": task_id, "historyLength": "0"}
+    left = FrameLog.load(tmp_path / "rec" / "task-003.yaml").get("stream")  # the upstream saw the client leave
     assert left.end == "client_stop" and left.error == GONE
     statuses = _requirements(tmp_path / "rep")
     assert {statuses[r] for r in ("WIRE-002", "A2A-STREAM-001", "A2A-STREAM-009", "A2A-TASK-001",

@@ -63,7 +63,7 @@ class Filing:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
         self.cards: list[Exchange] = []
-        self.tasks: dict[str, FrameLog] = {}
+        self.tasks: dict[str, FrameLog] = {}  # by binding and task id
         self.untasked = self._log()
         self._counts: dict[int, Counter] = {}
 
@@ -80,9 +80,10 @@ class Filing:
             ex.label = self._next(self.untasked, ex.rpc_method or "request")
             self.untasked.add(ex)
             return
-        log = self.tasks.get(tid)
+        key = f"{ex.binding} {tid}"  # a task read over two bindings: one log each, each judged for its binding
+        log = self.tasks.get(key)
         if log is None:
-            log = self.tasks[tid] = self._log()
+            log = self.tasks[key] = self._log()
             card = next((c for c in reversed(self.cards) if c.t_sent <= ex.t_sent), None)
             if card is not None:
                 log.add(card)
