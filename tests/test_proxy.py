@@ -127,17 +127,20 @@ def test_proxy_forwards_as_it_arrives_records_scrubbed_and_judges_on_sigterm(tmp
 
 
 def test_proxy_fails_the_requirement_a_fault_variant_breaks(tmp_path):
-    with ReferenceServer(fault="bad-json-frame") as ref:
-        proc, here = _proxy(ref.url, tmp_path, "--max-exchanges", "2")
-        card = httpx.get(here + "/.well-known/agent-card.json", timeout=20).json()
-        with httpx.stream("POST", bindings.jsonrpc_url(card), timeout=20, headers={"A2A-Version": "1.0"}, json={
-                "jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
-                "params": {"message": _message([{"status": "one"}, {"finish": "done"}])}}) as answer:
+    """Over HTTP+JSON, from a client that never reads the card (the proxy read it at start)."""
+    with ReferenceServer(fault="close-early") as ref:
+        proc, here = _proxy(ref.url, tmp_path, "--max-exchanges", "1")
+        rest = dict(bindings.declared(httpx.get(ref.url + "/.well-known/agent-card.json").json()))[bindings.HTTP_JSON]
+        steps = [{"status": "one"}, {"status": "two"}, {"finish": "done"}]
+        with httpx.stream("POST", here + rest[len(ref.url):] + "/message:stream", json={"message": _message(steps)},
+                          headers={"A2A-Version": "1.0"}, timeout=20) as answer:
             answer.read()
-        out, err = proc.communicate(timeout=60)  # it stops by itself after two exchanges
+        out, err = proc.communicate(timeout=60)  # it stops by itself after one exchange
     assert proc.returncode == 1, (out, err)
-    assert "departures in the recordings: " in out and "WIRE-002" in out
-    assert _requirements(tmp_path / "rep")["WIRE-002"] == "FAIL"
+    assert "departures in the recordings: " in out and "A2A-STREAM-009" in out
+    assert _requirements(tmp_path / "rep")["A2A-STREAM-009"] == "FAIL"
+    stream = FrameLog.load(tmp_path / "rec" / "task-001.yaml").get("stream")
+    assert (stream.rpc_method, stream.binding) == ("SendStreamingMessage", "http-json")
 
 
 def test_card_rewritten_only_at_the_upstream_origin():

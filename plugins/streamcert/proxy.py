@@ -126,7 +126,7 @@ class Interfaces:
     def read(self, method: str, path: str, body: Any, query: str) -> tuple[str | None, str | None, Any]:
         """(binding, operation, request message) of a request; (None, None, None) for one that is neither
         (the card, a path no interface names)."""
-        if method == "POST" and path in self.jsonrpc:
+        if method == "POST" and (path in self.jsonrpc or isinstance(body, dict) and "jsonrpc" in body):
             op = body.get("method") if isinstance(body, dict) else None
             return bindings.JSONRPC, op if isinstance(op, str) else None, None
         for base in self.rest:
@@ -194,11 +194,28 @@ class Proxy:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await self.client.__aenter__()
+                await self._learn_interfaces()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.client.__aexit__()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _learn_interfaces(self) -> None:
+        """Where the upstream's card puts each binding, read once at start (not recorded), for a client that never
+        reads the card; each card a client reads through the proxy replaces it."""
+        try:
+            body = bytearray()
+            async with httpx.AsyncClient(timeout=self.settings.timeout) as plain, plain.stream(
+                    "GET", self.settings.upstream + a2a.CARD_PATH, headers={"Accept": a2a.JSON_MEDIA_TYPE}) as answer:
+                async for part in answer.aiter_bytes():
+                    body += part
+                    if len(body) > self.settings.bounds.max_body:  # the same cap as the card a client reads
+                        return
+            self.interfaces = Interfaces.of(json.loads(body), self.settings.upstream)
+        except (httpx.HTTPError, ValueError) as exc:
+            print(f"streamcert proxy: the upstream's card could not be read at start ({type(exc).__name__}: {exc}); "
+                  "requests are told apart once a client reads it", file=sys.stderr, flush=True)
 
     async def _http(self, scope: dict, receive: Any, send: Any) -> None:
         body = await _read_body(receive, self.settings.bounds.max_body)
