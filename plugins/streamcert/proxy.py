@@ -282,15 +282,20 @@ class Proxy:
         card = path == a2a.CARD_PATH
         whole: list[bytes] = []
         while True:
-            getter = asyncio.ensure_future(sink.queue.get())
-            await asyncio.wait({getter, forward, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not getter.done():
-                getter.cancel()
-                if gone.done():
-                    return False
-                forward.result()  # raises what ended the forwarding; else it ended without "end"
-                return True
-            kind, value = getter.result()
+            if gone.done():
+                return False
+            if sink.queue.empty():
+                getter = asyncio.ensure_future(sink.queue.get())
+                await asyncio.wait({getter, forward, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    getter.cancel()  # (a get cancelled before it returned takes nothing from the queue)
+                    if gone.done() or not sink.queue.empty():
+                        continue
+                    forward.result()  # raises what ended the forwarding; else it ended without "end"
+                    return True
+                kind, value = getter.result()
+            else:
+                kind, value = sink.queue.get_nowait()
             if kind == "head":
                 status, raw = value
                 headers = [(k, v) for k, v in raw if k.decode("latin-1").lower() not in HOP]
