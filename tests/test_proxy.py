@@ -38,7 +38,9 @@ def _proxy(upstream: str, tmp: Path, *extra: str) -> tuple[subprocess.Popen, str
     reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()), daemon=True)
     reader.start()
     reader.join(START_S)
-    assert first and first[0].startswith("http://127.0.0.1:"), (first, proc.poll())
+    if not (first and first[0].startswith("http://127.0.0.1:")):
+        proc.kill()
+        raise AssertionError(f"the proxy printed no URL first: {first} {proc.communicate()}")
     return proc, first[0].split()[0]
 
 
@@ -60,9 +62,19 @@ def _stream(url: str, steps: list[dict], headers: dict[str, str] | None = None) 
     return frames
 
 
+def _ended(proc: subprocess.Popen) -> tuple[str, str]:
+    """What the proxy printed once it has ended (killed if it has not within a minute: never left running)."""
+    try:
+        return proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+
+
 def _stop(proc: subprocess.Popen) -> tuple[int, str]:
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
+    out, err = _ended(proc)
     assert "Traceback" not in err, err
     return proc.returncode, out
 
@@ -135,7 +147,7 @@ def test_proxy_fails_the_requirement_a_fault_variant_breaks(tmp_path):
         with httpx.stream("POST", here + rest[len(ref.url):] + "/message:stream", json={"message": _message(steps)},
                           headers={"A2A-Version": "1.0"}, timeout=20) as answer:
             answer.read()
-        out, err = proc.communicate(timeout=60)  # it stops by itself after one exchange
+        out, err = _ended(proc)  # it stops by itself after one exchange
     assert proc.returncode == 1, (out, err)
     assert "departures in the recordings: " in out and "A2A-STREAM-009" in out
     assert _requirements(tmp_path / "rep")["A2A-STREAM-009"] == "FAIL"
