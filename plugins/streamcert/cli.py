@@ -499,7 +499,9 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     from .wire.bounds import Bounds
 
     try:
-        values = run_options.resolve({name: getattr(args, name) for name in PROXY_OPTIONS})  # or the environment
+        environ = {o.env: os.environ[o.env] for o in run_options.RUN_OPTIONS if o.name in PROXY_OPTIONS
+                   and o.env in os.environ}  # (only the proxy's own options: another run option's is not read)
+        values = run_options.resolve({name: getattr(args, name) for name in PROXY_OPTIONS}, environ)
         target = Target(**{k: tuple(values[k]) if k == "scrub" else values[k] for k in PROXY_OPTIONS})
         settings = ProxySettings(origin_of(args.upstream), target.stream_limit, target.timeout, Bounds.of(target),
                                  args.max_exchanges, args.duration)
