@@ -158,6 +158,9 @@ def test_unreachable_url_is_error_and_quick(tmp_path):
     (["frobnicate"], "frobnicate"),
     (["serve", "--fault", "nope"], "nope"),
     (["serve", "--port", "70000"], "70000"),
+    (["proxy", "--upstream", "notaurl", "--record", "rec", "--report", "rep"], "notaurl"),
+    (["proxy", "--upstream", "http://127.0.0.1:1", "--record", "rec", "--report", "rep", "--max-exchanges", "0"],
+     "--max-exchanges"),
 ])
 def test_bad_input_is_a_usage_error(tmp_path, args, names):
     proc = streamcert(*args, cwd=tmp_path, timeout=60)

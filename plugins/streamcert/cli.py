@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="streamcert", description=__doc__)
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{run,check,diff,serve,replay,convert,list,explain,baseline,client}")
+                                metavar="{run,check,diff,serve,proxy,replay,convert,list,explain,baseline,client}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
@@ -98,6 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
     plays.add_argument("--ignore-script", action="store_true",
                        help="an agent that plays no script: it gives the same answer to every prompt")
 
+    proxy = sub.add_parser("proxy", help="a recording proxy on 127.0.0.1 between an A2A client and an agent: "
+                                         "cassettes of what passed, judged on stop (docs/proxy.md)")
+    proxy.add_argument("--upstream", required=True, type=run_options.http_url, metavar="URL",
+                       help="the A2A agent's base URL (its origin: the card at URL/.well-known/agent-card.json)")
+    proxy.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (0: a free one)")
+    proxy.add_argument("--record", required=True, type=run_options.writable_dir, metavar="DIR",
+                       help="write the cassettes into this directory (task-NNN.yaml, card.yaml, untasked.yaml)")
+    proxy.add_argument("--report", required=True, type=run_options.writable_dir, metavar="DIR",
+                       help="write the judged report into this directory")
+    proxy.add_argument("--max-exchanges", type=_count, metavar="N", help="stop after N exchanges")
+    proxy.add_argument("--duration", type=run_options.positive, metavar="SECONDS", help="stop after this long")
+    for opt in run_options.RUN_OPTIONS:
+        if opt.name in PROXY_OPTIONS:
+            opt.add_to(proxy.add_argument, opt.cli, dest=opt.name)
+
     from .catalogue import PROFILES  # already loaded by run_options
 
     listing = sub.add_parser("list", help="the requirements (or with --scenarios the scenarios), filtered")
@@ -120,6 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("-o", "--output", metavar="FILE", help="write it into FILE (default: standard output)")
     baseline.add_argument("--overwrite", action="store_true", help="replace FILE if it is already there")
     return parser
+
+
+# The run options the proxy keeps to, as a run does: the stream limit, the exchange timeout, the caps, the scrubbing
+PROXY_OPTIONS = ("stream_limit", "timeout", "scrub", *(cap.field for cap in limits.CAPS[:5]))
+
+
+def _count(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of at least 1")
+    return int(value)
 
 
 def _port(value: str) -> int:
@@ -182,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_explain(args)
     if args.command == "client":
         return cmd_client(args)
+    if args.command == "proxy":
+        return cmd_proxy(args)
     if args.command == "baseline":
         return cmd_baseline(args)
     return cmd_serve(args)
@@ -461,6 +488,28 @@ def cmd_client(args: argparse.Namespace) -> int:
     argv += ["--fault", args.fault] if args.fault else []
     argv += ["--deadline", str(args.deadline)] if args.deadline else []
     return client_main(argv)
+
+
+# -- proxy ---------------------------------------------------------------------------------------------
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    """Exit 0: no departure in what passed (as `check`); 1: a requirement FAIL or ERROR; 2: a usage error."""
+    from .offline import departures
+    from .proxy import ProxySettings, origin_of, serve
+    from .wire.bounds import Bounds
+
+    try:
+        environ = {o.env: os.environ[o.env] for o in run_options.RUN_OPTIONS if o.name in PROXY_OPTIONS
+                   and o.env in os.environ}  # (only the proxy's own options: another run option's is not read)
+        values = run_options.resolve({name: getattr(args, name) for name in PROXY_OPTIONS}, environ)
+        target = Target(**{k: tuple(values[k]) if k == "scrub" else values[k] for k in PROXY_OPTIONS})
+        settings = ProxySettings(origin_of(args.upstream), target.stream_limit, target.timeout, Bounds.of(target),
+                                 args.max_exchanges, args.duration)
+        report = serve(settings, args.port, Path(args.record), Path(args.report), target.scrub)
+    except (OSError, ValueError) as exc:  # the port taken, a directory not writable, an option's value (OptionError)
+        print(f"streamcert proxy: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return 1 if report and departures(report) else 0
 
 
 # -- serve ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from . import a2a
 
@@ -65,6 +65,32 @@ def rest_route(operation: str, params: dict[str, Any] | None) -> tuple[str, str,
     if operation in a2a.PUSH_CONFIG_METHODS:
         return _push_config_route(operation, params)
     raise ValueError(f"no HTTP+JSON route for {operation!r}")
+
+
+def rest_operation(method: str, path: str) -> tuple[str | None, dict[str, str]]:
+    """The operation an HTTP+JSON request names (the reverse of `rest_route`): (operation, the ids its path
+    carries, as request fields), or (None, {}) for a route §11.3 does not name. `path` is below the interface URL."""
+    parts = [unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
+    if method == "POST" and parts in (["message:send"], ["message:stream"]):
+        return (a2a.SEND_MESSAGE if parts[0].endswith("send") else a2a.SEND_STREAMING_MESSAGE), {}
+    if parts == ["extendedAgentCard"] and method == "GET":
+        return a2a.GET_EXTENDED_CARD, {}
+    if parts == ["tasks"] and method == "GET":
+        return a2a.LIST_TASKS, {}
+    if len(parts) == 2 and parts[0] == "tasks":
+        task, _, verb = parts[1].rpartition(":") if ":" in parts[1] else (parts[1], "", "")
+        if not verb and method == "GET":
+            return a2a.GET_TASK, {"id": task}
+        if verb == "cancel" and method == "POST":
+            return a2a.CANCEL_TASK, {"id": task}
+        if verb == "subscribe" and method in SUBSCRIBE_METHODS:
+            return a2a.SUBSCRIBE_TO_TASK, {"id": task}
+    if len(parts) in (3, 4) and parts[0] == "tasks" and parts[2] == "pushNotificationConfigs":
+        ids = {"taskId": parts[1], **({"id": parts[3]} if len(parts) == 4 else {})}
+        op = {("POST", 3): a2a.CREATE_PUSH_CONFIG, ("GET", 3): a2a.LIST_PUSH_CONFIGS, ("GET", 4): a2a.GET_PUSH_CONFIG,
+              ("DELETE", 4): a2a.DELETE_PUSH_CONFIG}.get((method, len(parts)))
+        return (op, ids) if op else (None, {})
+    return None, {}
 
 
 def _push_config_route(operation: str, params: dict[str, Any]) -> tuple[str, str, dict[str, str], Any]:

@@ -120,7 +120,7 @@ class A2AClient:
     async def __aenter__(self) -> "A2AClient":
         # The credentials are added request by request (only where they may go), never as defaults.
         self._http = httpx.AsyncClient(
-            transport=CaptureTransport(self.clock, ResendTransport(), max_body=self.bounds.max_body,
+            transport=CaptureTransport(self.clock, self.sending_transport(), max_body=self.bounds.max_body,
                                        max_stream=self.bounds.max_stream),
             timeout=httpx.Timeout(self.timeout),
             headers={"Accept-Encoding": "identity"},
@@ -130,6 +130,10 @@ class A2AClient:
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
         )
         return self
+
+    def sending_transport(self) -> httpx.AsyncBaseTransport:
+        """What sends the requests, under the capture (a subclass may wrap it: the recording proxy's tap)."""
+        return ResendTransport()
 
     async def __aexit__(self, *exc: Any) -> None:
         if self._http is not None:
