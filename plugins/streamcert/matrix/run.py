@@ -129,7 +129,8 @@ def run_server_cell(matrix: Matrix, cell: Cell, out: Path) -> dict[str, Any]:
         if url:
             args = ["--url", url, "--binding", cell.binding, *(a for p in server.profiles for a in ("--profile", p)),
                     "--record", str(folder / "cassettes"), "--overwrite"]
-            code, tail = _run_cell_process(args + _common(matrix, folder, server.args), folder / "run.log",
+            extra = tuple(a.replace("{url}", url) for a in server.args)  # e.g. --nostream-url {url}/agents/…
+            code, tail = _run_cell_process(args + _common(matrix, folder, extra), folder / "run.log",
                                            matrix.limits["cell_limit"])
             result["exit_code"] = code
             if code is None:
