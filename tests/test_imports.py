@@ -38,7 +38,7 @@ LAYERS = {
     "report": ("report",),
     "drivers": ("scenarios", "binding_choice"),
     "running": ("__main__", "plugin", "cli", "run_options", "selection", "listing", "live", "report_keys", "offline",
-                "preflight", "github_action", "exit_codes"),
+                "preflight", "github_action", "exit_codes", "matrix"),
 }
 MAY_IMPORT = {
     "protocols": {"protocols"},

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -259,6 +260,31 @@ def test_a_small_live_matrix_run(tmp_path, capsys):
     urls = {json.loads((out / "cells" / i / "compatibility.json").read_text())["target"]["a2a"] for i in got}
     assert len(urls) == 2  # each cell its own server on its own port
     assert code == 0 and "| early | FAIL" in summary and (out / "index.html").is_file()
+
+
+def test_client_cases_are_built_from_the_servers_recordings(tmp_path):
+    """`run --client-base DIR` builds the cases from DIR: a case whose base DIR holds is run and judged, one whose
+    base it lacks is ERROR naming the file in DIR (never served from the shipped reference behind its back); the
+    matrix runs only the cases that build."""
+    from streamcert.client_cases import reference_dir
+    from streamcert.matrix.run import client_case_ids
+
+    base = tmp_path / "recorded"
+    base.mkdir()
+    (base / "stream-basic.yaml").write_bytes((reference_dir() / "stream-basic.yaml").read_bytes())
+    served, left = client_case_ids(base)
+    assert "client-basic" in served and "client-approval" not in served
+    assert any(line.startswith("client-approval: ") and "ix-approval-denied" in line for line in left)
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    proc = subprocess.run([sys.executable, "-m", "streamcert", "run", "--client-cmd", "streamcert client",
+                           "--profile", "client", "--client-base", str(base), "--scenario", "client-basic",
+                           "--scenario", "client-approval", "--stream-limit", "5", "--report", str(tmp_path / "rep")],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    report_ = json.loads((tmp_path / "rep" / "compatibility.json").read_text())
+    by_id = {r["id"]: r for r in report_["requirements"]}
+    assert by_id["CLIENT-019"]["status"] == "ERROR", proc.stdout[-2000:]
+    assert f"no base recording {base}/ix-approval-denied.yaml" in by_id["CLIENT-019"]["message"]
+    assert "  PASS        client-basic (client)" in proc.stdout
 
 
 # -- the dashboard in the browser ------------------------------------------------------------------------------

@@ -52,9 +52,10 @@ def _say(line: str) -> None:
 
 def _load(path: str):
     from .file import MatrixError, load
+    from .plan import checked
 
     try:
-        return load(path)
+        return checked(load(path))
     except MatrixError as exc:
         for line in exc.lines:
             print(f"streamcert matrix: {line}", file=sys.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .file import Matrix
+from .file import Matrix, MatrixError
 
 REPLAY_BINDING = "jsonrpc"  # the replay server speaks JSON-RPC: clients are certified against those recordings
 
@@ -37,6 +37,17 @@ def cells(matrix: Matrix) -> list[Cell]:
         if REPLAY_BINDING in s.bindings:
             out += [Cell(f"{c.name}~{s.name}", "client", s.name, REPLAY_BINDING, c.name) for c in matrix.clients]
     return out
+
+
+def checked(matrix: Matrix) -> Matrix:
+    """The matrix, once every known failure matches a cell (one nobody could see would be lost coverage); else
+    MatrixError with a line for each that matches none."""
+    ids = [c.id for c in cells(matrix)]
+    lines = [f"{matrix.path}: known_failures[{n}]: cells {k.cells!r} matches no cell of the matrix ({', '.join(ids)})"
+             for n, k in enumerate(matrix.known_failures) if not any(k.covers(i) for i in ids)]
+    if lines:
+        raise MatrixError(lines)
+    return matrix
 
 
 def select(all_cells: list[Cell], only: list[str]) -> list[Cell]:
