@@ -107,8 +107,17 @@ def _run_cell_process(args: list[str], log: Path, limit: float) -> tuple[int | N
     return code, _tail(log)
 
 
-def _common(matrix: Matrix, folder: Path, extra: tuple[str, ...]) -> list[str]:
-    return ["--report", str(folder), "--stream-limit", f"{matrix.limits['stream_limit']:g}", *extra]
+def _run_into(result: dict[str, Any], args: list[str], matrix: Matrix, folder: Path, extra: tuple[str, ...]) -> None:
+    """Run the cell's `streamcert run` (its report into `folder`) and note in `result` how it ended: its exit
+    code, and an error when it was cut at the cell limit or wrote no report."""
+    limit = matrix.limits["cell_limit"]
+    code, tail = _run_cell_process([*args, "--report", str(folder), "--stream-limit",
+                                    f"{matrix.limits['stream_limit']:g}", *extra], folder / "run.log", limit)
+    result["exit_code"] = code
+    if code is None:
+        result["error"] = f"the cell was cut at its limit of {limit:g} s"
+    elif not (folder / "compatibility.json").is_file():
+        result["error"] = f"no report was written (exit {code}); its output ends: {tail}"
 
 
 def run_server_cell(matrix: Matrix, cell: Cell, out: Path) -> dict[str, Any]:
@@ -130,13 +139,7 @@ def run_server_cell(matrix: Matrix, cell: Cell, out: Path) -> dict[str, Any]:
             args = ["--url", url, "--binding", cell.binding, *(a for p in server.profiles for a in ("--profile", p)),
                     "--record", str(folder / "cassettes"), "--overwrite"]
             extra = tuple(a.replace("{url}", url) for a in server.args)  # e.g. --nostream-url {url}/agents/…
-            code, tail = _run_cell_process(args + _common(matrix, folder, extra), folder / "run.log",
-                                           matrix.limits["cell_limit"])
-            result["exit_code"] = code
-            if code is None:
-                result["error"] = f"the cell was cut at its limit of {matrix.limits['cell_limit']:g} s"
-            elif not (folder / "compatibility.json").is_file():
-                result["error"] = f"no report was written (exit {code}); its output ends: {tail}"
+            _run_into(result, args, matrix, folder, extra)
     finally:
         if running:
             running.stop()
@@ -180,13 +183,7 @@ def run_client_cell(matrix: Matrix, cell: Cell, out: Path, server_result: dict[s
     else:
         args = ["--client-cmd", client.command, "--profile", "client", "--client-base", str(recordings),
                 *(a for case in served for a in ("--scenario", case))]
-        code, tail = _run_cell_process(args + _common(matrix, folder, client.args), folder / "run.log",
-                                       matrix.limits["cell_limit"])
-        result["exit_code"] = code
-        if code is None:
-            result["error"] = f"the cell was cut at its limit of {matrix.limits['cell_limit']:g} s"
-        elif not (folder / "compatibility.json").is_file():
-            result["error"] = f"no report was written (exit {code}); its output ends: {tail}"
+        _run_into(result, args, matrix, folder, client.args)
     result.update(finished=now(), seconds=round(time.monotonic() - t0, 2))
     return result
 
