@@ -233,6 +233,19 @@ def test_a_server_command_that_never_prints_its_url_is_that_cells_error(tmp_path
             time.sleep(0.1)
 
 
+def test_a_server_that_never_answers_is_that_cells_error_with_the_reason(tmp_path, capsys):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = write(tmp_path, f"servers:\n  - {{name: gone, url: 'http://127.0.0.1:{port}'}}\n")
+    code, _, _ = run_cli(capsys, "matrix", "run", str(path), "--out", str(tmp_path / "out"), "--jobs", "1")
+    (cell,) = load_matrix(tmp_path / "out")["cells"]
+    assert (code, cell["verdict"], cell["exit_code"]) == (1, "ERROR", 3)
+    assert f"127.0.0.1:{port}" in cell["error"]
+
+
 def test_a_small_live_matrix_run(tmp_path, capsys):
     """Two stand-in servers (the reference, and a fault variant whose stream closes early), one profile, a 5 s
     stream limit, two jobs: each cell its own server and report, the fault's cell FAIL on the requirement it
