@@ -38,7 +38,7 @@ LAYERS = {
     "report": ("report",),
     "drivers": ("scenarios", "binding_choice"),
     "running": ("__main__", "plugin", "own_checks", "cli", "run_options", "selection", "listing", "live", "report_keys",
-                "offline", "preflight", "github_action", "exit_codes", "proxy", "proxy_logs"),
+                "offline", "preflight", "github_action", "exit_codes", "proxy", "proxy_logs", "matrix"),
 }
 MAY_IMPORT = {
     "protocols": {"protocols"},

@@ -1,5 +1,5 @@
 """The `streamcert` command (docs/contracts.md §5): run, check, diff, serve, replay, convert, list, explain, baseline,
-client."""
+client, matrix."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="streamcert", description=__doc__)
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{run,check,diff,serve,proxy,replay,convert,list,explain,baseline,client}")
+                                metavar="{run,check,diff,serve,proxy,replay,convert,list,explain,baseline,client,matrix}")
 
     run = sub.add_parser("run", help="certify an implementation (default: the embedded reference)")
     for opt in run_options.RUN_OPTIONS:
@@ -134,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument("report_path", metavar="REPORT", help="a compatibility.json (or the directory holding it)")
     baseline.add_argument("-o", "--output", metavar="FILE", help="write it into FILE (default: standard output)")
     baseline.add_argument("--overwrite", action="store_true", help="replace FILE if it is already there")
+
+    from .matrix.command import add_parser as add_matrix
+
+    add_matrix(sub)
     return parser
 
 
@@ -211,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_proxy(args)
     if args.command == "baseline":
         return cmd_baseline(args)
+    if args.command == "matrix":
+        from .matrix.command import main as matrix_main
+
+        return matrix_main(args)
     return cmd_serve(args)
 
 

@@ -100,6 +100,7 @@ class Target:
     line_cmd: str | None = None  # a progress-line renderer (docs/contracts.md §7)
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (docs/contracts.md §7)
+    client_base: str | None = None  # the recordings the client cases are built from (None: the reference's)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)

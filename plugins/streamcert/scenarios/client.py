@@ -75,7 +75,7 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
     log.notes["client_case"]["pace"] = pace = case.get("pace") or "fast"
     log.notes["stream_closed_at"] = None
     try:
-        served = client_cases.build(case)
+        served = client_cases.build(case, target.client_base)
     except client_cases.CaseError as exc:
         log.notes["case_error"] = str(exc)
         return
