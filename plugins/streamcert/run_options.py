@@ -318,7 +318,7 @@ RUN_OPTIONS = (
     RunOption("acp_cmd", "--acp-cmd", "--acp-cmd", "an ACP agent, started as a subprocess"),
     RunOption("progress_url", "--progress-url", "--progress-url", "a progress stream", http_url),
     RunOption("client_cmd", "--client-cmd", "--client-cmd", "a client to certify"),
-    RunOption("client_base", "--client-base", "--client-base",
+    RunOption("client_base", "--client-base", "--streamcert-client-base",
               "with --client-cmd: build the client cases from the recordings in this directory (another server's, "
               "written by --record) instead of the shipped reference's; a case whose base it lacks is ERROR",
               cassette_dir, metavar="DIR"),
