@@ -188,8 +188,8 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         out.passed(f"{len(v.received)} POST(s), each one StreamResponse of the task")
 
 
-def _task_id(v: PushRun) -> str | None:
-    ex = v.log.get("push_task")
+def _task_id(v: PushRun, label: str = "push_task") -> str | None:
+    ex = v.log.get(label)
     events = ex.data_events() if ex is not None else []
     first = bindings.frame_answer(ex.binding, events[0].payload)[0] if events else None
     task = first.get("task") if isinstance(first, dict) else None

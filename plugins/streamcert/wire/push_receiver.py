@@ -10,7 +10,10 @@ stalls past the idle-gap cap (`--idle-limit`), and more than MAX_POSTS requests 
 cut and noted (`Exchange.notes["unjudged"]`, or `log.notes["push_overflow"]`), never waited on.
 
 A webhook path decides how it answers (the path is the receiver's own choice, made by the driver): under
-`/slow/<seconds>/…` it answers after that many seconds (a slow receiver), anything else at once with 200.
+`/slow/<seconds>/…` it answers after that many seconds (a slow receiver; a request whose sender closed the
+connection before that answer is noted `abandoned`, with how long after its body the sender waited), under
+`/fail/<n>/…` it answers 503 to the first n requests at that path (a failing receiver), anything else at once
+with 200.
 """
 
 from __future__ import annotations
@@ -30,13 +33,22 @@ MAX_POSTS = 1000  # requests recorded in one scenario; past it each is answered 
 OVERFLOW = "push_overflow"  # log.notes key: {"refused": n} requests past MAX_POSTS
 RECEIVER = "push_receiver"  # log.notes key: where it listened and the URL the agent was given
 LABEL = "webhook_"  # the exchanges it writes: webhook_1, webhook_2, … in arrival order
+WATCH_S = 0.05  # how often a slow answer looks whether its sender closed the connection
+ABANDONED = "abandoned"  # Exchange.notes key: the sender closed the connection before the receiver answered
 _SLOW = re.compile(r"^/slow/(\d+(?:\.\d+)?)(?:/|$)")
+_FAIL = re.compile(r"^/fail/(\d+)(?:/|$)")
 
 
 def slow_delay(path: str) -> float:
     """How long the receiver waits before it answers a request to `path` (0 for an ordinary webhook)."""
     m = _SLOW.match(path)
     return float(m.group(1)) if m else 0.0
+
+
+def failures(path: str) -> int:
+    """How many of the first requests to `path` the receiver answers 503 (0 for an ordinary webhook)."""
+    m = _FAIL.match(path)
+    return int(m.group(1)) if m else 0
 
 
 class PushReceiver:
@@ -148,13 +160,28 @@ class PushReceiver:
         if len(self.received) >= MAX_POSTS:
             self.log.notes.setdefault(OVERFLOW, {"refused": 0, "limit": MAX_POSTS})["refused"] += 1
             return self._answer(writer, 503, close=True)
-        delay = slow_delay(ex.notes["path"])
+        delay, path = slow_delay(ex.notes["path"]), ex.notes["path"]
+        status = 503 if len(self.at(path)) < failures(path) else 200  # a failing webhook, on purpose
         self._record(ex)
+        if delay and not await self._wait_open(reader, delay):  # the sender gave up waiting and closed
+            ex.notes[ABANDONED] = round(self.clock() - (ex.t_end or t0), 3)
+            asyncio.get_running_loop().create_task(self._notify())
+            return False
+        ex.status, ex.t_headers = status, self.clock()
         if delay:
-            await asyncio.sleep(delay)  # the receiver answers slowly on purpose (a slow webhook)
-        ex.status, ex.t_headers = 200, self.clock()
-        keep = headers.get("connection", "").lower() != "close"
-        return self._answer(writer, 200, close=not keep) and keep
+            asyncio.get_running_loop().create_task(self._notify())
+        keep = headers.get("connection", "").lower() != "close" and status == 200
+        return self._answer(writer, status, close=not keep) and keep
+
+    async def _wait_open(self, reader: asyncio.StreamReader, delay: float) -> bool:
+        """Hold the answer `delay` seconds on purpose (a slow webhook), looking every WATCH_S whether the sender
+        closed the connection meanwhile; whether it is still open."""
+        end = self.clock() + delay
+        while (left := end - self.clock()) > 0:
+            if reader.at_eof():
+                return False
+            await asyncio.sleep(min(WATCH_S, left))
+        return not reader.at_eof()
 
     async def _body(self, reader: asyncio.StreamReader, headers: dict[str, str], ex: Exchange) -> bytes | None:
         """The request body, read within the caps (None when it could not be had whole: `ex` says why)."""
