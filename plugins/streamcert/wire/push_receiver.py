@@ -5,9 +5,9 @@ the body was whole), headers (lower-case names), body (the JSON value, else its 
 receiver answered (`status`). Rules judge these exchanges live and on a cassette alike.
 
 It never follows anything a body says (no URL in it is fetched), and it is bounded like every capture:
-a request head past HEAD_LIMIT, a body past the run's per-response cap (`--max-body-bytes`), a body that
-stalls past the idle-gap cap (`--idle-limit`), and more than MAX_POSTS requests in one scenario are each
-cut and noted (`Exchange.notes["unjudged"]`, or `log.notes["push_overflow"]`), never waited on.
+a request head past HEAD_LIMIT, a body past the run's per-response cap (`--max-body-bytes`), a body not
+whole within the idle-gap cap (`--idle-limit`: one that stalls, or trickles on without end), and more than
+MAX_POSTS requests in one scenario are each cut and noted (`Exchange.notes["unjudged"]`, or `log.notes["push_overflow"]`), never waited on.
 
 A webhook path decides how it answers (the path is the receiver's own choice, made by the driver): under
 `/slow/<seconds>/…` it answers after that many seconds (a slow receiver; a request whose sender closed the
@@ -184,29 +184,32 @@ class PushReceiver:
         return not reader.at_eof()
 
     async def _body(self, reader: asyncio.StreamReader, headers: dict[str, str], ex: Exchange) -> bytes | None:
-        """The request body, read within the caps (None when it could not be had whole: `ex` says why)."""
+        """The request body, read within the caps (None when it could not be had whole: `ex` says why). The whole
+        body must come within the idle limit, chunked or not: a POST that trickles on forever is cut there."""
         try:
-            if "chunked" in headers.get("transfer-encoding", "").lower():
-                out = bytearray()
-                while True:
-                    size_line = await asyncio.wait_for(reader.readuntil(b"\r\n"), self.idle)
-                    size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
-                    if len(out) + size > self.max_body:
-                        return self._over(ex, len(out) + size)
-                    if size == 0:
-                        await asyncio.wait_for(reader.readuntil(b"\r\n"), self.idle)
-                        return bytes(out)
-                    out += await asyncio.wait_for(reader.readexactly(size + 2), self.idle)
-                    del out[-2:]
-            length = int(headers.get("content-length") or 0)
-            if length > self.max_body:
-                return self._over(ex, length)
-            return await asyncio.wait_for(reader.readexactly(length), self.idle) if length else b""
+            return await asyncio.wait_for(self._read_body(reader, headers, ex), self.idle)
         except asyncio.TimeoutError:
-            ex.end, ex.error = END_IDLE, f"the request body stalled for {self.idle:g} s"
-        except (ValueError, asyncio.LimitOverrunError) as exc:
+            ex.end, ex.error = END_IDLE, f"the request body was not whole after {self.idle:g} s"
+        except (ValueError, asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
             ex.end, ex.error = END_ERROR, f"unreadable request body: {exc}"
         return None
+
+    async def _read_body(self, reader: asyncio.StreamReader, headers: dict[str, str], ex: Exchange) -> bytes | None:
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            out = bytearray()
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip() or b"0", 16)
+                if len(out) + size > self.max_body:
+                    return self._over(ex, len(out) + size)
+                if size == 0:
+                    await reader.readuntil(b"\r\n")
+                    return bytes(out)
+                out += await reader.readexactly(size + 2)
+                del out[-2:]
+        length = int(headers.get("content-length") or 0)
+        if length > self.max_body:
+            return self._over(ex, length)
+        return await reader.readexactly(length) if length else b""
 
     def _over(self, ex: Exchange, figure: int) -> None:
         ex.notes[UNJUDGED] = {"reason": limits.MAX_BODY.reached(figure, self.max_body), "cap": limits.MAX_BODY.field,
