@@ -194,6 +194,13 @@ def test_the_terminal_event_before_the_client_dropped_its_stream_leaves_push_017
     assert outcomes(good_log(inline_posts=early), "PUSH-017") == {Outcome.NOT_TESTED}
 
 
+def test_on_a_recording_a_token_masked_in_the_request_is_not_taken_for_another():
+    masked = {**INLINE, "token": MASK}
+    log = good_log(inline_task=sse("inline_task", [task_result(), PAUSE], t=0.1, params={
+        "configuration": {"taskPushNotificationConfig": masked}}))
+    assert outcomes(log, "PUSH-030") == {Outcome.PASS}
+
+
 def test_without_the_push_notes_nothing_is_judged():
     assert judge(frame_log(unary("card", {})), ALL) == []
 
@@ -217,7 +224,7 @@ def test_the_reference_push_agent_passes_live_and_no_credential_reaches_a_casset
     assert all(f.outcome is Outcome.PASS for f in findings), [(f.req_id, f.message) for f in findings
                                                                if f.outcome is not Outcome.PASS]
     assert WEBHOOK_CREDENTIALS.encode() in log.get("push_list_pause").body  # the agent echoes them
-    path = write(log, tmp_path / "push-deliveries.yaml", Scrubber())
+    path = write(log, tmp_path / "push-deliveries.yaml", Scrubber.of(Target(), {}))
     assert WEBHOOK_CREDENTIALS not in path.read_text()
     replayed = {f.req_id: f.outcome for f in judge(load(path), ALL)}
     assert replayed["PUSH-018"] is Outcome.NOT_TESTED  # the Authorization header is masked in the recording
