@@ -7,7 +7,8 @@ receiver answered (`status`). Rules judge these exchanges live and on a cassette
 It never follows anything a body says (no URL in it is fetched), and it is bounded like every capture:
 a request head past HEAD_LIMIT, a body past the run's per-response cap (`--max-body-bytes`), a body not
 whole within the idle-gap cap (`--idle-limit`: one that stalls, or trickles on without end), and more than
-MAX_POSTS requests in one scenario are each cut and noted (`Exchange.notes["unjudged"]`, or `log.notes["push_overflow"]`), never waited on.
+MAX_POSTS requests in one scenario are each cut and noted (`Exchange.notes["unjudged"]`, or
+`log.notes["push_overflow"]`), never waited on.
 
 A webhook path decides how it answers (the path is the receiver's own choice, made by the driver): under
 `/slow/<seconds>/…` it answers after that many seconds (a slow receiver; a request whose sender closed the
