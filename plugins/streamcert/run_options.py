@@ -20,7 +20,6 @@ import dataclasses
 import json
 import os
 import re
-import socket
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -68,6 +67,8 @@ def host_port(value: str) -> str:
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not HOST:PORT such as 127.0.0.1:8765")
+    import socket  # here: `streamcert list` and `explain` load this module and no network stack
+
     try:
         family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
