@@ -95,7 +95,8 @@ class PushConfigs:
     def inline_config(self, params: dict[str, Any], declared: bool) -> dict[str, Any] | None:
         """The config SendMessage carries in `configuration.taskPushNotificationConfig`, checked as Create checks
         one (InvalidParams), or None: none given, or an agent without push, which ignores it (§3.3.4)."""
-        config = (params.get("configuration") or {}).get("taskPushNotificationConfig")
+        configuration = params.get("configuration")
+        config = configuration.get("taskPushNotificationConfig") if isinstance(configuration, dict) else None
         if config is None or INLINE_IGNORED.on(self.options):
             return None
         if not declared and not INLINE_WITHOUT_CAPABILITY.on(self.options):
