@@ -38,27 +38,19 @@ from ..scrub import WEBHOOK_CREDENTIALS
 from ..wire.clients import client_for
 from ..wire.push_receiver import ABANDONED, PushReceiver
 from . import Target, driver
-from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, user_message
-from .push import NOTES
+from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
+from .push import NOTES, config_id, open_push_agent
 
 AUTH_SCHEME = "Bearer"
 NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
 
 
-def _config_id(ex: Any) -> str | None:
-    result = unary_task(ex)
-    value = result.get("id") if isinstance(result, dict) else None
-    return value if isinstance(value, str) and value else None
-
-
 @driver("push-deliveries")
 async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    client, card = await _open(target, log, target.push_agent_url)
+    client = await open_push_agent(target, scenario, log)
+    if client is None:
+        return
     try:
-        if not capability_declared(card, "pushNotifications"):
-            unsupported(log, list(scenario.requirements), "the card does not declare capabilities.pushNotifications: "
-                                                          "true (A2A-ERR-013 judges its refusals)")
-            return
         wait = float(scenario.data.get("wait_s", 1.5))
         hooks = {"inline": "/hook/inline", "push_create_retry": "/fail/1/r", "push_create_wait": f"/slow/{wait:g}/w",
                  "nopush_send": "/hook/nopush", "push_create_d": "/hook/d"}
@@ -79,7 +71,7 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                 return
 
             async def create(label: str, config: dict[str, Any]) -> str | None:
-                return _config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **config},
+                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **config},
                                                     label=label))
 
             for label in ("push_create_retry", "push_create_wait"):
