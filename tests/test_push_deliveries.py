@@ -13,12 +13,12 @@ import pytest
 from logs import artifact_update as art
 from logs import frame_log, rpc_error, sse, status_update, task_result, unary
 
-from streamcert.framelog import Exchange, FrameLog
+from streamcert.framelog import ABANDONED, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.rules import judge
 from streamcert.scrub import MASK, WEBHOOK_CREDENTIALS, Scrubber
 from streamcert.wire import push_receiver
-from streamcert.wire.push_receiver import ABANDONED, OVERFLOW, PushReceiver
+from streamcert.wire.push_receiver import OVERFLOW, PushReceiver
 
 BASE = "http://127.0.0.1:9"
 HOOKS = {"inline": "/hook/inline", "push_create_retry": "/fail/1/r", "push_create_wait": "/slow/1.5/w",
@@ -342,3 +342,20 @@ def test_a_receiver_port_already_taken_is_one_line_and_exit_2(tmp_path):
     assert done.returncode == 2, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and str(port) in lines[0], done.stderr
+
+
+def test_a_refused_receiver_is_excused_only_on_a_loopback_or_private_address():
+    refused = rpc_error(-32602, "webhook URLs on loopback are refused")
+
+    def refusing(receiver_url: str) -> FrameLog:
+        log = good_log(inline_task=unary("inline_task", error=refused, params={"configuration": {
+            "taskPushNotificationConfig": INLINE}}), inline_posts=[], retry_posts=[],
+            drop=("push_create_retry", "push_create_wait", "push_get_inline"))
+        log.add(create("push_create_retry", BASE + "/fail/1/r", error=refused))
+        log.add(create("push_create_wait", BASE + "/slow/1.5/w", error=refused))
+        log.notes["push_receiver"] = {"listen": "0.0.0.0:8765", "url": receiver_url}
+        return log
+
+    assert outcomes(refusing("http://localhost:8765"), "PUSH-014") == {Outcome.NOT_TESTED}
+    assert outcomes(refusing("http://192.168.1.20:8765"), "PUSH-014") == {Outcome.NOT_TESTED}
+    assert outcomes(refusing("http://runner.example:8765"), "PUSH-014") == {Outcome.FAIL}  # --push-url: no excuse

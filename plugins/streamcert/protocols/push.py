@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import a2a
 
@@ -37,3 +39,21 @@ def is_terminal_body(body: Any) -> bool:
         state = (body[kind].get("status") or {}).get("state")
         return a2a.is_terminal(state)
     return False
+
+
+def is_internal_url(url: str) -> bool:
+    """Whether a URL names a host §13.2 asks agents to refuse as a webhook: localhost, a loopback, private or
+    link-local address (a host name other than localhost is not resolved: False)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framelog import Exchange
+from ..framelog import ABANDONED, Exchange
 from ..protocols import a2a, push
 from ..scrub import MASK
-from ..wire.push_receiver import ABANDONED
 from . import Verdict, Verdicts, ex_evidence, rule
 from .errors import _verdict, refusal
 from .push import PushRun, _canon, _deduped, _task_id
@@ -41,18 +40,7 @@ def _shows_pause(body: Any) -> bool:
     return a2a.is_interrupted((body[kind].get("status") or {}).get("state"))
 
 
-def _loopback_refused(v: PushRun) -> str | None:
-    """The reading when the agent refused the suite's own receiver as a webhook (URL screening, §13.2)."""
-    refused = []
-    for label in ("inline_task", "push_create_retry", "push_create_wait"):
-        ex = v.log.get(label)
-        if ex is not None and not no_answer(ex, label) and Answer.of(ex).error is not None:
-            refused.append(label)
-    if len(refused) < 3:
-        return None
-    where = (v.log.notes.get("push_receiver") or {}).get("url", "the receiver")
-    return (f"the agent refused every config naming the suite's receiver ({where}): a screening agent is right to "
-            "refuse a loopback webhook (§13.2); give it a receiver it accepts with --push-receiver and --push-url")
+OWN_RECEIVER = ("inline_task", "push_create_retry", "push_create_wait")  # the configs naming the receiver
 
 
 def _waited(v: PushRun) -> str:
@@ -61,7 +49,7 @@ def _waited(v: PushRun) -> str:
 
 
 def _not_tested(v: PushRun, out: Verdict, missing: str) -> None:
-    out.otherwise_not_tested(_loopback_refused(v) or missing)
+    out.otherwise_not_tested(v.receiver_refused(OWN_RECEIVER) or missing)
 
 
 @rule("PUSH-014", view=PushRun)
@@ -71,7 +59,7 @@ def inline_config_delivers(v: PushRun, out: Verdict) -> None:
         return
     if lost := no_answer(ex, "SendStreamingMessage with an inline config"):
         return out.error(lost, [ex_evidence(ex)])
-    if _loopback_refused(v):
+    if v.receiver_refused(OWN_RECEIVER):
         return _not_tested(v, out, "")
     ans = Answer.of(ex)
     if ans.error is not None:
@@ -89,7 +77,7 @@ def inline_config_delivers(v: PushRun, out: Verdict) -> None:
 @rule("PUSH-015", view=PushRun)
 def inline_config_listed(v: PushRun, out: Verdict) -> None:
     ex, url = v.log.get("push_list_pause"), _inline_params(v).get("url")
-    if ex is None or not url or _loopback_refused(v):
+    if ex is None or not url or v.receiver_refused(OWN_RECEIVER):
         return _not_tested(v, out, "no List was made while the task waited with its inline config")
     if lost := no_answer(ex, "List"):
         return out.error(lost, [ex_evidence(ex)])

@@ -32,11 +32,11 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
-from ..framelog import FrameLog
+from ..framelog import ABANDONED, FrameLog
 from ..protocols import a2a, push
 from ..scrub import WEBHOOK_CREDENTIALS
 from ..wire.clients import client_for
-from ..wire.push_receiver import ABANDONED, PushReceiver
+from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
 from .push import NOTES, config_id, open_push_agent

@@ -26,16 +26,14 @@ import re
 from typing import Any
 
 from .. import limits
-from ..framelog import END_CLOSED, END_ERROR, END_IDLE, UNJUDGED, Exchange, FrameLog
+from ..framelog import ABANDONED, END_CLOSED, END_ERROR, END_IDLE, PUSH_RECEIVER, UNJUDGED, Exchange, FrameLog
 from .capture import Clock
 
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers
 MAX_POSTS = 1000  # requests recorded in one scenario; past it each is answered 503 and only counted
 OVERFLOW = "push_overflow"  # log.notes key: {"refused": n} requests past MAX_POSTS
-RECEIVER = "push_receiver"  # log.notes key: where it listened and the URL the agent was given
 LABEL = "webhook_"  # the exchanges it writes: webhook_1, webhook_2, … in arrival order
 WATCH_S = 0.05  # how often a slow answer looks whether its sender closed the connection
-ABANDONED = "abandoned"  # Exchange.notes key: the sender closed the connection before the receiver answered
 _SLOW = re.compile(r"^/slow/(\d+(?:\.\d+)?)(?:/|$)")
 _FAIL = re.compile(r"^/fail/(\d+)(?:/|$)")
 
@@ -70,7 +68,7 @@ class PushReceiver:
     async def __aenter__(self) -> PushReceiver:
         self._server = await asyncio.start_server(self._serve, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
-        self.log.notes[RECEIVER] = {"listen": f"{self.host}:{self.port}", "url": self.base}
+        self.log.notes[PUSH_RECEIVER] = {"listen": f"{self.host}:{self.port}", "url": self.base}
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
