@@ -196,7 +196,7 @@ class PushConfigs:
                 held = []
                 for q in sender.held:
                     q.put_nowait(event)
-                if _ends(event) or (STOPS_AT_PAUSE.on(self.options) and _pauses(event)):
+                if _ends(event) or (STOPS_AT_PAUSE.on(self.options) and push.is_interrupted_body(event)):
                     break
             if AFTER_TERMINAL.on(self.options):  # (fault) the task shown working again after its terminal event
                 update = copy.deepcopy(event)
@@ -288,11 +288,6 @@ def _shown(config: dict[str, Any], options: Options) -> dict[str, Any]:
 
 def _ends(event: dict[str, Any]) -> bool:
     return push.is_terminal_body(event)
-
-
-def _pauses(event: dict[str, Any]) -> bool:
-    update = event.get(a2a.STATUS_UPDATE) or event.get(a2a.TASK) or {}
-    return a2a.is_interrupted((update.get("status") or {}).get("state"))
 
 
 def _body(event: dict[str, Any], options: Options) -> bytes:

@@ -25,19 +25,13 @@ INLINE = "inline"  # the hooks key of the inline config's webhook
 def _inline_params(v: PushRun) -> dict[str, Any]:
     ex = v.log.get("inline_task")
     params = ex.params if ex is not None and isinstance(ex.params, dict) else {}
-    config = (params.get("configuration") or {}).get("taskPushNotificationConfig")
+    configuration = params.get("configuration")
+    config = configuration.get("taskPushNotificationConfig") if isinstance(configuration, dict) else None
     return config if isinstance(config, dict) else {}
 
 
 def _after(ex: Exchange | None) -> float | None:
     return ex.t_sent if ex is not None else None
-
-
-def _shows_pause(body: Any) -> bool:
-    kind = push.stream_response_kind(body)
-    if kind not in (a2a.STATUS_UPDATE, a2a.TASK):
-        return False
-    return a2a.is_interrupted((body[kind].get("status") or {}).get("state"))
 
 
 OWN_RECEIVER = ("inline_task", "push_create_retry", "push_create_wait")  # the configs naming the receiver
@@ -96,7 +90,7 @@ def deliveries_across_pause(v: PushRun, out: Verdict) -> None:
     posts, answered = v.at(INLINE), _after(v.log.get("stream_cut"))
     if not posts or answered is None:
         return _not_tested(v, out, "the inline config's webhook received nothing, or the task was not answered")
-    paused = next((i for i, p in enumerate(posts) if _shows_pause(p.request_body)), None)
+    paused = next((i for i, p in enumerate(posts) if push.is_interrupted_body(p.request_body)), None)
     if paused is None:
         return out.failed(f"none of the {len(posts)} POST(s) to the inline config's webhook shows the task's pause "
                           "(INPUT_REQUIRED), an event its stream carried", [ex_evidence(p) for p in posts[:3]])
