@@ -107,6 +107,18 @@ def test_allowed_variations_pass():
         assert outcomes(log, rid) == {Outcome.PASS}, rid
 
 
+def test_an_agent_refusing_the_loopback_receiver_is_a_reading_on_push_001():
+    refused = [unary(label, error=rpc_error(-32602, "loopback webhooks are refused"),
+                     rpc_method="CreateTaskPushNotificationConfig", t=0.1)
+               for label in ("push_create_slow", "push_create_a", "push_create_b")]
+    log = good_log(drop=("push_create_slow", "push_create_a", "push_create_b"), extra=refused)
+    log.notes["push_receiver"] = {"listen": "127.0.0.1:9", "url": "http://127.0.0.1:9"}
+    [finding] = judge(log, ["PUSH-001"])
+    assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message
+    log.notes["push_receiver"]["url"] = "http://runner.example:9"  # reachable by name: a refusal is a FAIL
+    assert outcomes(log, "PUSH-001") == {Outcome.FAIL}
+
+
 def test_without_the_push_notes_nothing_is_judged():
     assert judge(frame_log(unary("card", {})), ALL) == []
 

@@ -39,6 +39,10 @@ OVERFLOW = "overflow"  # a response past its size cap: counts, a hash and the la
 REFUSED = "refused"  # a request the replay server refused before it was read whole (a body past its cap): why
 CONTENT_ENCODING = "content_encoding"  # the Content-Encoding the capture decoded ("gzip", "deflate")
 DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
+# The push webhook receiver's (wire/push_receiver.py): an exchange's key for a request whose sender closed the
+# connection before a slow answer (seconds it waited after its body), and the log's key for where it listened.
+ABANDONED = "abandoned"
+PUSH_RECEIVER = "push_receiver"  # log.notes: {"listen": "HOST:PORT", "url": the base URL the agent was given}
 
 
 class Spool:

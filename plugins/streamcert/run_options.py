@@ -64,10 +64,21 @@ _WITHOUT_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@")
 
 
 def host_port(value: str) -> str:
-    """HOST:PORT for a server of the suite to listen on (port 0: a free one)."""
+    """HOST:PORT for a server of the suite to listen on (port 0: a free one), where it can listen now: an
+    address this machine does not have, or a port already taken, is a usage error before the run, never an
+    OSError in the middle of it."""
     host, sep, port = value.rpartition(":")
     if not sep or not host or not port.isdigit() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"{value!r} is not HOST:PORT such as 127.0.0.1:8765")
+    import socket  # here: `streamcert list` and `explain` load this module and no network stack
+
+    try:
+        family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will: TIME_WAIT is no taker
+            probe.bind((host.strip("[]"), int(port)))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot listen on {value}: {exc.strerror or exc}") from None
     return value
 
 

@@ -8,7 +8,9 @@ What is secret (`Scrubber.of`):
 - the values of the target URLs' query parameters whose names match the name patterns;
 - the values of environment variables whose names match the name patterns;
 - the user info (and credential-named query parameters) of every URL inside an environment value, whatever
-  the variable's name (`DATABASE_URL=postgres://app:pw@db/x`: a client command may echo it).
+  the variable's name (`DATABASE_URL=postgres://app:pw@db/x`: a client command may echo it);
+- the credentials the suite itself gives a webhook config (`WEBHOOK_CREDENTIALS`, one per process: an agent
+  may echo them in List and Get answers, A2A 1.0.1 §13.2 has them treated as secrets).
 Name patterns: `DEFAULT_PATTERNS` plus the run's `--scrub PATTERN` globs, compared in any case.
 
 Secrets are replaced by value wherever they appear, also in the forms a server may echo them in
@@ -25,6 +27,7 @@ import html
 import json
 import os
 import re
+import secrets as _random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit, urlunsplit
@@ -33,6 +36,9 @@ if TYPE_CHECKING:
     from .targets import Target
 
 MASK = "***"
+# The credentials of the webhook configs the push drivers make (Authorization: Bearer <this>): minted per
+# process, so every scrubber of the run knows them without a channel from the driver.
+WEBHOOK_CREDENTIALS = f"streamcert-webhook-{_random.token_hex(12)}"
 
 DEFAULT_PATTERNS = ("*token*", "*key*", "*secret*", "*passw*", "*auth*", "*credential*", "*session*",
                     "*signature*", "*cookie*")
@@ -72,7 +78,9 @@ class Scrubber:
         self.patterns = self.base_patterns + self.user_patterns
         self.names = frozenset(n.lower() for n in names)
         self.exempt = frozenset(n.lower() for n in exempt)
-        forms = sorted({form for s in self.secrets for form in echoed_forms(s)}, key=lambda s: (-len(s), s))
+        # WEBHOOK_CREDENTIALS is masked by every scrubber, whatever the run's secrets.
+        forms = sorted({form for s in (*self.secrets, WEBHOOK_CREDENTIALS) for form in echoed_forms(s)},
+                       key=lambda s: (-len(s), s))
         self._needles = tuple(forms)
         self._bneedles = tuple(f.encode("utf-8") for f in forms)
         # One alternation, longest first, so a secret inside a longer one leaves nothing of the longer.

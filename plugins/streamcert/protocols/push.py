@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
+from urllib.parse import urlsplit
 
 from . import a2a
 
@@ -30,10 +32,37 @@ def task_of(body: Any) -> str | None:
     return inner.get("id") if kind == a2a.TASK else inner.get("taskId")
 
 
-def is_terminal_body(body: Any) -> bool:
-    """A StreamResponse that puts its task in a terminal state (a status update, or a Task, in one)."""
+def _state(body: Any) -> str | None:
     kind = stream_response_kind(body)
     if kind == a2a.STATUS_UPDATE or kind == a2a.TASK:
-        state = (body[kind].get("status") or {}).get("state")
-        return a2a.is_terminal(state)
-    return False
+        status = body[kind].get("status")
+        return status.get("state") if isinstance(status, dict) else None
+    return None
+
+
+def is_terminal_body(body: Any) -> bool:
+    """A StreamResponse that puts its task in a terminal state (a status update, or a Task, in one)."""
+    return a2a.is_terminal(_state(body))
+
+
+def is_interrupted_body(body: Any) -> bool:
+    """A StreamResponse that shows its task in an interrupted state (INPUT_REQUIRED, AUTH_REQUIRED)."""
+    return a2a.is_interrupted(_state(body))
+
+
+def is_internal_url(url: str) -> bool:
+    """Whether a URL names a host §13.2 asks agents to refuse as a webhook: localhost, a loopback, private or
+    link-local address (a host name other than localhost is not resolved: False)."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local

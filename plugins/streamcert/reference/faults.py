@@ -74,6 +74,31 @@ PUSH_FAULTS = (
     Fault("push-after-terminal", "after the terminal event one more POST shows the task working again", _push(12)),
     Fault("push-holds-stream", "the task's open streams get each event only after the first config's webhook "
           "answered its POST: a slow webhook holds the stream back", _push(13)),
+    Fault("push-inline-ignored", "a config given inline in SendMessage's configuration is ignored", _push(14),
+          _push(15, 16, 17, 18, 30)),
+    Fault("push-inline-not-listed", "an inline config is delivered to but never stored where List and Get look",
+          _push(15), _push(30)),
+    Fault("push-stops-at-pause", "a config's deliveries end at the task's first interrupted state", _push(16),
+          _push(17)),
+    Fault("push-stops-without-stream", "an event no client is streaming is not pushed either: deliveries stop when "
+          "the client drops its stream", _push(17), _push(16, 25)),
+    Fault("push-auth-dropped", "the config's authentication is sent in no header", _push(18)),
+    Fault("push-auth-scheme-not-checked", "a Create whose authentication has no scheme is stored", _push(19)),
+    Fault("push-link-local-accepted", "a webhook URL naming a link-local address (169.254.0.0/16) is accepted",
+          _push(20)),
+    Fault("push-private-accepted", "a webhook URL naming a private address (10/8, 172.16/12, 192.168/16) is accepted",
+          _push(21)),
+    Fault("push-scheme-not-checked", "a webhook URL of another scheme than http(s) is accepted", _push(22)),
+    Fault("push-non-url-accepted", "a webhook URL that is no URL is accepted", _push(23)),
+    Fault("push-no-retry", "a POST the webhook answered with a failure is never tried again", _push(24)),
+    Fault("push-stops-after-failure", "a webhook that failed once gets nothing more (and no retry)", _push(25),
+          _push(24)),
+    Fault("push-timeout-short", "each POST to a webhook is given up after 0.5 s", _push(26)),
+    Fault("push-delete-keeps-listing", "Delete stops a config's deliveries but List still shows it", _push(27)),
+    Fault("push-delete-twice-fails", "a second Delete of one config answers InternalError", _push(28)),
+    Fault("push-inline-without-capability", "the agent without push notifications POSTs to a webhook given inline "
+          "in SendMessage", _push(29)),
+    Fault("push-get-drops-settings", "Get answers a config without its token and authentication", _push(30)),
 )
 
 

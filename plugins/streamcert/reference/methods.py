@@ -60,8 +60,11 @@ class Agent:
             a2a.SUBSCRIBE_TO_TASK: self.subscribe_to_task,
             **refusals(options),  # push notifications, the extended card: not declared, refused (§3.3.4)
         }
-        if spec.push:  # an agent whose card declares pushNotifications: true serves the four operations
-            operations.update(PushConfigs(self.store, options, runners).handlers())
+        # An agent whose card declares pushNotifications: true serves the four operations and takes a config
+        # inline in SendMessage; any other ignores an inline one (push.py).
+        self.push = PushConfigs(self.store, options, runners)
+        if spec.push:
+            operations.update(self.push.handlers())
         # Every binding's request message is read by JSON names, a field's proto name taken for it (ProtoJSON)
         self.handlers: dict[str, Handler] = {method: _by_json_names(method, handler, options)
                                              for method, handler in operations.items()}
@@ -144,7 +147,10 @@ class Agent:
         config = p.configuration(params)
         history_length = p.history_length(config)
         immediately = p.optional_bool(config, "returnImmediately") or config.get("blocking") is False
+        inline = self.push.inline_config(params, self.spec.push)
         record, message, new, admission = self._admit(params)
+        if inline is not None:
+            self.push.attach(record, inline)
         if isinstance(admission, Replay):
             before = self._before_answer.get((record.id, message.get("messageId")))
             if before is not None:  # (fault: retry-shows-before)
@@ -170,7 +176,10 @@ class Agent:
 
     async def send_streaming_message(self, params: dict[str, Any]) -> Stream:
         self._require_streaming()
+        inline = self.push.inline_config(params, self.spec.push)
         record, message, new, admission = self._admit(params)
+        if inline is not None:
+            self.push.attach(record, inline)
         if isinstance(admission, Replay) and _shows_answered_pause(record):
             # A retry while the first answer has not moved the task yet: opened as the first answer's stream is.
             queue = self.store.subscribe(record, TaskOnMove(record, lambda _task: None, _keeps_update(self.options)))

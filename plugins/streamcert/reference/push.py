@@ -6,16 +6,27 @@ and a task that POSTs them one by one, in order, to the config's URL, as StreamR
 `Content-Type: application/a2a+json`, the token in `X-A2A-Notification-Token` (A2A names no header for
 it) and the config's `authentication` as `Authorization: <scheme> <credentials>`. A slow or failing webhook
 holds back only its own sender, never the task or its streams. A sender ends after the terminal event or
-when its config is deleted. Every delivery is tried once, with a 10 s timeout (§4.3.3: 10-30 s recommended).
+when its config is deleted. Each POST has a 10 s timeout (§4.3.3: 10-30 s recommended); one that fails (no
+answer, or not 2xx) is tried again after 0.2 s, then after 0.8 s (§13.2: retry with exponential backoff), and
+an event still undelivered then is given up while the next ones are tried (at least once each, §4.3.3).
+
+A config may also come inline, in SendMessage's `configuration.taskPushNotificationConfig` (a2a.proto): it is
+checked as Create checks one and stored on the task the message makes or names, before the task runs.
+
+Webhook URLs are screened (§13.2, SSRF): not an absolute URL, a scheme other than http(s), a link-local or a
+private address (10/8, 172.16/12, 192.168/16, fc00::/7) are refused with InvalidParams. Loopback is accepted,
+a choice of this reference so the suite's own receiver on 127.0.0.1 can be reached; a host name is not
+resolved (an allowlist or a resolving check is the deployer's).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -27,6 +38,7 @@ from .store import TaskRecord, TaskStore
 
 TOKEN_HEADER = "X-A2A-Notification-Token"
 TIMEOUT_S = 10.0
+RETRY_WAITS_S = (0.2, 0.8)  # the pauses before the second and the third try of a POST that failed
 
 
 class SenderQueue(asyncio.Queue):
@@ -48,6 +60,7 @@ class PushConfigs:
     def __init__(self, store: TaskStore, options: Options, runners: set[asyncio.Task]) -> None:
         self.store, self.options, self.runners = store, options, runners
         self._senders: dict[str, dict[str, Sender]] = {}  # task id → config id → sender
+        self._deleted: set[tuple[str, str]] = set()  # (task id, config id) deleted (fault: push-delete-twice-fails)
 
     def handlers(self) -> dict[str, Any]:
         return {a2a.CREATE_PUSH_CONFIG: self.create, a2a.GET_PUSH_CONFIG: self.get,
@@ -61,12 +74,15 @@ class PushConfigs:
             raise RpcError(a2a.TASK_NOT_FOUND, f"No task with id {task_id!r}")
         return record
 
-    def _sender(self, params: dict[str, Any]) -> Sender:
+    def _sender(self, params: dict[str, Any], *, deleting: bool = False) -> Sender:
         record = self._record(params.get("taskId"))
         config_id = params.get("id")
         sender = self._senders.get(record.id, {}).get(config_id) if isinstance(config_id, str) else None
         if sender is None and UNKNOWN_CONFIG_ANSWERED.on(self.options):  # (fault) a made-up config answers
             return Sender({"id": str(config_id), "taskId": record.id, "url": ""}, record)
+        if sender is None and deleting and DELETE_TWICE_FAILS.on(self.options) and (record.id, config_id) in \
+                self._deleted:  # (fault) the second Delete of one config fails
+            raise RpcError(a2a.INTERNAL_ERROR, f"Push notification config {config_id!r} was already deleted")
         if sender is None:
             # §3.3.2: "configuration not found" is a resource error, TaskNotFoundError (§3.1.8 names it).
             raise RpcError(a2a.TASK_NOT_FOUND, f"No push notification config {config_id!r} on task {record.id}")
@@ -74,7 +90,31 @@ class PushConfigs:
 
     async def create(self, params: dict[str, Any]) -> dict[str, Any]:
         record = self._record(params.get("taskId"))
-        config = _checked(params, self.options)
+        return self._store(record, _checked(params, self.options))
+
+    def inline_config(self, params: dict[str, Any], declared: bool) -> dict[str, Any] | None:
+        """The config SendMessage carries in `configuration.taskPushNotificationConfig`, checked as Create checks
+        one (InvalidParams), or None: none given, or an agent without push, which ignores it (§3.3.4)."""
+        configuration = params.get("configuration")
+        config = configuration.get("taskPushNotificationConfig") if isinstance(configuration, dict) else None
+        if config is None or INLINE_IGNORED.on(self.options):
+            return None
+        if not declared and not INLINE_WITHOUT_CAPABILITY.on(self.options):
+            return None
+        if not isinstance(config, dict):
+            raise invalid_params("configuration.taskPushNotificationConfig must be an object")
+        return _checked({k: v for k, v in config.items() if k != "taskId"}, self.options)
+
+    def attach(self, record: TaskRecord, config: dict[str, Any]) -> None:
+        """Store an inline config on its task (before the task runs, so its sender misses no event)."""
+        if INLINE_NOT_LISTED.on(self.options):  # (fault) delivered, but never stored where List and Get look
+            sender = Sender({"id": self.options.clock.new_id(), "taskId": record.id, **config}, record)
+            if not a2a.is_terminal(record.state):
+                self._start(sender)
+            return
+        self._store(record, config)
+
+    def _store(self, record: TaskRecord, config: dict[str, Any]) -> dict[str, Any]:
         config_id = config.get("id") or self.options.clock.new_id()
         if SECOND_CREATE_REPLACES.on(self.options) and not config.get("id"):
             config_id = f"{record.id}-push"  # (fault) every config without an id gets the same one
@@ -92,6 +132,9 @@ class PushConfigs:
         shown = _shown(self._sender(params).config, self.options)
         if GET_NO_URL.on(self.options):
             shown.pop("url", None)
+        if GET_DROPS_SETTINGS.on(self.options):
+            shown.pop("token", None)
+            shown.pop("authentication", None)
         return shown
 
     async def list(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -100,12 +143,15 @@ class PushConfigs:
         return {"configs": configs, "nextPageToken": ""}
 
     async def delete(self, params: dict[str, Any]) -> dict[str, Any]:
-        sender = self._sender(params)
+        sender = self._sender(params, deleting=True)
         if sender.config["id"] not in self._senders.get(sender.record.id, {}):  # (fault: unknown-config-answered)
             return {}
         if not DELETE_KEEPS_SENDING.on(self.options):
             self._stop(sender)
+        if DELETE_KEEPS_LISTING.on(self.options):  # (fault) deliveries stop, the config stays listed
+            return {}
         del self._senders[sender.record.id][sender.config["id"]]
+        self._deleted.add((sender.record.id, sender.config["id"]))
         return {}
 
     # -- deliveries ---------------------------------------------------------------------------------
@@ -128,7 +174,8 @@ class PushConfigs:
             sender.task.cancel()
 
     async def _send_all(self, sender: Sender) -> None:
-        async with httpx.AsyncClient(timeout=TIMEOUT_S, follow_redirects=False) as client:
+        timeout = SHORT_TIMEOUT_S if TIMEOUT_SHORT.on(self.options) else TIMEOUT_S
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
             held: list[dict[str, Any]] = []  # (fault: push-reordered)
             reordered = False
             while True:
@@ -138,13 +185,18 @@ class PushConfigs:
                 if REORDERED.on(self.options) and not reordered and a2a.ARTIFACT_UPDATE in event:
                     held, reordered = [event], True  # the first artifact update is sent after the event after it
                     continue
-                await _post(client, sender.config, event, self.options)
+                if STOPS_WITHOUT_STREAM.on(self.options) and not any(
+                        not isinstance(q, SenderQueue) for q in sender.record.subscribers):
+                    continue  # (fault) an event no client is streaming is not pushed either
+                if not await _post(client, sender.config, event, self.options) and \
+                        STOPS_AFTER_FAILURE.on(self.options):
+                    break  # (fault) a webhook that failed once gets nothing more
                 for later in held:
                     await _post(client, sender.config, later, self.options)
                 held = []
                 for q in sender.held:
                     q.put_nowait(event)
-                if _ends(event):
+                if _ends(event) or (STOPS_AT_PAUSE.on(self.options) and push.is_interrupted_body(event)):
                     break
             if AFTER_TERMINAL.on(self.options):  # (fault) the task shown working again after its terminal event
                 update = copy.deepcopy(event)
@@ -153,12 +205,22 @@ class PushConfigs:
         self.store.unsubscribe(sender.record, sender.queue)
 
 
-async def _post(client: httpx.AsyncClient, config: dict[str, Any], event: dict[str, Any], options: Options) -> None:
-    """One delivery, tried once; a webhook that fails or times out loses that event (no retry)."""
+async def _post(client: httpx.AsyncClient, config: dict[str, Any], event: dict[str, Any], options: Options) -> bool:
+    """One delivery: POSTed, and tried again after each pause of RETRY_WAITS_S while it fails (no answer in
+    time, or not 2xx); whether a try succeeded."""
     url = config.get("url")
-    if isinstance(url, str) and url.startswith(("http://", "https://")):
-        with contextlib.suppress(httpx.HTTPError):
-            await client.post(url, content=_body(event, options), headers=_headers(config, options))
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return False
+    waits = () if NO_RETRY.on(options) or STOPS_AFTER_FAILURE.on(options) else RETRY_WAITS_S
+    for wait in (0.0, *waits):
+        await asyncio.sleep(wait)
+        try:
+            answer = await client.post(url, content=_body(event, options), headers=_headers(config, options))
+        except httpx.HTTPError:
+            continue
+        if answer.is_success:
+            return True
+    return False
 
 
 class _Diverted(list):
@@ -176,20 +238,45 @@ class _Diverted(list):
 
 
 def _checked(params: dict[str, Any], options: Options) -> dict[str, Any]:
-    """The config asked for, or InvalidParams (§3.3.2): `url` is required (a2a.proto), an absolute http(s) URL;
-    `authentication`, when given, needs its required `scheme`."""
+    """The config asked for, or InvalidParams (§3.3.2): `url` is required (a2a.proto) and screened
+    (`_url_refused`); `authentication`, when given, needs its required `scheme`."""
     config = {k: v for k, v in params.items() if k in ("id", "taskId", "url", "token", "authentication")}
     url = config.get("url")
-    if not URL_NOT_CHECKED.on(options) and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
-        raise invalid_params("url (the webhook) must be an absolute http(s) URL")
+    if not URL_NOT_CHECKED.on(options):
+        why = _url_refused(url, options) if isinstance(url, str) else "url (the webhook) is required"
+        if why:
+            raise invalid_params(why)
     auth = config.get("authentication")
-    if auth is not None and (not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str)
-                             or not auth["scheme"]):
+    if auth is not None and not AUTH_SCHEME_NOT_CHECKED.on(options) and (
+            not isinstance(auth, dict) or not isinstance(auth.get("scheme"), str) or not auth["scheme"]):
         raise invalid_params("authentication.scheme is required")
     for key in ("id", "token"):
         if config.get(key) is not None and not isinstance(config[key], str):
             raise invalid_params(f"{key} must be a string")
     return config
+
+
+def _url_refused(url: str, options: Options) -> str | None:
+    """Why a webhook URL is refused (§13.2: validate webhook URLs against SSRF), or None."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        parts, host = None, None
+    if parts is None or not parts.scheme or not host:
+        return None if NON_URL_ACCEPTED.on(options) else "url (the webhook) must be an absolute URL"
+    if parts.scheme.lower() not in ("http", "https"):
+        return None if SCHEME_NOT_CHECKED.on(options) else "url (the webhook) must use http or https"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None  # a host name: not resolved here
+    if address.is_link_local and not LINK_LOCAL_ACCEPTED.on(options):
+        return f"url (the webhook) names a link-local address ({host})"
+    if address.is_private and not address.is_loopback and not address.is_link_local \
+            and not PRIVATE_ACCEPTED.on(options):
+        return f"url (the webhook) names a private address ({host})"
+    return None
 
 
 def _shown(config: dict[str, Any], options: Options) -> dict[str, Any]:
@@ -214,7 +301,7 @@ def _headers(config: dict[str, Any], options: Options) -> dict[str, str]:
     if config.get("token") and not TOKEN_DROPPED.on(options):
         headers[TOKEN_HEADER] = config["token"]
     auth = config.get("authentication")
-    if auth:
+    if isinstance(auth, dict) and auth.get("scheme") and not AUTH_DROPPED.on(options):
         headers["Authorization"] = f"{auth['scheme']} {auth.get('credentials', '')}".strip()
     return headers
 
@@ -233,3 +320,21 @@ GET_NO_URL = switch("push-get-no-url")
 UNKNOWN_CONFIG_ANSWERED = switch("push-unknown-config-answered")
 DROPS_ARTIFACTS = switch("push-drops-artifacts")
 REORDERED = switch("push-reordered")
+INLINE_IGNORED = switch("push-inline-ignored")
+INLINE_NOT_LISTED = switch("push-inline-not-listed")
+INLINE_WITHOUT_CAPABILITY = switch("push-inline-without-capability")
+STOPS_AT_PAUSE = switch("push-stops-at-pause")
+STOPS_WITHOUT_STREAM = switch("push-stops-without-stream")
+AUTH_DROPPED = switch("push-auth-dropped")
+AUTH_SCHEME_NOT_CHECKED = switch("push-auth-scheme-not-checked")
+LINK_LOCAL_ACCEPTED = switch("push-link-local-accepted")
+PRIVATE_ACCEPTED = switch("push-private-accepted")
+SCHEME_NOT_CHECKED = switch("push-scheme-not-checked")
+NON_URL_ACCEPTED = switch("push-non-url-accepted")
+NO_RETRY = switch("push-no-retry")
+STOPS_AFTER_FAILURE = switch("push-stops-after-failure")
+TIMEOUT_SHORT = switch("push-timeout-short")
+SHORT_TIMEOUT_S = 0.5  # (fault: push-timeout-short)
+DELETE_KEEPS_LISTING = switch("push-delete-keeps-listing")
+DELETE_TWICE_FAILS = switch("push-delete-twice-fails")
+GET_DROPS_SETTINGS = switch("push-get-drops-settings")

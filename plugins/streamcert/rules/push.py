@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framelog import Exchange, FrameLog
+from ..framelog import PUSH_RECEIVER, Exchange, FrameLog
 from ..protocols import a2a, bindings, push
 from ..scrub import MASK
 from . import Verdict, ex_evidence, rule
@@ -62,6 +62,21 @@ class PushRun:
     def updates(self) -> list[Any]:
         return [body for _, body in self.stream]
 
+    def receiver_refused(self, labels: tuple[str, ...]) -> str | None:
+        """The reading when the agent refused every one of these configs naming the suite's receiver while that
+        receiver is on a loopback or private address: URL screening (§13.2 asks agents to reject localhost and
+        private ranges), so right, never a failure. None otherwise (the configs, or one of them, accepted)."""
+        where = (self.log.notes.get(PUSH_RECEIVER) or {}).get("url", "")
+        if not push.is_internal_url(where):
+            return None
+        for label in labels:
+            ex = self.log.get(label)
+            if ex is None or no_answer(ex, label) or Answer.of(ex).error is None:
+                return None
+        return (f"the agent refused every config naming the suite's receiver ({where}): a screening agent is right "
+                "to refuse a loopback or private webhook (§13.2); give it a receiver it accepts with --push-receiver "
+                "and --push-url")
+
 
 def _canon(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
@@ -79,6 +94,8 @@ def _deduped(bodies: list[Any]) -> list[str]:
 
 @rule("PUSH-001", view=PushRun)
 def create_assigns_id(v: PushRun, out: Verdict) -> None:
+    if reading := v.receiver_refused(("push_create_slow", *KEPT)):
+        return out.otherwise_not_tested(reading)
     for label in KEPT:
         ex = v.log.get(label)
         if ex is None:
@@ -188,8 +205,8 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         out.passed(f"{len(v.received)} POST(s), each one StreamResponse of the task")
 
 
-def _task_id(v: PushRun) -> str | None:
-    ex = v.log.get("push_task")
+def _task_id(v: PushRun, label: str = "push_task") -> str | None:
+    ex = v.log.get(label)
     events = ex.data_events() if ex is not None else []
     first = bindings.frame_answer(ex.binding, events[0].payload)[0] if events else None
     task = first.get("task") if isinstance(first, dict) else None

@@ -32,6 +32,7 @@ from typing import Any
 from ..catalogue import Scenario
 from ..framelog import FrameLog
 from ..protocols import a2a, push
+from ..wire.a2a_client import A2AClient
 from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, user_message
@@ -42,20 +43,31 @@ HOOKS = {"push_create_slow": "/slow/{delay}/s", "push_create_a": "/hook/a", "pus
 NO_SUCH_CONFIG = "streamcert-no-such-config"
 
 
-def _config_id(ex: Any) -> str | None:
+def config_id(ex: Any) -> str | None:
+    """The id of the config a Create answered, or None."""
     result = unary_task(ex)
     value = result.get("id") if isinstance(result, dict) else None
     return value if isinstance(value, str) and value else None
 
 
+async def open_push_agent(target: Target, scenario: Scenario, log: FrameLog) -> A2AClient | None:
+    """A client of the push agent with its card read; None (the client closed, the scenario's requirements
+    UNSUPPORTED) when its card does not declare pushNotifications."""
+    client, card = await _open(target, log, target.push_agent_url)
+    if capability_declared(card, "pushNotifications"):
+        return client
+    unsupported(log, list(scenario.requirements), "the card does not declare capabilities.pushNotifications: true "
+                                                  "(A2A-ERR-013 judges its refusals)")
+    await client.__aexit__()
+    return None
+
+
 @driver("push")
 async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> None:
-    client, card = await _open(target, log, target.push_agent_url)
+    client = await open_push_agent(target, scenario, log)
+    if client is None:
+        return
     try:
-        if not capability_declared(card, "pushNotifications"):
-            unsupported(log, list(scenario.requirements), "the card does not declare capabilities.pushNotifications: "
-                                                          "true (A2A-ERR-013 judges its refusals)")
-            return
         delay = float(scenario.data.get("slow_delay_s", 1.5))
         hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
@@ -72,7 +84,7 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
             for label in hooks:
                 ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": rx.url(hooks[label]),
                                                                 "token": tokens[label]}, label=label)
-                made[label] = _config_id(ex)
+                made[label] = config_id(ex)
             if made["push_create_c"]:
                 await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_c"]},
                                   label="push_delete_c")

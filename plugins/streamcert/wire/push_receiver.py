@@ -5,12 +5,16 @@ the body was whole), headers (lower-case names), body (the JSON value, else its 
 receiver answered (`status`). Rules judge these exchanges live and on a cassette alike.
 
 It never follows anything a body says (no URL in it is fetched), and it is bounded like every capture:
-a request head past HEAD_LIMIT, a body past the run's per-response cap (`--max-body-bytes`), a body that
-stalls past the idle-gap cap (`--idle-limit`), and more than MAX_POSTS requests in one scenario are each
-cut and noted (`Exchange.notes["unjudged"]`, or `log.notes["push_overflow"]`), never waited on.
+a request head past HEAD_LIMIT, a body past the run's per-response cap (`--max-body-bytes`), a body not
+whole within the idle-gap cap (`--idle-limit`: one that stalls, or trickles on without end), and more than
+MAX_POSTS requests in one scenario are each cut and noted (`Exchange.notes["unjudged"]`, or
+`log.notes["push_overflow"]`), never waited on.
 
 A webhook path decides how it answers (the path is the receiver's own choice, made by the driver): under
-`/slow/<seconds>/…` it answers after that many seconds (a slow receiver), anything else at once with 200.
+`/slow/<seconds>/…` it answers after that many seconds (a slow receiver; a request whose sender closed the
+connection before that answer is noted `abandoned`, with how long after its body the sender waited), under
+`/fail/<n>/…` it answers 503 to the first n requests at that path (a failing receiver), anything else at once
+with 200.
 """
 
 from __future__ import annotations
@@ -22,21 +26,28 @@ import re
 from typing import Any
 
 from .. import limits
-from ..framelog import END_CLOSED, END_ERROR, END_IDLE, UNJUDGED, Exchange, FrameLog
+from ..framelog import ABANDONED, END_CLOSED, END_ERROR, END_IDLE, PUSH_RECEIVER, UNJUDGED, Exchange, FrameLog
 from .capture import Clock
 
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers
 MAX_POSTS = 1000  # requests recorded in one scenario; past it each is answered 503 and only counted
 OVERFLOW = "push_overflow"  # log.notes key: {"refused": n} requests past MAX_POSTS
-RECEIVER = "push_receiver"  # log.notes key: where it listened and the URL the agent was given
 LABEL = "webhook_"  # the exchanges it writes: webhook_1, webhook_2, … in arrival order
+WATCH_S = 0.05  # how often a slow answer looks whether its sender closed the connection
 _SLOW = re.compile(r"^/slow/(\d+(?:\.\d+)?)(?:/|$)")
+_FAIL = re.compile(r"^/fail/(\d+)(?:/|$)")
 
 
 def slow_delay(path: str) -> float:
     """How long the receiver waits before it answers a request to `path` (0 for an ordinary webhook)."""
     m = _SLOW.match(path)
     return float(m.group(1)) if m else 0.0
+
+
+def failures(path: str) -> int:
+    """How many of the first requests to `path` the receiver answers 503 (0 for an ordinary webhook)."""
+    m = _FAIL.match(path)
+    return int(m.group(1)) if m else 0
 
 
 class PushReceiver:
@@ -57,7 +68,7 @@ class PushReceiver:
     async def __aenter__(self) -> PushReceiver:
         self._server = await asyncio.start_server(self._serve, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
-        self.log.notes[RECEIVER] = {"listen": f"{self.host}:{self.port}", "url": self.base}
+        self.log.notes[PUSH_RECEIVER] = {"listen": f"{self.host}:{self.port}", "url": self.base}
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -148,38 +159,56 @@ class PushReceiver:
         if len(self.received) >= MAX_POSTS:
             self.log.notes.setdefault(OVERFLOW, {"refused": 0, "limit": MAX_POSTS})["refused"] += 1
             return self._answer(writer, 503, close=True)
-        delay = slow_delay(ex.notes["path"])
+        delay, path = slow_delay(ex.notes["path"]), ex.notes["path"]
+        status = 503 if len(self.at(path)) < failures(path) else 200  # a failing webhook, on purpose
         self._record(ex)
+        if delay and not await self._wait_open(reader, delay):  # the sender gave up waiting and closed
+            ex.notes[ABANDONED] = round(self.clock() - (ex.t_end or t0), 3)
+            asyncio.get_running_loop().create_task(self._notify())
+            return False
+        ex.status, ex.t_headers = status, self.clock()
         if delay:
-            await asyncio.sleep(delay)  # the receiver answers slowly on purpose (a slow webhook)
-        ex.status, ex.t_headers = 200, self.clock()
-        keep = headers.get("connection", "").lower() != "close"
-        return self._answer(writer, 200, close=not keep) and keep
+            asyncio.get_running_loop().create_task(self._notify())
+        keep = headers.get("connection", "").lower() != "close" and status == 200
+        return self._answer(writer, status, close=not keep) and keep
+
+    async def _wait_open(self, reader: asyncio.StreamReader, delay: float) -> bool:
+        """Hold the answer `delay` seconds on purpose (a slow webhook), looking every WATCH_S whether the sender
+        closed the connection meanwhile; whether it is still open."""
+        end = self.clock() + delay
+        while (left := end - self.clock()) > 0:
+            if reader.at_eof():
+                return False
+            await asyncio.sleep(min(WATCH_S, left))
+        return not reader.at_eof()
 
     async def _body(self, reader: asyncio.StreamReader, headers: dict[str, str], ex: Exchange) -> bytes | None:
-        """The request body, read within the caps (None when it could not be had whole: `ex` says why)."""
+        """The request body, read within the caps (None when it could not be had whole: `ex` says why). The whole
+        body must come within the idle limit, chunked or not: a POST that trickles on forever is cut there."""
         try:
-            if "chunked" in headers.get("transfer-encoding", "").lower():
-                out = bytearray()
-                while True:
-                    size_line = await asyncio.wait_for(reader.readuntil(b"\r\n"), self.idle)
-                    size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
-                    if len(out) + size > self.max_body:
-                        return self._over(ex, len(out) + size)
-                    if size == 0:
-                        await asyncio.wait_for(reader.readuntil(b"\r\n"), self.idle)
-                        return bytes(out)
-                    out += await asyncio.wait_for(reader.readexactly(size + 2), self.idle)
-                    del out[-2:]
-            length = int(headers.get("content-length") or 0)
-            if length > self.max_body:
-                return self._over(ex, length)
-            return await asyncio.wait_for(reader.readexactly(length), self.idle) if length else b""
+            return await asyncio.wait_for(self._read_body(reader, headers, ex), self.idle)
         except asyncio.TimeoutError:
-            ex.end, ex.error = END_IDLE, f"the request body stalled for {self.idle:g} s"
-        except (ValueError, asyncio.LimitOverrunError) as exc:
+            ex.end, ex.error = END_IDLE, f"the request body was not whole after {self.idle:g} s"
+        except (ValueError, asyncio.LimitOverrunError, asyncio.IncompleteReadError) as exc:
             ex.end, ex.error = END_ERROR, f"unreadable request body: {exc}"
         return None
+
+    async def _read_body(self, reader: asyncio.StreamReader, headers: dict[str, str], ex: Exchange) -> bytes | None:
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            out = bytearray()
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0].strip() or b"0", 16)
+                if len(out) + size > self.max_body:
+                    return self._over(ex, len(out) + size)
+                if size == 0:
+                    await reader.readuntil(b"\r\n")
+                    return bytes(out)
+                out += await reader.readexactly(size + 2)
+                del out[-2:]
+        length = int(headers.get("content-length") or 0)
+        if length > self.max_body:
+            return self._over(ex, length)
+        return await reader.readexactly(length) if length else b""
 
     def _over(self, ex: Exchange, figure: int) -> None:
         ex.notes[UNJUDGED] = {"reason": limits.MAX_BODY.reached(figure, self.max_body), "cap": limits.MAX_BODY.field,

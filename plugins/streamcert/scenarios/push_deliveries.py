@@ -1,0 +1,132 @@
+"""The second driver of the push profile (A2A 1.0.1 §3.1.7, §3.1.10, §3.3.4, §4.3.3, §13.2): a config given
+inline in SendStreamingMessage, deliveries across the task's pause and after the client drops the stream,
+the config's authentication, webhooks that fail or answer slowly, screening of webhook URLs, Delete twice,
+and an agent without push given an inline config.
+
+Labels written (read by streamcert.rules.push_deliveries):
+  card                        GET the push agent's card
+  nopush_card, nopush_send    when the run names an A2A agent (--url) whose card does not declare
+                              pushNotifications: its card, and a blocking SendMessage carrying an inline config
+                              (webhook /hook/nopush)
+  inline_task                 SendStreamingMessage carrying the script and an inline config (webhook /hook/inline,
+                              a token, authentication Bearer WEBHOOK_CREDENTIALS), read to the task's pause
+  push_create_retry           Create of a webhook under /fail/1/ (the receiver answers its first POST 503)
+  push_create_wait            Create of a webhook under /slow/<wait_s>/ (each POST answered after wait_s)
+  push_create_noscheme        Create whose authentication has credentials but no scheme (refused, §3.3.2)
+  push_screen_<kind>          Create of a webhook URL an agent should refuse (§13.2): link_local, private,
+                              scheme (ftp://), non_url; push_screen_<kind>_delete deletes one that was accepted
+  push_create_d, push_delete_d, push_delete_d_again
+                              a config made, deleted, and deleted again
+  push_list_pause             List while the task waits at its pause
+  push_get_inline             Get of the inline config (its id read from push_list_pause)
+  stream_cut                  the answer, SendStreamingMessage on the task, dropped by the client after its first
+                              event: the rest reaches the webhooks only
+  webhook_1, webhook_2, …     every request the receiver got
+log.notes["push"]: the webhook paths by label, the tokens, the inline authentication, the wait, whether the
+deliveries settled.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from ..catalogue import Scenario
+from ..framelog import ABANDONED, FrameLog
+from ..protocols import a2a, push
+from ..scrub import WEBHOOK_CREDENTIALS
+from ..wire.clients import client_for
+from ..wire.push_receiver import PushReceiver
+from . import Target, driver
+from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
+from .push import NOTES, config_id, open_push_agent
+
+AUTH_SCHEME = "Bearer"
+NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
+
+
+@driver("push-deliveries")
+async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    client = await open_push_agent(target, scenario, log)
+    if client is None:
+        return
+    try:
+        wait = float(scenario.data.get("wait_s", 1.5))
+        hooks = {"inline": "/hook/inline", "push_create_retry": "/fail/1/r", "push_create_wait": f"/slow/{wait:g}/w",
+                 "nopush_send": "/hook/nopush", "push_create_d": "/hook/d"}
+        tokens = {label: f"streamcert-{label.rsplit('_', 1)[-1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
+        auth = {"scheme": AUTH_SCHEME, "credentials": WEBHOOK_CREDENTIALS}
+        notes: dict[str, Any] = {"hooks": hooks, "tokens": tokens, "auth": dict(auth), "wait_s": wait}
+        log.notes[NOTES] = notes
+        async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
+                                max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
+            await _without_push(target, log, rx.url(hooks["nopush_send"]), tokens["nopush_send"], client.clock)
+            inline = {"url": rx.url(hooks["inline"]), "token": tokens["inline"], "authentication": auth}
+            first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {
+                "message": user_message("Run the scenario", script=scenario.script),
+                "configuration": {"taskPushNotificationConfig": inline}}, label="inline_task",
+                until=lambda ev: a2a.INPUT_REQUIRED in ev.data)
+            task_id, context_id = task_ids(first)
+            if not task_id:
+                return
+
+            async def create(label: str, config: dict[str, Any]) -> str | None:
+                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **config},
+                                                    label=label))
+
+            for label in ("push_create_retry", "push_create_wait"):
+                await create(label, {"url": rx.url(hooks[label]), "token": tokens[label]})
+            await create("push_create_noscheme", {"url": rx.url("/hook/noscheme"),
+                                                  "authentication": {"credentials": "streamcert-no-scheme"}})
+            for kind, url in screened(rx.port).items():
+                made = await create(f"push_screen_{kind}", {"url": url})
+                if made:  # accepted: deleted at once, before the task moves on and anything is sent
+                    await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made},
+                                      label=f"push_screen_{kind}_delete")
+            made_d = await create("push_create_d", {"url": rx.url(hooks["push_create_d"])})
+            if made_d:
+                for label in ("push_delete_d", "push_delete_d_again"):
+                    await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made_d}, label=label)
+            listed = unary_task(await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id},
+                                                  label="push_list_pause"))
+            inline_id = next((c.get("id") for c in (listed or {}).get("configs") or []
+                              if isinstance(c, dict) and c.get("url") == inline["url"]), None)
+            if isinstance(inline_id, str) and inline_id:
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": inline_id}, label="push_get_inline")
+            # The answer moves the task on; the client drops its stream after the first event.
+            await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
+                "Yes", task_id=task_id, context_id=context_id)}, label="stream_cut", until=lambda _ev: True)
+
+            def settled(_got: Any) -> bool:
+                ends = all(any(push.is_terminal_body(ex.request_body) for ex in rx.at(hooks[label]))
+                           for label in ("inline", "push_create_retry"))
+                slow = rx.at(hooks["push_create_wait"])
+                return ends and bool(slow) and (slow[0].status is not None or ABANDONED in slow[0].notes)
+
+            notes["settled"] = await rx.settle(settled, target.timeout)
+    finally:
+        await client.__aexit__()
+
+
+def screened(port: int) -> dict[str, str]:
+    """The webhook URLs an agent should refuse (§13.2), by kind; none of them is ever reached by the suite."""
+    return {"link_local": "http://169.254.169.254/latest/meta-data/", "private": "http://10.255.255.1/hook",
+            "scheme": f"ftp://127.0.0.1:{port}/hook", "non_url": "not a url"}
+
+
+async def _without_push(target: Target, log: FrameLog, url: str, token: str, clock: Any) -> None:
+    """A blocking SendMessage with an inline config to the run's A2A agent, when its card does not declare push
+    (§3.3.4): it may refuse the config or ignore it, but its webhook must get nothing."""
+    if not target.a2a_url or target.a2a_url == target.push_agent_url:
+        unsupported(log, [NO_PUSH], "the run names no A2A agent (--url) besides the push agent")
+        return
+    async with client_for(target, log, target.a2a_url, clock=clock) as other:
+        card, _ = (await other.get_card(label="nopush_card")).json()
+        if capability_declared(card, "pushNotifications"):
+            unsupported(log, [NO_PUSH], "the --url agent's card declares pushNotifications too")
+            return
+        other.use_card(card)
+        await other.call(a2a.SEND_MESSAGE, {"message": user_message("Hello"),
+                                            "configuration": {"taskPushNotificationConfig": {"url": url,
+                                                                                             "token": token}}},
+                         label="nopush_send")
