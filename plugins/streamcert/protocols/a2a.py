@@ -13,6 +13,17 @@ VERSION_HEADER = "A2A-Version"
 UNSET_VERSION = "0.3"  # what a missing or empty A2A-Version means (§3.6.2)
 EXTENSIONS_HEADER = "A2A-Extensions"
 CARD_PATH = "/.well-known/agent-card.json"
+# A conditional request of the card (§8.6.1, RFC 9110 §13.1): the validator's response header → the request header
+# that sends it back. A strong or weak ETag is preferred to a date (RFC 9110 §13.1.3).
+CARD_VALIDATORS = (("etag", "If-None-Match"), ("last-modified", "If-Modified-Since"))
+
+
+def card_validator(response_headers: dict[str, str]) -> tuple[str, str] | None:
+    """The request header (name, value) revalidating a card served with `response_headers` (lower-case names)."""
+    for name, condition in CARD_VALIDATORS:
+        if value := response_headers.get(name):
+            return condition, value
+    return None
 SSE_MEDIA_TYPE = "text/event-stream"
 JSON_MEDIA_TYPE = "application/json"
 

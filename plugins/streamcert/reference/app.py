@@ -15,7 +15,7 @@ from starlette.routing import Route
 from ..protocols import a2a
 from . import progress, rest, rpc, service
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
-from .card import build_card, caching_headers
+from .card import build_card, caching_headers, not_modified
 from .faults import switch
 from .grpc_server import start_grpc
 from .methods import Agent, Stream
@@ -66,7 +66,10 @@ def _card_endpoint(agent: Agent):
         base = f"{request.url.scheme}://{request.url.netloc}"
         grpc_url = request.app.state.grpc_urls.get(agent.spec.name)
         body = rpc.dumps(build_card(agent.spec, base, agent.options, grpc_url=grpc_url))
-        return Response(body, media_type=a2a.JSON_MEDIA_TYPE, headers=caching_headers(body, agent.options))
+        headers = caching_headers(body, agent.options)
+        if not_modified(request.headers, headers, agent.options):  # RFC 9110 §13.1.2: the client's copy is current
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=a2a.JSON_MEDIA_TYPE, headers=headers)
     return card
 
 

@@ -108,6 +108,17 @@ def caching_headers(body: bytes, options: Options) -> dict[str, str]:
             "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"'}
 
 
+def not_modified(request_headers: Any, headers: dict[str, str], options: Options) -> bool:
+    """Whether a conditional GET of the card is answered 304: its If-None-Match names the card's ETag, or is `*`
+    (RFC 9110 §13.1.2, weak comparison)."""
+    etag = headers.get("ETag")
+    condition = request_headers.get("if-none-match")
+    if etag is None or condition is None or CARD_IGNORES_REVALIDATION.on(options):
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in condition.split(",")}
+    return "*" in tags or etag.removeprefix("W/") in tags
+
+
 def _break(card: dict[str, Any], options: Options) -> None:
     interface = card["supportedInterfaces"][0]
     extensions = card["capabilities"]["extensions"]
@@ -141,6 +152,7 @@ EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")
 CARD_ONEOF_INTERNAL = switch("card-oneof-internal")
 CARD_SNAKE_CASE = switch("card-snake-case")
 CARD_NO_CACHE_HEADERS = switch("card-no-cache-headers")
+CARD_IGNORES_REVALIDATION = switch("card-ignores-revalidation")
 CARD_SIGNATURE_PRETTY = switch("card-signature-pretty")
 CARD_CHANGED_AFTER_SIGNING = switch("card-changed-after-signing")
 CARD_SIGNATURE_ALG_MISMATCH = switch("card-signature-alg-mismatch")

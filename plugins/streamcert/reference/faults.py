@@ -486,7 +486,10 @@ _TABLE = (
           "{\"scheme\": {\"http_auth_security_scheme\": …}}", ("A2A-CARD-005",)),
     Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
           ("A2A-CARD-005",)),
-    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag", ("A2A-CARD-007",)),
+    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag",
+          ("A2A-CARD-007", "A2A-CARD-010")),
+    Fault("card-ignores-revalidation", "a GET of the agent card whose If-None-Match names its ETag gets the whole "
+          "card again (HTTP 200), not 304 Not Modified", ("A2A-CARD-010",)),
     Fault("card-signature-pretty", "the card's signature is made over the pretty-printed card, not its RFC 8785 "
           "canonical form", ("A2A-CARD-009",)),
     Fault("card-changed-after-signing", "the card's description is changed after the card was signed",

@@ -2,6 +2,7 @@
 
 Labels written (read by streamcert.rules):
   card                      GET the agent card
+  card_revalidated          GET the agent card again, with its ETag in If-None-Match (else its Last-Modified)
   stream                    SendStreamingMessage carrying the script
   get_task, get_task_h0, get_task_h1
                             GetTask after the stream: no historyLength, 0, 1 (with extensions activated)
@@ -159,7 +160,12 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
     except card_keys.CardKeyError as exc:  # a file changed since the command line read it
         log.notes[card_keys.NOTE_ERROR] = str(exc)
     client, card = await _open(target, log)
-    await client.__aexit__()
+    try:  # A2A-CARD-010: the card asked again with the validator it came with
+        served = log.get("card")
+        if served is not None and served.status == 200 and (validator := a2a.card_validator(served.response_headers)):
+            await client.get_card(label="card_revalidated", headers=dict([validator]))
+    finally:
+        await client.__aexit__()
     for binding, url in bindings.declared(card):
         if binding == bindings.GRPC and (why := grpc_missing()):
             log.notes.setdefault("unprobed", {})[binding] = why
