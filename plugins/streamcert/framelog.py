@@ -39,6 +39,9 @@ OVERFLOW = "overflow"  # a response past its size cap: counts, a hash and the la
 REFUSED = "refused"  # a request the replay server refused before it was read whole (a body past its cap): why
 CONTENT_ENCODING = "content_encoding"  # the Content-Encoding the capture decoded ("gzip", "deflate")
 DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
+# FrameLog.notes key a driver writes and the rules read: the NAMES of the headers the run sends as credentials (never
+# their values), so a requirement on refusing a request without them knows whether the run could ask (A2A-AUTH-).
+CREDENTIALS = "credentials"
 
 
 class Spool:

@@ -280,3 +280,21 @@ def sole_stream_kind(result: Any) -> str | None:
 def stream_members(result: Any) -> list[str]:
     """Every member the result names, whatever its value (a StreamResponse names exactly one)."""
     return [k for k in STREAM_RESULT_KINDS if isinstance(result, dict) and k in result]
+
+
+def required_schemes(card: Any) -> list[str]:
+    """The names of the security schemes the card's securityRequirements ask for (§4.4.1, §7): each requirement is
+    a SecurityRequirement ({"schemes": {name: {"list": [scope…]}}}), or in the 0.3 form ({name: [scope…]}) that the
+    specification's own sample card (§8.5) still writes. [] when the card requires none."""
+    requirements = card.get("securityRequirements") if isinstance(card, dict) else None
+    names: set[str] = set()
+    for requirement in requirements if isinstance(requirements, list) else ():
+        if isinstance(requirement, dict):
+            schemes = requirement.get("schemes")
+            names.update(schemes if isinstance(schemes, dict) else (k for k in requirement if k != "schemes"))
+    return sorted(names)
+
+
+def extended_card_declared(card: Any) -> bool:
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    return isinstance(caps, dict) and caps.get("extendedAgentCard") is True

@@ -11,14 +11,17 @@ from typing import Any
 from .. import __version__
 from ..protocols import a2a, card_signing
 from ..protocols.script import SCRIPT_KEY
+from . import auth
 from .agents import JSONRPC_PATH, AgentSpec
 from .faults import switch
 from .options import Options
 from .rest import REST_PATH
 
 
-def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str | None = None) -> dict[str, Any]:
-    """The agent's card; `grpc_url`: its gRPC interface (listed last), None when no gRPC server runs."""
+def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str | None = None,
+               secured: bool = False) -> dict[str, Any]:
+    """The agent's card; `grpc_url`: its gRPC interface (listed last), None when no gRPC server runs; `secured`: it
+    requires its bearer token (auth.py)."""
     interface = {"url": base_url + spec.prefix + JSONRPC_PATH, "protocolBinding": "JSONRPC",
                  "protocolVersion": a2a.PROTOCOL_VERSION}
     rest = {"url": base_url + spec.prefix + REST_PATH, "protocolBinding": "HTTP+JSON",
@@ -33,9 +36,9 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
         "version": __version__,
         "supportedInterfaces": [interface, rest],
         "capabilities": {"streaming": spec.streaming, "pushNotifications": spec.push, "extensions": extensions},
-        # Declared, never required (no securityRequirements): a oneof on the card, written as ProtoJSON does.
-        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {
-            "scheme": "Bearer", "description": "Accepted and ignored: the reference agent checks no credential."}}},
+        # Declared on every card, required only by a secured one (auth.declare): a oneof, written as ProtoJSON does.
+        "securitySchemes": {auth.SCHEME: {"httpAuthSecurityScheme": {
+            "scheme": "Bearer", "description": SECURED_NOTE if secured else UNSECURED_NOTE}}},
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": [{
@@ -48,9 +51,15 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
     if grpc_url is not None:
         card["supportedInterfaces"].append({"url": grpc_url, "protocolBinding": "GRPC",
                                             "protocolVersion": a2a.PROTOCOL_VERSION})
+    if secured:
+        auth.declare(card)
     _break(card, options)
     _sign(card, options)
     return card
+
+
+UNSECURED_NOTE = "Accepted and ignored: this agent checks no credential."
+SECURED_NOTE = "Required: a TEST token (docs/security.md); without it a request is refused with HTTP 401."
 
 
 # The key the reference signs its card with (A2A §8.4): a TEST key, shipped with its private part in the package,
