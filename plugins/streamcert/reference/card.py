@@ -58,7 +58,7 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
     return card
 
 
-UNSECURED_NOTE = "Accepted and ignored: this agent checks no credential."
+UNSECURED_NOTE = "Accepted and ignored: the reference agent checks no credential."
 SECURED_NOTE = "Required: a TEST token (docs/security.md); without it a request is refused with HTTP 401."
 
 
