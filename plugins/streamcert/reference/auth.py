@@ -6,8 +6,8 @@ refused before the agent acts on it: HTTP 401 with `WWW-Authenticate: Bearer` on
 UNAUTHENTICATED on gRPC. Its card declares `capabilities.extendedAgentCard`, and GetExtendedAgentCard, behind the
 same token, answers the public card with one more skill.
 
-TEST_TOKEN is the token when none is given: a TEST credential, written here and in docs/security.md, so it proves
-that the refusal works and protects nothing. The embedded run sends it (targets.REFERENCE_HEADERS).
+TEST_TOKEN (targets.py) is the token when none is given: a TEST credential, written in the package and in
+docs/security.md, so it proves that the refusal works and protects nothing. The embedded run sends it.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..protocols import a2a
+from ..targets import TEST_TOKEN
 from .faults import switch
 from .options import Options
 
-TEST_TOKEN = "streamcert-test-token-not-a-secret"
 # The environment variable `streamcert serve` reads the secured agent's token from (never its command line, which
 # other users of the machine can read): the embedded run sets it to the bearer credential its --header gives.
 SECURED_TOKEN_ENV = "STREAMCERT_SECURED_TOKEN"
