@@ -14,7 +14,7 @@ from typing import Any
 from ..framelog import CREDENTIALS, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, rule
-from .card import REQUIRED_FIELDS, _type_name
+from .card import REQUIRED_FIELDS, type_name
 from .engine import cannot_judge
 from .unary import Answer, task_of
 
@@ -130,8 +130,12 @@ def no_task_without_credentials(v: Secured, out: Verdict) -> None:
 @rule("A2A-AUTH-003", view=Secured)
 def challenge_on_401(v: Secured, out: Verdict) -> None:
     ex = v.asked("unauth_send")
-    if ex.binding == bindings.GRPC or ex.status != 401:
-        return  # gRPC has no challenge header; no 401: A2A-AUTH-001 says what came
+    if ex.binding == bindings.GRPC:
+        return  # gRPC has no challenge header (the catalogue entry names the HTTP bindings)
+    if ex.status != 401:
+        out.otherwise_not_tested(f"the request without credentials got HTTP {ex.status}, not 401: no challenge is "
+                                 f"owed (A2A-AUTH-001 says what came)")
+        return
     if (challenge := _challenge(ex)) is not None:
         out.passed(f"HTTP 401 with WWW-Authenticate: {challenge}")
     else:
@@ -171,7 +175,7 @@ def extended_card_extends(v: Secured, out: Verdict) -> None:
         out.failed(f"the card declares capabilities.extendedAgentCard: true, and GetExtendedAgentCard with the run's "
                    f"credentials answered {ans.describe()}, not an agent card", [ex_evidence(ex)])
         return
-    problems = [f"{name} is missing" if name not in extended else f"{name} is not {_type_name(typ)}"
+    problems = [f"{name} is missing" if name not in extended else f"{name} is not {type_name(typ)}"
                 for name, typ in REQUIRED_FIELDS.items()
                 if name not in extended or not isinstance(extended[name], typ)]
     lost = _interfaces(v.card) - _interfaces(extended)

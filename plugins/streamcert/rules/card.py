@@ -75,7 +75,7 @@ def _content(v: AgentCard, out: Verdict) -> dict[str, Any] | None:
     return v.card
 
 
-def _type_name(t: type | tuple[type, ...]) -> str:
+def type_name(t: type | tuple[type, ...]) -> str:
     return TYPE_NAMES.get(t, getattr(t, "__name__", str(t))) if isinstance(t, type) else "/".join(
         TYPE_NAMES.get(x, x.__name__) for x in t)
 
@@ -89,7 +89,7 @@ def card_required_fields(v: AgentCard, out: Verdict) -> None:
         if name not in card:
             problems.append(f"{name} is missing")
         elif not isinstance(card[name], typ) or (typ is str and isinstance(card[name], bool)):
-            problems.append(f"{name} is {type(card[name]).__name__}, not {_type_name(typ)}")
+            problems.append(f"{name} is {type(card[name]).__name__}, not {type_name(typ)}")
     for i, skill in enumerate(card.get("skills") or []):
         if not isinstance(skill, dict):
             problems.append(f"skills[{i}] is not an object")
