@@ -1,4 +1,4 @@
-"""A2A-AUTH-001…004 and A2A-CARD-011 (rules/auth.py) on hand-made logs of the `security` scenario: each passes on
+"""A2A-AUTH-001…005 (rules/auth.py) on hand-made logs of the `security` scenario: each passes on
 a correct log and fails, with its ID, on a broken one; without credentials each is NOT_TESTED saying what the card
 declares."""
 
@@ -76,7 +76,7 @@ def test_a_correct_agent_passes_every_requirement():
     one("A2A-AUTH-002", log, P, f"ListTasks of its context {CONTEXT} is empty")
     one("A2A-AUTH-003", log, P, "WWW-Authenticate: Bearer")
     one("A2A-AUTH-004", log, P, "refused with HTTP 401")
-    one("A2A-CARD-011", log, P, "keeping each of the public card's 1 interface(s)")
+    one("A2A-AUTH-005", log, P, "keeping each of the public card's 1 interface(s)")
 
 
 def test_auth_001_served_without_credentials_fails_and_another_refusal_is_non_strict():
@@ -124,18 +124,18 @@ def test_auth_004_extended_card_to_anyone_fails():
 def test_card_011_contradicting_interfaces_or_missing_fields_fail():
     moved = _extended(supportedInterfaces=[{"url": "http://elsewhere/rpc", "protocolBinding": "JSONRPC",
                                             "protocolVersion": "1.0"}])
-    one("A2A-CARD-011", security_log(extended=moved), F, "JSONRPC interface http://127.0.0.1")
+    one("A2A-AUTH-005", security_log(extended=moved), F, "JSONRPC interface http://127.0.0.1")
     bare = _extended()
     del bare["skills"]
-    one("A2A-CARD-011", security_log(extended=bare), F, "skills is missing")
+    one("A2A-AUTH-005", security_log(extended=bare), F, "skills is missing")
     more = _extended(supportedInterfaces=SECURED["supportedInterfaces"] + [
         {"url": "http://127.0.0.1:1/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}])
-    one("A2A-CARD-011", security_log(extended=more), P, "and adding 1")
+    one("A2A-AUTH-005", security_log(extended=more), P, "and adding 1")
 
 
 def test_card_011_not_configured_passes_and_another_error_fails():
     not_configured = unary("extended_card", error=rpc_error(a2a.EXTENDED_CARD_NOT_CONFIGURED),
                            rpc_method=a2a.GET_EXTENDED_CARD)
-    one("A2A-CARD-011", security_log(extended=not_configured), P, "ExtendedAgentCardNotConfiguredError")
+    one("A2A-AUTH-005", security_log(extended=not_configured), P, "ExtendedAgentCardNotConfiguredError")
     unsupported = unary("extended_card", error=rpc_error(a2a.UNSUPPORTED_OPERATION), rpc_method=a2a.GET_EXTENDED_CARD)
-    one("A2A-CARD-011", security_log(extended=unsupported), F, "not an agent card")
+    one("A2A-AUTH-005", security_log(extended=unsupported), F, "not an agent card")

@@ -1,4 +1,4 @@
-"""Declared security (A2A-AUTH-, A2A-CARD-011) end to end: the reference's secured agent and `serve --auth`, the
+"""Declared security (A2A-AUTH-) end to end: the reference's secured agent and `serve --auth`, the
 embedded run's credentials, a run without credentials, and no token in anything a run writes."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from streamcert.reference.auth import CHALLENGE, TEST_TOKEN
 from streamcert.reference.server import ReferenceServer
 from streamcert.targets import REFERENCE_HEADERS, embedded_headers
 
-AUTH_IDS = ("A2A-AUTH-001", "A2A-AUTH-002", "A2A-AUTH-003", "A2A-AUTH-004", "A2A-CARD-011")
+AUTH_IDS = ("A2A-AUTH-001", "A2A-AUTH-002", "A2A-AUTH-003", "A2A-AUTH-004", "A2A-AUTH-005")
 ONE = ["--scenario", "security", "--binding", "jsonrpc", "--stream-limit", "5"]
 USER_TOKEN = "u5er-b3arer-7f3c"
 

@@ -499,7 +499,7 @@ _TABLE = (
     Fault("extended-card-to-anyone", "the secured agent serves its extended card to a request without its bearer "
           "token", ("A2A-AUTH-004",)),
     Fault("extended-card-contradicts", "the extended card moves the public card's first interface to another URL",
-          ("A2A-CARD-011",)),
+          ("A2A-AUTH-005",)),
     Fault("card-signature-pretty", "the card's signature is made over the pretty-printed card, not its RFC 8785 "
           "canonical form", ("A2A-CARD-009",)),
     Fault("card-changed-after-signing", "the card's description is changed after the card was signed",

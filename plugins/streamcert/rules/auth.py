@@ -1,4 +1,4 @@
-"""A2A-AUTH-001…004, A2A-CARD-011: declared security is enforced (A2A 1.0.1 §7), and the extended card is served
+"""A2A-AUTH-001…005: declared security is enforced (A2A 1.0.1 §7), and the extended card is served
 to whom it is for (§3.1.11), on the `security` scenario's log (scenarios/a2a.py: the labels it writes).
 
 What is judged rests on what the run could ask: a request without credentials is sent only when the card requires
@@ -157,7 +157,7 @@ def _interfaces(card: dict[str, Any]) -> set[tuple[str, str, str]]:
             if isinstance(i, dict) and isinstance(listed, list)}
 
 
-@rule("A2A-CARD-011", view=Secured)
+@rule("A2A-AUTH-005", view=Secured)
 def extended_card_extends(v: Secured, out: Verdict) -> None:
     ex = v.asked("extended_card")
     if (refused := bindings.auth_refusal(ex)) is not None and not v.credentials:

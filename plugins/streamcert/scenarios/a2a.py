@@ -38,7 +38,7 @@ Labels written (read by streamcert.rules):
   card_secured, auth_send, unauth_send, unauth_list, extended_card, extended_unauth
                             the agent whose card requires credentials (the target's, or --secured-url's): a message
                             with the run's credentials and one without, ListTasks of the latter's context (with
-                            them), GetExtendedAgentCard with and without them (A2A-AUTH-, A2A-CARD-011)
+                            them), GetExtendedAgentCard with and without them (A2A-AUTH-)
 """
 
 from __future__ import annotations
@@ -637,7 +637,7 @@ async def security(target: Target, scenario: Scenario, log: FrameLog) -> None:
                             label="unauth_send")
             await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="unauth_list")
         if not a2a.extended_card_declared(card):
-            unsupported(log, ["A2A-AUTH-004", "A2A-CARD-011"], "the card does not declare capabilities.extendedAgentCard")
+            unsupported(log, ["A2A-AUTH-004", "A2A-AUTH-005"], "the card does not declare capabilities.extendedAgentCard")
             return
         await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card")
         if judged:
