@@ -26,7 +26,7 @@ from streamcert.outcomes import Outcome, worst
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
-from streamcert.targets import REFERENCE_CARD_KEY, SERVER, SLOTS, Target, reference_command
+from streamcert.targets import REFERENCE_CARD_KEY, REFERENCE_HEADERS, SERVER, SLOTS, Target, reference_command
 
 # The pool starts the reference's stdio programs (line renderer, ACP agent, clients) from many threads at once.
 # There CPython 3.11's vfork spawn once failed with "OSError: [Errno 14] Bad address" (a clean clone's CI
@@ -96,7 +96,8 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
         with ReferenceServer(fault=fault, **(mode or {})) as server:
             limit = D3_OPEN_STREAM_LIMIT if (mode or {}).get("d3") == "open" else STREAM_LIMIT
             yield Target(**{slot.field: server.url + slot.route for slot in slots}, stream_limit=limit,
-                         binding=binding, card_keys=(REFERENCE_CARD_KEY,))
+                         binding=binding, card_keys=(REFERENCE_CARD_KEY,), headers=dict(REFERENCE_HEADERS),
+                         own_interfaces=True)
     else:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         yield Target(**{slot.field: reference_command(program, fault) for slot in slots},

@@ -62,9 +62,9 @@ def no_traceback(proc) -> None:
 
 @pytest.fixture(scope="module")
 def reference_run(tmp_path_factory):
-    """One run against the embedded reference, with cassettes recorded, and a credential in a header (a run
-    with one is a plain run to the reference, which asks for none; test_header_secret_is_scrubbed_everywhere
-    reads what this run wrote). Nothing else writes into its folder."""
+    """One run against the embedded reference, with cassettes recorded, and a credential in a header (the bearer
+    token the reference's secured agent then requires, targets.embedded_headers; the other agents ask for none;
+    test_header_secret_is_scrubbed_everywhere reads what this run wrote). Nothing else writes into its folder."""
     cwd = tmp_path_factory.mktemp("ref")
     proc = streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep", "--record", "cass",
                       *LIMIT, cwd=cwd)

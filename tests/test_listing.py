@@ -92,7 +92,7 @@ def test_list_scenarios(capsys):
 
     # A glob picks scenarios by id (all their requirements), or by a requirement they exercise (only those)
     _, out, _ = run_cli(capsys, "list", "--scenarios", "card")
-    assert out.split() == ["card", "a2a", "A2A-CARD-001..009"]
+    assert out.split() == ["card", "a2a", "A2A-CARD-001..010"]
     _, out, _ = run_cli(capsys, "list", "--scenarios", "A2A-ERR-001")
     assert out.split() == ["no-streaming", "a2a", "A2A-ERR-001"]
 

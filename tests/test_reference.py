@@ -455,8 +455,9 @@ def test_every_requirement_is_caught_by_a_fault() -> None:
     catalogue = load_catalogue()
     a2a_ids = {rid for rid, req in catalogue.items() if req.profile == "a2a"}
     # 57, then REST-001..006, GRPC-001..004 and A2A-CARD-006 (issue 15); A2A-ERR-013..015, A2A-CARD-007,
-    # A2A-TASK-017..018, A2A-ERR-016..017, A2A-TASK-014..016, WIRE-010 (issue 21), A2A-CARD-008..009 (issue 27)
-    assert len(a2a_ids) == 82
+    # A2A-TASK-017..018, A2A-ERR-016..017, A2A-TASK-014..016, WIRE-010 (issue 21), A2A-CARD-008..010,
+    # A2A-AUTH-001..005 (issue 27)
+    assert len(a2a_ids) == 88
     caught = {rid for fault in FAULTS.values() for rid in fault.catches}
     assert sorted(a2a_ids - caught) == []
     named = caught | {rid for fault in FAULTS.values() for rid in fault.also}

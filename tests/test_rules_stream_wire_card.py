@@ -7,6 +7,7 @@ import json
 
 import pytest
 from logs import (
+    CARD_CACHING,
     CONTEXT_ID,
     TASK_ID,
     agent_card,
@@ -23,7 +24,7 @@ from logs import (
 )
 
 from streamcert.catalogue import load_catalogue, load_scenario
-from streamcert.framelog import END_CLIENT_STOP, END_TIME_LIMIT, FrameLog
+from streamcert.framelog import END_CLIENT_STOP, END_TIME_LIMIT, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge, registered_ids
 
@@ -252,6 +253,37 @@ def test_card_007_caching_headers_missing_is_non_strict_never_fail(caching, says
 def test_card_007_passes_with_both_and_judges_no_card_that_is_not_there():
     one("A2A-CARD-007", frame_log(card_get(caching={"cache-control": "public, Max-Age=3600", "etag": 'W/"x"'})), P)
     assert outcomes("A2A-CARD-007", frame_log(card_get(body=b"Not Found", status=404, caching={}))) == []
+
+
+def _revalidated(status: int, caching: dict[str, str] | None = None) -> Exchange:
+    """The card asked again with its validator (label card_revalidated): 304 with no body, or the card again."""
+    ex = card_get(body=b"" if status == 304 else None, status=status, caching=caching)
+    ex.label = "card_revalidated"
+    return ex
+
+
+def test_card_010_revalidation_304_passes_and_a_full_answer_is_non_strict():
+    one("A2A-CARD-010", frame_log(card_get(), _revalidated(304)), P, "304 Not Modified")
+    f = one("A2A-CARD-010", frame_log(card_get(), _revalidated(200)), NS, "answered HTTP 200, not 304")
+    assert "If-None-Match" in f.message and f.evidence
+    # the card changed between the two GETs (another ETag): the condition was true, a whole answer is right
+    changed = {**CARD_CACHING, "etag": '"another"'}
+    one("A2A-CARD-010", frame_log(card_get(), _revalidated(200, changed)), P, "changed between the two GETs")
+
+
+def test_card_010_no_validator_is_non_strict_and_last_modified_is_a_validator():
+    one("A2A-CARD-010", frame_log(card_get(caching={"cache-control": "max-age=60"})), NS,
+        "no validator (ETag or Last-Modified)")
+    dated = {"last-modified": "Tue, 01 Dec 2026 10:00:00 GMT"}
+    one("A2A-CARD-010", frame_log(card_get(caching=dated), _revalidated(304, dated)), P, "If-Modified-Since")
+    assert outcomes("A2A-CARD-010", frame_log(card_get(body=b"Not Found", status=404, caching={}))) == []
+
+
+def test_card_010_not_asked_again_is_not_tested_and_no_answer_is_error():
+    one("A2A-CARD-010", frame_log(card_get()), NT, "not asked for again")
+    lost = _revalidated(200)
+    lost.status, lost.error, lost.end, lost.chunks = None, "connection refused", "error", []
+    one("A2A-CARD-010", frame_log(card_get(), lost), E, "connection refused")
 
 
 def test_card_002_missing_field():

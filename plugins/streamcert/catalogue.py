@@ -15,6 +15,7 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "A2A-STREAM-": ("a2a-stream", "a2a"),
     "A2A-TASK-": ("a2a-task", "a2a"),
     "A2A-ERR-": ("a2a-err", "a2a"),
+    "A2A-AUTH-": ("a2a-auth", "a2a"),  # declared security enforced, the extended card (A2A 1.0.1 §7, §3.1.11)
     "REST-": ("rest", "a2a"),  # the HTTP+JSON binding (A2A 1.0.1 §11)
     "GRPC-": ("grpc", "a2a"),  # the gRPC binding (A2A 1.0.1 §10)
     "A2A-INT-": ("a2a-int", "interactions"),

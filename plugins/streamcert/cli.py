@@ -91,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(always so at /agents/push)")
     serve.add_argument("--d3", choices=("close", "open"), default="close",
                        help="conflict D3: at an interrupted state streams close (default) or stay open")
+    serve.add_argument("--auth", metavar="TOKEN",
+                       help="every agent's card requires a bearer token, TOKEN, and a request without it is refused "
+                            "with HTTP 401 (gRPC UNAUTHENTICATED); without --auth only /agents/secured does, with the "
+                            "test token of docs/security.md")
     plays = serve.add_mutually_exclusive_group()
     plays.add_argument("--script-steps", type=run_options.script_steps, metavar="STEP,…",
                        help="a test agent of limited reach: it plays only these script steps, ignores the others, "
@@ -237,7 +241,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.fault and args.a2a_url:
         parser.error("--fault selects a variant of the embedded reference; it cannot be used with --url")
     # other agents of the one given by --url
-    for twin in ("nostream_url", "no_plan_url", "plan_shadow_url", "required_ext_url"):
+    for twin in ("nostream_url", "no_plan_url", "plan_shadow_url", "required_ext_url", "secured_url"):
         if getattr(args, twin) and not args.a2a_url:
             parser.error(f"--{twin.removesuffix('_url').replace('_', '-')}-url goes with --url")
     if names_a_target(values):
@@ -523,6 +527,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 # -- serve ---------------------------------------------------------------------------------------------
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from .reference.auth import SECURED_TOKEN_ENV
     from .reference.faults import describe_faults
     from .reference.server import ReferenceServer
 
@@ -535,7 +540,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     agents = with_push_at_root() if args.push else None
     try:
         ReferenceServer(fault=args.fault, deterministic=args.deterministic, port=args.port, d3=args.d3,
-                        script_steps=steps, ignore_script=args.ignore_script,
+                        script_steps=steps, ignore_script=args.ignore_script, auth=args.auth or None,
+                        secured_token=os.environ.get(SECURED_TOKEN_ENV) or None,
                         **({"agents": agents} if agents else {})).serve()
     except OSError as exc:  # the port is in use (or not ours to take): nothing was served
         print(f"streamcert serve: cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "

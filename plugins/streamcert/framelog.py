@@ -43,6 +43,9 @@ DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
 # connection before a slow answer (seconds it waited after its body), and the log's key for where it listened.
 ABANDONED = "abandoned"
 PUSH_RECEIVER = "push_receiver"  # log.notes: {"listen": "HOST:PORT", "url": the base URL the agent was given}
+# FrameLog.notes key a driver writes and the rules read: the NAMES of the headers the run sends as credentials (never
+# their values), so a requirement on refusing a request without them knows whether the run could ask (A2A-AUTH-).
+CREDENTIALS = "credentials"
 
 
 class Spool:

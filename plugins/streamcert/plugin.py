@@ -29,7 +29,7 @@ from .rules import RuleContext, judge
 from .scenarios import run_scenario
 from .scrub import Scrubber
 from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
-from .targets import REFERENCE_CARD_KEY, Target, names_a_target
+from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target
 from .wallclock import now
 
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
@@ -86,8 +86,11 @@ class StreamcertRun:
             self.embedded_targets = dict(config.workerinput.get(EMBEDDED_KEY, {}))
         self._given = {name: value for name, value in self.options.items() if value is not None and value != ""}
         self._target: Target | None = None  # the embedded reference's is known once it has started
-        # The embedded reference's URLs carry no secret: the given options alone make the scrubber.
-        self.scrubber = Scrubber.of(run_options.target_of(self._given))
+        # The embedded reference's URLs carry no secret: the given options alone make the scrubber, and the test token
+        # the embedded run sends its secured agent (REFERENCE_HEADERS) is scrubbed as a credential would be.
+        given = run_options.target_of(self._given)
+        self.scrubber = Scrubber.of(dataclasses.replace(given, headers=embedded_headers(given.headers)[0])
+                                    if self.is_embedded else given)
         self.started = now()
         # One clock for --run-limit across the xdist workers: the controller's start.
         self.started_at = float(config.workerinput.get(STARTED_KEY, time.time())) if self.is_worker else time.time()
@@ -134,9 +137,11 @@ class StreamcertRun:
                 self._start_embedded()
             self._target = run_options.target_of({**self.embedded_targets, **self._given})
             if self.is_embedded:  # its gRPC servers listen on ports of their own: its interfaces are its own
-                # and it signs its card with the test key whose public part the run trusts (unless given others)
+                # and it signs its card with the test key whose public part the run trusts (unless given others);
+                # its secured agent requires the test token, which the run sends (or the bearer credential --header gives)
                 self._target = dataclasses.replace(self._target, own_interfaces=True,
-                                                   card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,))
+                                                   card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
+                                                   headers=embedded_headers(self._target.headers)[0])
         return self._target
 
     def _starts_embedded(self) -> bool:
@@ -167,7 +172,8 @@ class StreamcertRun:
     def _start_embedded(self) -> None:
         from .reference.process import ReferenceProcess
 
-        self.embedded = ReferenceProcess(fault=self.options["fault"])
+        given = run_options.target_of(self._given).headers
+        self.embedded = ReferenceProcess(fault=self.options["fault"], secured_token=embedded_headers(given)[1])
         self.embedded.start()
         self.embedded_targets = self.embedded.targets()
 

@@ -20,6 +20,21 @@ from . import limits
 SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
 # The public part of the TEST key the reference signs its card with (reference/card.py): the embedded run trusts it.
 REFERENCE_CARD_KEY = str(Path(__file__).parent / "reference" / "card_test_key.pub.json")
+# The TEST bearer token the reference's secured agent requires (reference/auth.py), written here and in
+# docs/security.md: it protects nothing. The embedded run sends it.
+TEST_TOKEN = "streamcert-test-token-not-a-secret"
+REFERENCE_HEADERS = {"Authorization": f"Bearer {TEST_TOKEN}"}
+
+
+def embedded_headers(given: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """The headers an embedded run sends, and the token its reference's secured agent is to require (None: the test
+    token): a bearer credential the user gave (`--header 'Authorization: Bearer X'`) is the one it takes; otherwise
+    the run sends the test token beside the user's other headers."""
+    for name, value in given.items():
+        if name.lower() == "authorization":
+            scheme, _, credential = value.strip().partition(" ")
+            return dict(given), credential.strip() if scheme.lower() == "bearer" and credential.strip() else None
+    return {**REFERENCE_HEADERS, **given}, None
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,8 @@ SLOTS = (
     Slot("plan-shadow", "plan_shadow_url", (), SERVER, "/agents/plan-shadow"),
     # The A2A agent's twin whose card marks an extension required: true (A2A-ERR-017).
     Slot("required-ext", "required_ext_url", (), SERVER, "/agents/required-extension"),
+    # The A2A agent's twin whose card requires credentials and declares the extended card (A2A-AUTH-).
+    Slot("secured", "secured_url", (), SERVER, "/agents/secured"),
     # The agent whose card declares pushNotifications: true (profile push; the suite runs the webhook receiver).
     Slot("push", "push_agent_url", ("push",), SERVER, "/agents/push"),
     Slot("acp", "acp_cmd", ("acp",), "acp"),  # python -m streamcert.reference.acp
@@ -88,6 +105,7 @@ class Target:
     no_plan_url: str | None = None  # the implementation's agent without update_plan (PLAN-016)
     plan_shadow_url: str | None = None  # its agent with a tool of its own named update_plan (PLAN-017)
     required_ext_url: str | None = None  # its agent whose card marks an extension required: true (A2A-ERR-017)
+    secured_url: str | None = None  # its agent whose card requires credentials (A2A-AUTH-), when the target's does not
     push_agent_url: str | None = None  # an agent whose card declares pushNotifications: true (profile push)
     push_receiver: str | None = None  # HOST:PORT the suite's webhook receiver listens on (default 127.0.0.1:0)
     push_url: str | None = None  # the receiver's base URL as the agent reaches it (default: where it listens)

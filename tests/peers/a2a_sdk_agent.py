@@ -216,11 +216,24 @@ def build_card(base_url: str, rpc_path: str | None, rest_path: str | None = None
     )
 
 
-def build_handler(card: AgentCard) -> DefaultRequestHandler:
+def secure(card: AgentCard) -> AgentCard:
+    """`--secured`: the card requires a bearer scheme and declares an extended card; the extended card (returned) is
+    the card with one more skill. Nothing enforces the requirement but what the SDK does itself (issue 27)."""
+    card.security_schemes["bearer"].http_auth_security_scheme.scheme = "Bearer"
+    card.security_requirements.add().schemes["bearer"].SetInParent()
+    card.capabilities.extended_agent_card = True
+    extended = AgentCard()
+    extended.CopyFrom(card)
+    extended.skills.add(id="extended", name="Extended", description="Only in the extended card.", tags=["streamcert"])
+    return extended
+
+
+def build_handler(card: AgentCard, extended: AgentCard | None = None) -> DefaultRequestHandler:
     return DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
+        extended_agent_card=extended,
     )
 
 
@@ -256,7 +269,7 @@ async def _serve_with_grpc(args: argparse.Namespace, sock: socket.socket, base_u
     rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
     rest_path = args.rest_path if "http-json" in args.bindings else None
     card = build_card(base_url, rpc_path, rest_path, grpc_url)
-    handler = build_handler(card)
+    handler = build_handler(card, secure(card) if args.secured else None)
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
     await grpc_server.start()
     server = uvicorn.Server(uvicorn.Config(build_app(card, handler, rpc_path, rest_path), **uvicorn_config))
@@ -278,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grpc-url-form", choices=("hostport", "http"), default="hostport",
                         help="the card's gRPC url: 127.0.0.1:PORT (as the SDK's tests write it) or http://127.0.0.1:PORT")
     parser.add_argument("--log-level", default="warning", help="uvicorn/SDK log level (to stderr)")
+    parser.add_argument("--secured", action="store_true",
+                        help="the card requires a bearer token and declares an extended card (A2A-AUTH-); no "
+                             "middleware is added: what is enforced is what the SDK enforces")
     args = parser.parse_args(argv)
 
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
@@ -297,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
     rest_path = args.rest_path if "http-json" in args.bindings else None
     card = build_card(base_url, rpc_path, rest_path)
-    config = uvicorn.Config(build_app(card, build_handler(card), rpc_path, rest_path), **uvicorn_config)
+    handler = build_handler(card, secure(card) if args.secured else None)
+    config = uvicorn.Config(build_app(card, handler, rpc_path, rest_path), **uvicorn_config)
     server = uvicorn.Server(config)
 
     print(base_url, flush=True)

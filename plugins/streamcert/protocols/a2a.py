@@ -13,6 +13,17 @@ VERSION_HEADER = "A2A-Version"
 UNSET_VERSION = "0.3"  # what a missing or empty A2A-Version means (§3.6.2)
 EXTENSIONS_HEADER = "A2A-Extensions"
 CARD_PATH = "/.well-known/agent-card.json"
+# A conditional request of the card (§8.6.1, RFC 9110 §13.1): the validator's response header → the request header
+# that sends it back. A strong or weak ETag is preferred to a date (RFC 9110 §13.1.3).
+CARD_VALIDATORS = (("etag", "If-None-Match"), ("last-modified", "If-Modified-Since"))
+
+
+def card_validator(response_headers: dict[str, str]) -> tuple[str, str] | None:
+    """The request header (name, value) revalidating a card served with `response_headers` (lower-case names)."""
+    for name, condition in CARD_VALIDATORS:
+        if value := response_headers.get(name):
+            return condition, value
+    return None
 SSE_MEDIA_TYPE = "text/event-stream"
 JSON_MEDIA_TYPE = "application/json"
 
@@ -269,3 +280,21 @@ def sole_stream_kind(result: Any) -> str | None:
 def stream_members(result: Any) -> list[str]:
     """Every member the result names, whatever its value (a StreamResponse names exactly one)."""
     return [k for k in STREAM_RESULT_KINDS if isinstance(result, dict) and k in result]
+
+
+def required_schemes(card: Any) -> list[str]:
+    """The names of the security schemes the card's securityRequirements ask for (§4.4.1, §7): each requirement is
+    a SecurityRequirement ({"schemes": {name: {"list": [scope…]}}}), or in the 0.3 form ({name: [scope…]}) that the
+    specification's own sample card (§8.5) still writes. [] when the card requires none."""
+    requirements = card.get("securityRequirements") if isinstance(card, dict) else None
+    names: set[str] = set()
+    for requirement in requirements if isinstance(requirements, list) else ():
+        if isinstance(requirement, dict):
+            schemes = requirement.get("schemes")
+            names.update(schemes if isinstance(schemes, dict) else (k for k in requirement if k != "schemes"))
+    return sorted(names)
+
+
+def extended_card_declared(card: Any) -> bool:
+    caps = card.get("capabilities") if isinstance(card, dict) else None
+    return isinstance(caps, dict) and caps.get("extendedAgentCard") is True

@@ -342,3 +342,18 @@ def read_answer(ex: Exchange) -> Reading:
     else:
         out.result, out.error = frame_answer(ex.binding, out.payload)
     return out
+
+
+# A request refused for want of credentials (A2A 1.0.1 §7): HTTP 401 (or 403) on the HTTP bindings, a status of
+# these on gRPC. 401 is the one that asks for credentials, and carries WWW-Authenticate (RFC 9110 §11.6.1).
+HTTP_AUTH_REFUSALS = (401, 403)
+GRPC_AUTH_REFUSALS = ("UNAUTHENTICATED", "PERMISSION_DENIED")
+CHALLENGE_HEADER = "www-authenticate"
+
+
+def auth_refusal(ex: Any) -> str | None:
+    """How the exchange was refused for want of credentials ("HTTP 401", "gRPC UNAUTHENTICATED"), or None."""
+    if ex.binding == GRPC:
+        status = (ex.notes.get("grpc_status") or {}).get("code")
+        return f"gRPC {status}" if status in GRPC_AUTH_REFUSALS else None
+    return f"HTTP {ex.status}" if ex.status in HTTP_AUTH_REFUSALS else None

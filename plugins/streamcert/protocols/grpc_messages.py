@@ -75,6 +75,10 @@ REQUIRED = {
     "SubscribeToTaskRequest": ("id",),
     "TaskPushNotificationConfig": ("url",),
     "AuthenticationInfo": ("scheme",),
+    "AgentCard": ("name", "description", "supported_interfaces", "version", "capabilities", "default_input_modes",
+                  "default_output_modes", "skills"),
+    "AgentInterface": ("url", "protocol_binding", "protocol_version"),
+    "AgentSkill": ("id", "name", "description", "tags"),
 }
 _STRUCTS = ("google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue")
 _TIMESTAMP = "google.protobuf.Timestamp"

@@ -28,6 +28,7 @@ class AgentSpec:
     plan: bool = False  # `loop.plan: true` in the agent's manifest (AGENT.md): the built-in update_plan
     required: tuple[str, ...] = ()  # the extensions its card marks required: true (A2A §3.3.4)
     push: bool = False  # capabilities.pushNotifications: true, and the four config operations served (push.py)
+    secured: bool = False  # its card requires a bearer token, which every request must carry (auth.py)
 
     @property
     def has_builtin_plan(self) -> bool:
@@ -87,7 +88,15 @@ PUSH = AgentSpec(
     push=True,
 )
 
-AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW, REQUIRED_EXTENSION, PUSH)
+SECURED = AgentSpec(
+    name="secured",
+    title="streamcert reference agent (bearer token required)",
+    description="The reference agent whose card requires a bearer token (a TEST token, docs/security.md): a request "
+                "without it is refused with HTTP 401, and its extended card is served only with it.",
+    secured=True,
+)
+
+AGENTS: tuple[AgentSpec, ...] = (DEFAULT, NO_STREAMING, NO_PLAN, PLAN_SHADOW, REQUIRED_EXTENSION, PUSH, SECURED)
 
 
 def with_push_at_root() -> tuple[AgentSpec, ...]:

@@ -13,9 +13,9 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ..protocols import a2a
-from . import progress, rest, rpc, service
+from . import auth, progress, rest, rpc, service
 from .agents import AGENTS, JSONRPC_PATH, AgentSpec
-from .card import build_card, caching_headers
+from .card import build_card, caching_headers, not_modified
 from .faults import switch
 from .grpc_server import start_grpc
 from .methods import Agent, Stream
@@ -25,12 +25,13 @@ from .streams import drained, sse_response
 
 def create_app(fault: str | None = None, deterministic: bool = False, keepalive: float | None = None,
                agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close", script_steps: tuple[str, ...] | None = None,
-               ignore_script: bool = False) -> Starlette:
+               ignore_script: bool = False, auth: str | None = None, secured_token: str | None = None) -> Starlette:
     """The ASGI app hosting `agents`. `fault` names one FAULTS variant (None: the correct server);
     `d3` the reading of conflict D3 it takes: streams "close" at an interrupted state, or stay "open"; `script_steps`
-    the only steps its test agent plays, `ignore_script` an agent that plays none (options.py)."""
+    the only steps its test agent plays, `ignore_script` an agent that plays none, `auth` the bearer token every
+    agent requires, `secured_token` the one /agents/secured requires without it (options.py)."""
     options = Options(fault=fault, deterministic=deterministic, keepalive=keepalive, d3=d3, script_steps=script_steps,
-                      ignore_script=ignore_script)
+                      ignore_script=ignore_script, auth=auth, secured_token=secured_token)
     runners: set[asyncio.Task] = set()
     hosted = {spec.name: Agent(spec, options, runners) for spec in agents}
     routes = []
@@ -65,8 +66,12 @@ def _card_endpoint(agent: Agent):
             return HTMLResponse("<html><body><h1>streamcert reference agent</h1></body></html>")
         base = f"{request.url.scheme}://{request.url.netloc}"
         grpc_url = request.app.state.grpc_urls.get(agent.spec.name)
-        body = rpc.dumps(build_card(agent.spec, base, agent.options, grpc_url=grpc_url))
-        return Response(body, media_type=a2a.JSON_MEDIA_TYPE, headers=caching_headers(body, agent.options))
+        agent.served_card = build_card(agent.spec, base, agent.options, grpc_url=grpc_url, secured=agent.secured)
+        body = rpc.dumps(agent.served_card)
+        headers = caching_headers(body, agent.options)
+        if not_modified(request.headers, headers, agent.options):  # RFC 9110 §13.1.2: the client's copy is current
+            return Response(status_code=304, headers=headers)
+        return Response(body, media_type=a2a.JSON_MEDIA_TYPE, headers=headers)
     return card
 
 
@@ -80,6 +85,8 @@ def _rpc_endpoint(agent: Agent):
             doc = rpc.decode(await request.body())
             rpc_id = rpc.request_id(doc, options)
             method, params, notification = rpc.read_request(doc, options)
+            if (refusal := await service.unauthenticated(request.headers, method, params, agent)) is not None:
+                return PlainTextResponse(refusal, status_code=401, headers={**headers, **auth.challenge(options)})
             if notification:
                 # JSON-RPC 2.0 §4.1: no reply, not even an error. Every A2A method is asked for its answer,
                 # so a notification of one is not acted on either.

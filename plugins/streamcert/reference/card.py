@@ -11,14 +11,17 @@ from typing import Any
 from .. import __version__
 from ..protocols import a2a, card_signing
 from ..protocols.script import SCRIPT_KEY
+from . import auth
 from .agents import JSONRPC_PATH, AgentSpec
 from .faults import switch
 from .options import Options
 from .rest import REST_PATH
 
 
-def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str | None = None) -> dict[str, Any]:
-    """The agent's card; `grpc_url`: its gRPC interface (listed last), None when no gRPC server runs."""
+def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str | None = None,
+               secured: bool = False) -> dict[str, Any]:
+    """The agent's card; `grpc_url`: its gRPC interface (listed last), None when no gRPC server runs; `secured`: it
+    requires its bearer token (auth.py)."""
     interface = {"url": base_url + spec.prefix + JSONRPC_PATH, "protocolBinding": "JSONRPC",
                  "protocolVersion": a2a.PROTOCOL_VERSION}
     rest = {"url": base_url + spec.prefix + REST_PATH, "protocolBinding": "HTTP+JSON",
@@ -33,9 +36,9 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
         "version": __version__,
         "supportedInterfaces": [interface, rest],
         "capabilities": {"streaming": spec.streaming, "pushNotifications": spec.push, "extensions": extensions},
-        # Declared, never required (no securityRequirements): a oneof on the card, written as ProtoJSON does.
-        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {
-            "scheme": "Bearer", "description": "Accepted and ignored: the reference agent checks no credential."}}},
+        # Declared on every card, required only by a secured one (auth.declare): a oneof, written as ProtoJSON does.
+        "securitySchemes": {auth.SCHEME: {"httpAuthSecurityScheme": {
+            "scheme": "Bearer", "description": SECURED_NOTE if secured else UNSECURED_NOTE}}},
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain", "application/json"],
         "skills": [{
@@ -48,9 +51,15 @@ def build_card(spec: AgentSpec, base_url: str, options: Options, grpc_url: str |
     if grpc_url is not None:
         card["supportedInterfaces"].append({"url": grpc_url, "protocolBinding": "GRPC",
                                             "protocolVersion": a2a.PROTOCOL_VERSION})
+    if secured:
+        auth.declare(card)
     _break(card, options)
     _sign(card, options)
     return card
+
+
+UNSECURED_NOTE = "Accepted and ignored: the reference agent checks no credential."
+SECURED_NOTE = "Required: a TEST token (docs/security.md); without it a request is refused with HTTP 401."
 
 
 # The key the reference signs its card with (A2A §8.4): a TEST key, shipped with its private part in the package,
@@ -108,6 +117,17 @@ def caching_headers(body: bytes, options: Options) -> dict[str, str]:
             "ETag": '"' + hashlib.sha256(body).hexdigest()[:32] + '"'}
 
 
+def not_modified(request_headers: Any, headers: dict[str, str], options: Options) -> bool:
+    """Whether a conditional GET of the card is answered 304: its If-None-Match names the card's ETag, or is `*`
+    (RFC 9110 §13.1.2, weak comparison)."""
+    etag = headers.get("ETag")
+    condition = request_headers.get("if-none-match")
+    if etag is None or condition is None or CARD_IGNORES_REVALIDATION.on(options):
+        return False
+    tags = {tag.strip().removeprefix("W/") for tag in condition.split(",")}
+    return "*" in tags or etag.removeprefix("W/") in tags
+
+
 def _break(card: dict[str, Any], options: Options) -> None:
     interface = card["supportedInterfaces"][0]
     extensions = card["capabilities"]["extensions"]
@@ -141,6 +161,7 @@ EXTENSION_REQUIRED_NOT_BOOL = switch("extension-required-not-bool")
 CARD_ONEOF_INTERNAL = switch("card-oneof-internal")
 CARD_SNAKE_CASE = switch("card-snake-case")
 CARD_NO_CACHE_HEADERS = switch("card-no-cache-headers")
+CARD_IGNORES_REVALIDATION = switch("card-ignores-revalidation")
 CARD_SIGNATURE_PRETTY = switch("card-signature-pretty")
 CARD_CHANGED_AFTER_SIGNING = switch("card-changed-after-signing")
 CARD_SIGNATURE_ALG_MISMATCH = switch("card-signature-alg-mismatch")

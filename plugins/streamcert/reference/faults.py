@@ -511,7 +511,20 @@ _TABLE = (
           "{\"scheme\": {\"http_auth_security_scheme\": …}}", ("A2A-CARD-005",)),
     Fault("card-snake-case", "the card writes capabilities.pushNotifications as push_notifications",
           ("A2A-CARD-005",)),
-    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag", ("A2A-CARD-007",)),
+    Fault("card-no-cache-headers", "the agent card is served without Cache-Control and ETag",
+          ("A2A-CARD-007", "A2A-CARD-010")),
+    Fault("card-ignores-revalidation", "a GET of the agent card whose If-None-Match names its ETag gets the whole "
+          "card again (HTTP 200), not 304 Not Modified", ("A2A-CARD-010",)),
+    Fault("auth-not-enforced", "the secured agent serves every operation but GetExtendedAgentCard to a request "
+          "without its bearer token", ("A2A-AUTH-001",), also=("A2A-AUTH-002",)),  # the message served made a task
+    Fault("auth-task-created", "the secured agent refuses a SendMessage without its bearer token with HTTP 401, "
+          "having made its task all the same", ("A2A-AUTH-002",)),
+    Fault("auth-no-www-authenticate", "the secured agent's HTTP 401 carries no WWW-Authenticate header",
+          ("A2A-AUTH-003",)),
+    Fault("extended-card-to-anyone", "the secured agent serves its extended card to a request without its bearer "
+          "token", ("A2A-AUTH-004",)),
+    Fault("extended-card-contradicts", "the extended card moves the public card's first interface to another URL",
+          ("A2A-AUTH-005",)),
     Fault("card-signature-pretty", "the card's signature is made over the pretty-printed card, not its RFC 8785 "
           "canonical form", ("A2A-CARD-009",)),
     Fault("card-changed-after-signing", "the card's description is changed after the card was signed",

@@ -159,6 +159,8 @@ class _Service:
                 params = messages.decode(messages.request_type(op), request)
             except messages.ProtoError as exc:
                 raise invalid_params(str(exc)) from None
+            if (refusal := await service.unauthenticated(_metadata(context), op, params, self.agent)) is not None:
+                await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal)
             return await self.agent.handlers[op](params)
         except RpcError as error:
             await self._abort(context, error)

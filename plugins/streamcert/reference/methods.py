@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..protocols import a2a, interactions_v1, progress_v1
+from . import auth
 from . import params as p
 from .agents import AgentSpec
 from .capabilities import Handler, refusals
@@ -65,9 +66,23 @@ class Agent:
         self.push = PushConfigs(self.store, options, runners)
         if spec.push:
             operations.update(self.push.handlers())
+        self.served_card: dict[str, Any] | None = None  # the public card as last served (app.py)
+        if self.secured:  # its card declares extendedAgentCard: true (auth.py)
+            operations[a2a.GET_EXTENDED_CARD] = self.get_extended_card
         # Every binding's request message is read by JSON names, a field's proto name taken for it (ProtoJSON)
         self.handlers: dict[str, Handler] = {method: _by_json_names(method, handler, options)
                                              for method, handler in operations.items()}
+
+    @property
+    def secured(self) -> bool:
+        """Whether the agent requires its bearer token (auth.py): /agents/secured, or every agent under --auth."""
+        return self.spec.secured or self.options.auth is not None
+
+    async def get_extended_card(self, _params: dict[str, Any]) -> Any:
+        if self.served_card is None:  # it extends the public card, which names the URLs the client reached
+            raise RpcError(a2a.EXTENDED_CARD_NOT_CONFIGURED, "The extended agent card is made from the public one, "
+                                                             "which has not been served yet")
+        return auth.extended(self.served_card, self.options)
 
     # -- receiving a message ------------------------------------------------------------------------
 

@@ -22,6 +22,12 @@ class Options:
     script_steps: tuple[str, ...] | None = None
     # An agent that plays no script (a production agent): whatever it is sent, it gives the same answer.
     ignore_script: bool = False
+    # `streamcert serve --auth TOKEN`: every agent requires this bearer token (auth.py); None: only /agents/secured,
+    # with the test token.
+    auth: str | None = None
+    # The token /agents/secured requires when there is no --auth (None: auth.TEST_TOKEN): the embedded run hands it
+    # the credential its user gave (auth.SECURED_TOKEN_ENV), so the run's --header is the one the agent takes.
+    secured_token: str | None = None
     clock: Clock = field(init=False)
 
     def __post_init__(self) -> None:

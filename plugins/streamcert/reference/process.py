@@ -3,11 +3,13 @@ never competes with the suite's own process for the interpreter, and its stdio p
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
 
 from ..targets import SERVER, embedded_targets
+from .auth import SECURED_TOKEN_ENV
 from .faults import FAULTS
 
 
@@ -15,8 +17,11 @@ class ReferenceProcess:
     """`fault` is any fault variant: the server runs it if it breaks the server, else the program it
     breaks does (see `targets`)."""
 
-    def __init__(self, fault: str | None = None, extra_args: tuple[str, ...] = (), start_timeout: float = 20.0) -> None:
+    def __init__(self, fault: str | None = None, extra_args: tuple[str, ...] = (), start_timeout: float = 20.0,
+                 secured_token: str | None = None) -> None:
+        """`secured_token`: the bearer token its agent at /agents/secured requires (None: the test token)."""
         self.fault = fault
+        self.secured_token = secured_token
         self.broken = FAULTS[fault].target if fault else None  # the embedded program that runs the fault
         self.extra_args = extra_args
         self.start_timeout = start_timeout
@@ -27,7 +32,8 @@ class ReferenceProcess:
         cmd = [sys.executable, "-m", "streamcert", "serve", "--port", "0", *self.extra_args]
         if self.broken == SERVER:
             cmd += ["--fault", self.fault]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = {**os.environ, SECURED_TOKEN_ENV: self.secured_token} if self.secured_token else None
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(self.proc.stdout.readline()), daemon=True)
         reader.start()

@@ -28,7 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..protocols import a2a, bindings
-from . import rpc, service
+from . import auth, rpc, service
 from .faults import switch
 from .methods import Agent, Stream
 from .options import Options
@@ -92,6 +92,9 @@ def routes(agent: Agent) -> list[Route]:
             if route.operation not in agent.handlers:  # (fault: capability-methods-unimplemented)
                 raise rpc.RpcError(a2a.METHOD_NOT_FOUND, f"{route.operation} is not served here")
             params = await _request_message(request, path_params)
+            if (refusal := await service.unauthenticated(request.headers, route.operation, params, agent)) is not None:
+                return _status_response(401, "UNAUTHENTICATED", refusal, [], options,
+                                        {**headers, **auth.challenge(options)})
             service.check_version(request.headers, options)
             service.check_extensions(request.headers, agent, options)
             outcome = await agent.handlers[route.operation](params)

@@ -71,9 +71,11 @@ class ReferenceServer:
     def __init__(self, fault: str | None = None, deterministic: bool = False,
                  keepalive: float | None = None, port: int = 0,
                  agents: tuple[AgentSpec, ...] = AGENTS, d3: str = "close",
-                 script_steps: tuple[str, ...] | None = None, ignore_script: bool = False) -> None:
+                 script_steps: tuple[str, ...] | None = None, ignore_script: bool = False,
+                 auth: str | None = None, secured_token: str | None = None) -> None:
         self.app = create_app(fault=fault, deterministic=deterministic, keepalive=keepalive, agents=agents,
-                              d3=d3, script_steps=script_steps, ignore_script=ignore_script)
+                              d3=d3, script_steps=script_steps, ignore_script=ignore_script, auth=auth,
+                              secured_token=secured_token)
         self.fault = fault
         self._port = port
         self._sock: socket.socket | None = None

@@ -10,12 +10,13 @@ headers on JSON-RPC and HTTP+JSON (§11.2), gRPC metadata (§10.2, lower-case ke
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable, Mapping
 
 from ..protocols import a2a
 from ..protocols.script import SCRIPT_KEY
-from . import rpc
+from . import auth, rpc
 from .faults import switch, variant
 from .methods import Agent
 from .options import Options
@@ -69,3 +70,16 @@ VERSION_MISSING_SERVED = switch("version-missing-served")  # a missing or empty 
 _VERSION_EXACT = re.compile(r"1\.0")  # (fault: version-patch-refused) the patch number is considered
 NO_EXTENSION_ECHO = switch("no-extension-echo")
 EXTENSION_REQUIRED_IGNORED = switch("extension-required-ignored")
+
+
+async def unauthenticated(headers: Mapping[str, str], operation: str | None, params: object, agent: Agent) -> str | None:
+    """Why the request is refused for want of the agent's credential (A2A §7: HTTP 401, gRPC UNAUTHENTICATED), or
+    None when it may be served. Nothing is done for a refused request (a fault does it all the same)."""
+    try:
+        auth.check(headers, operation, agent.secured, agent.options)
+    except auth.Unauthenticated as refusal:
+        if auth.acts_anyway(operation, agent.options) and operation in agent.handlers:
+            with contextlib.suppress(rpc.RpcError):
+                await agent.handlers[operation](params)  # (fault auth-task-created) a task made, then refused
+        return str(refusal)
+    return None

@@ -35,12 +35,13 @@ class AgentCard:
 
     exchange: Exchange
     card: dict[str, Any] | None
+    revalidated: Exchange | None = None  # the card asked again with its validator (A2A-CARD-010)
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> AgentCard:
         ex = answered(log, "card")
         value, err = ex.json()
-        return cls(ex, value if ex.status == 200 and not err and isinstance(value, dict) else None)
+        return cls(ex, value if ex.status == 200 and not err and isinstance(value, dict) else None, log.get(REVALIDATED))
 
     @property
     def evidence(self) -> dict[str, Any]:
@@ -74,7 +75,7 @@ def _content(v: AgentCard, out: Verdict) -> dict[str, Any] | None:
     return v.card
 
 
-def _type_name(t: type | tuple[type, ...]) -> str:
+def type_name(t: type | tuple[type, ...]) -> str:
     return TYPE_NAMES.get(t, getattr(t, "__name__", str(t))) if isinstance(t, type) else "/".join(
         TYPE_NAMES.get(x, x.__name__) for x in t)
 
@@ -88,7 +89,7 @@ def card_required_fields(v: AgentCard, out: Verdict) -> None:
         if name not in card:
             problems.append(f"{name} is missing")
         elif not isinstance(card[name], typ) or (typ is str and isinstance(card[name], bool)):
-            problems.append(f"{name} is {type(card[name]).__name__}, not {_type_name(typ)}")
+            problems.append(f"{name} is {type(card[name]).__name__}, not {type_name(typ)}")
     for i, skill in enumerate(card.get("skills") or []):
         if not isinstance(skill, dict):
             problems.append(f"skills[{i}] is not an object")
@@ -270,6 +271,42 @@ def card_cacheable(v: AgentCard, out: Verdict) -> None:
     else:
         out.passed(f"the agent card is served with Cache-Control {headers['cache-control']!r} and ETag "
                    f"{headers['etag']!r}")
+
+
+# -- A2A-CARD-010: the card revalidated (§8.6.1, RFC 9110 §13.1) ---------------------------------------
+REVALIDATED = "card_revalidated"  # the card scenario's second GET, with the validator the first came with
+
+
+def _headers_seen(headers: dict[str, str]) -> str:
+    seen = [f"{name}: {headers[name]}" for name in ("cache-control", "etag", "last-modified") if name in headers]
+    return "; ".join(seen) if seen else "none of Cache-Control, ETag, Last-Modified"
+
+
+@rule("A2A-CARD-010", view=AgentCard)
+def card_revalidated(v: AgentCard, out: Verdict) -> None:
+    if v.card is None:
+        return  # no card served: A2A-CARD-001's finding
+    headers = v.exchange.response_headers
+    if (validator := a2a.card_validator(headers)) is None:
+        out.non_strict(f"the agent card came with no validator (ETag or Last-Modified), so no client can revalidate "
+                       f"it with a conditional request; caching headers seen: {_headers_seen(headers)}", [v.evidence])
+        return
+    condition, value = validator
+    if (ex := v.revalidated) is None:
+        raise Unjudgeable(missing="the card was not asked for again with its validator (a recording made before "
+                                  "the suite asked)")
+    if why := (ex.error or "no answer" if ex.status is None else None if ex.status == 304 else cannot_judge(ex)):
+        out.error(f"GET {ex.url} with {condition}: {value} got no answer that can be judged: {why}",
+                  [ex_evidence(ex)])
+    elif ex.status == 304:
+        out.passed(f"GET with {condition}: {value} answered 304 Not Modified")
+    elif ex.status == 200 and (again := a2a.card_validator(ex.response_headers)) and again[1] != value:
+        out.passed(f"GET with {condition}: {value} answered 200 with another validator ({again[1]}): the card "
+                   f"changed between the two GETs, so a full answer is right")
+    else:
+        out.non_strict(f"GET with {condition}: {value} (the validator the card came with) answered HTTP {ex.status}, "
+                       f"not 304 Not Modified: a client revalidating its cached card gets it again whole; caching "
+                       f"headers seen: {_headers_seen(ex.response_headers)}", [ex_evidence(ex)])
 
 
 @rule("A2A-CARD-006", view=Probes)

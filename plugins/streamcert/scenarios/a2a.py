@@ -2,6 +2,7 @@
 
 Labels written (read by streamcert.rules):
   card                      GET the agent card
+  card_revalidated          GET the agent card again, with its ETag in If-None-Match (else its Last-Modified)
   stream                    SendStreamingMessage carrying the script
   get_task, get_task_h0, get_task_h1
                             GetTask after the stream: no historyLength, 0, 1 (with extensions activated)
@@ -34,6 +35,10 @@ Labels written (read by streamcert.rules):
                             the agent whose card declares streaming: false
   card_required, ext_not_activated
                             the agent whose card marks an extension required, and a message activating none
+  card_secured, auth_send, unauth_send, unauth_list, extended_card, extended_unauth
+                            the agent whose card requires credentials (the target's, or --secured-url's): a message
+                            with the run's credentials and one without, ListTasks of the latter's context (with
+                            them), GetExtendedAgentCard with and without them (A2A-AUTH-)
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ from typing import Any, Iterator
 from .. import card_keys
 from ..binding_choice import grpc_missing
 from ..catalogue import Scenario, load_scenario, scenario_ids
-from ..framelog import END_ERROR, Event, Exchange, FrameLog
+from ..framelog import CREDENTIALS, END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
@@ -159,7 +164,12 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
     except card_keys.CardKeyError as exc:  # a file changed since the command line read it
         log.notes[card_keys.NOTE_ERROR] = str(exc)
     client, card = await _open(target, log)
-    await client.__aexit__()
+    try:  # A2A-CARD-010: the card asked again with the validator it came with
+        served = log.get("card")
+        if served is not None and served.status == 200 and (validator := a2a.card_validator(served.response_headers)):
+            await client.get_card(label="card_revalidated", headers=dict([validator]))
+    finally:
+        await client.__aexit__()
     for binding, url in bindings.declared(card):
         if binding == bindings.GRPC and (why := grpc_missing()):
             log.notes.setdefault("unprobed", {})[binding] = why
@@ -585,3 +595,50 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
             "please stream", script=scenario.script)}, label="stream_refused")
         await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task.get("id") or str(uuid.uuid4())},
                             label="subscribe_refused")
+
+
+AUTH_IDS = ("A2A-AUTH-001", "A2A-AUTH-002", "A2A-AUTH-003")
+
+
+def _secured(card: Any) -> bool:
+    return bool(a2a.required_schemes(card)) or a2a.extended_card_declared(card)
+
+
+@driver("security")
+async def security(target: Target, scenario: Scenario, log: FrameLog) -> None:
+    """An agent whose card requires credentials or declares the extended card (A2A §7, §3.1.11): the same message
+    sent with the run's credentials and without them, whether the refused one made a task, and the extended card
+    asked for both ways. A request goes without credentials only where the card requires some and the run has them;
+    the credentials themselves never enter the log's notes (their header names do)."""
+    url = await _twin(target, scenario, log, target.secured_url, _secured,
+                      "the target's card requires no credentials and declares no extended card, and no agent whose "
+                      "card does was given (--secured-url)")
+    if url is None:
+        return
+    log.notes[CREDENTIALS] = sorted(target.headers)
+    client = client_for(target, log, url or "")
+    bare = client_for(target, log, url or "", credentials=False)
+    async with client, bare:
+        card_ex = await client.get_card(label="card_secured")
+        note_unreachable(log, card_ex)
+        card, _ = card_ex.json()
+        if not isinstance(card, dict):
+            return  # no card: A2A-CARD-001 says why
+        client.use_card(card)
+        bare.use_card(card)
+        judged = bool(target.headers) and bool(a2a.required_schemes(card))
+        if not a2a.required_schemes(card):
+            unsupported(log, list(AUTH_IDS), "the card's securityRequirements require no credentials")
+        elif judged:
+            script = scenario.script
+            await client.call(a2a.SEND_MESSAGE, {"message": user_message("served", script=script)}, label="auth_send")
+            context_id = str(uuid.uuid4())  # a context of its own: a task the refused message made shows there
+            await bare.call(a2a.SEND_MESSAGE, {"message": user_message("refused", script=script, context_id=context_id)},
+                            label="unauth_send")
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="unauth_list")
+        if not a2a.extended_card_declared(card):
+            unsupported(log, ["A2A-AUTH-004", "A2A-AUTH-005"], "the card does not declare capabilities.extendedAgentCard")
+            return
+        await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card")
+        if judged:
+            await bare.call(a2a.GET_EXTENDED_CARD, {}, label="extended_unauth")

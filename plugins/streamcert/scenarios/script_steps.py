@@ -47,7 +47,7 @@ PROBE_LIMIT_S = 3.0
 # The drivers that play their scenario without a script when the run judges the agent as it is (`--prompt`): the
 # card, the refused requests, the prompts' streams read back, a subscription and a cancel.
 OBSERVED_DRIVERS = frozenset({"card", "errors", "stream-task", "cancel-subscribe", "extension-required",
-                              "no-streaming"})
+                              "no-streaming", "security"})
 # Whether this scenario's messages carry the script (False when the run sends prompts alone)
 SENDS_SCRIPT: ContextVar[bool] = ContextVar("SENDS_SCRIPT", default=True)
 

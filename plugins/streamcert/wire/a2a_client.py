@@ -141,10 +141,11 @@ class A2AClient:
         await self.transport.aclose()
 
     # -- discovery -------------------------------------------------------------------------------
-    async def get_card(self, label: str = "card", base_url: str | None = None) -> Exchange:
+    async def get_card(self, label: str = "card", base_url: str | None = None,
+                       headers: dict[str, str] | None = None) -> Exchange:
+        """GET the agent card (`headers`: more request headers, e.g. a conditional request's validator)."""
         url = join(base_url or self.base_url, a2a.CARD_PATH)
-        ex = await self.send_http("GET", url, label=label, headers={"Accept": a2a.JSON_MEDIA_TYPE})
-        return ex
+        return await self.send_http("GET", url, label=label, headers={"Accept": a2a.JSON_MEDIA_TYPE, **(headers or {})})
 
     def use_card(self, card: Any) -> str | None:
         """Take the URL of the client's binding from the card's supportedInterfaces (None if there is none)."""

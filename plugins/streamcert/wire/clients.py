@@ -15,10 +15,11 @@ if TYPE_CHECKING:  # the run's Target (targets.py) is read, never imported: the 
 
 
 def client_for(target: Target, log: FrameLog, url: str | None = None, stream_limit: float | None = None,
-               clock: Any = None) -> A2AClient:
+               clock: Any = None, credentials: bool = True) -> A2AClient:
     """The A2A client of a run on `target`: its limits, caps, credentials and the origins allowed them (`clock`:
-    another client's, for a second client whose arrival times are compared with the first's)."""
+    another client's, for a second client whose arrival times are compared with the first's; `credentials`
+    False: a client that sends none of the run's headers, A2A-AUTH-)."""
     return A2AClient(url or target.a2a_url or "", log, clock=clock,
                      stream_limit=target.stream_limit if stream_limit is None else stream_limit,
-                     timeout=target.timeout, headers=target.headers, bounds=Bounds.of(target),
+                     timeout=target.timeout, headers=target.headers if credentials else {}, bounds=Bounds.of(target),
                      allow_origins=target.allow_origins, binding=target.binding, own_interfaces=target.own_interfaces)
