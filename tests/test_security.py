@@ -75,7 +75,7 @@ class TemporaryCwd:
 
 def test_serve_auth_secures_every_agent_on_both_http_bindings():
     token = "serve-t0ken-91"
-    with ReferenceServer(auth=token) as server, httpx.Client() as client:
+    with ReferenceServer(auth=token) as server, httpx.Client(timeout=30) as client:  # a loaded machine: no 5 s default
         card = client.get(server.url + a2a.CARD_PATH).json()  # the card itself is public
         assert card["securityRequirements"] == [{"schemes": {"bearer": {"list": []}}}]
         assert card["capabilities"]["extendedAgentCard"] is True

@@ -308,7 +308,7 @@ RUN_OPTIONS = (
               "the same implementation's agent with its own tool named update_plan (plans profile)", http_url),
     RunOption("required_ext_url", "--required-ext-url", "--sut-required-ext-url",
               "the same implementation's agent whose card marks an extension required: true", http_url),
-    RunOption("secured_url", "--secured-url", "--sut-secured-url",
+    RunOption("secured_url", "--secured-url", "--streamcert-secured-url",
               "the same implementation's agent whose card requires credentials (securityRequirements), judged "
               "with --header's credentials when the target's card requires none", http_url),
     RunOption("script_steps", "--script-steps", "--sut-script-steps",
