@@ -1,7 +1,7 @@
 """Waits bounded by --timeout, not multiples of it (issue 25), against small hostile servers on 127.0.0.1.
 
 A unary answer has the --timeout in all, however its bytes trickle; once a target has waited out the --timeout on
-a kind of request (wire/unanswered.py), the next requests of that kind are still sent but given a second, and say
+a kind of request (wire/unanswered.py), the next requests of that kind are still sent but given half a second, and say
 why; an answer forgets the silence. The --timeout here is 2 s, so each case costs a few seconds.
 """
 
@@ -21,6 +21,7 @@ from streamcert.wire.a2a_client import A2AClient
 
 TIMEOUT = 2.0
 SLACK = 1.5  # seconds a loaded machine may add to a wait
+SHORT = f"{unanswered.SHORT_S:g} s"  # the wait of a kind of request the target has not answered
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +70,7 @@ def test_an_http_json_body_that_never_ends_holds_a_request_for_the_timeout_in_al
     assert "could not be judged" in said and "still arriving" in said, said
 
 
-def test_a_target_that_never_answers_costs_one_timeout_then_a_second_a_request_each_saying_why():
+def test_a_target_that_never_answers_costs_one_timeout_then_half_a_second_a_request_each_saying_why():
     async def go():
         with HostileServer(_silent) as server:
             async with _client(server.url, FrameLog(scenario="t")) as client:
@@ -83,10 +84,11 @@ def test_a_target_that_never_answers_costs_one_timeout_then_a_second_a_request_e
     assert first.end == END_ERROR and first.error == "no response headers within 2 s"
     for ex, took in later:
         assert took < unanswered.SHORT_S + SLACK, (ex.label, took)
-        assert ex.end == END_ERROR and ex.error.startswith("no response headers within 1 s (given 1 s, not the "
-                                                           "--timeout of 2 s: the target did not answer an earlier "
-                                                           "POST to this URL, first: no response headers within 2 s)")
-        assert "got no answer: no response headers within 1 s (given 1 s" in no_answer(ex, "X")
+        assert ex.end == END_ERROR and ex.error.startswith(f"no response headers within {SHORT} (given {SHORT}, not "
+                                                           "the --timeout of 2 s: the target did not answer an "
+                                                           "earlier POST to this URL, first: no response headers "
+                                                           "within 2 s)")
+        assert f"got no answer: no response headers within {SHORT} (given {SHORT}" in no_answer(ex, "X")
 
 
 def test_a_target_that_answers_again_is_judged_and_waited_for_in_full():
@@ -132,7 +134,7 @@ def test_a_silence_on_one_route_is_not_presumed_of_another():
     assert get_kind is None and list_kind is not None and list_kind.label == "list"
 
 
-def test_a_trickling_card_is_read_for_the_timeout_once_then_for_a_second():
+def test_a_trickling_card_is_read_for_the_timeout_once_then_for_half_a_second():
     async def handler(request, writer):
         if request.path == CARD_PATH:
             await _trickle(request, writer)
@@ -150,4 +152,32 @@ def test_a_trickling_card_is_read_for_the_timeout_once_then_for_a_second():
     assert "still arriving after 2 s" in first.error
     for ex, took in later:
         assert took < unanswered.SHORT_S + SLACK and ex.end == END_TIME_LIMIT
-        assert "still arriving after 1 s" in ex.error and "an earlier GET to this URL, card: the body" in ex.error
+        assert f"still arriving after {SHORT}" in ex.error and "an earlier GET to this URL, card: the body" in ex.error
+
+
+def test_a_stream_to_an_endpoint_shown_silent_is_given_half_a_second_to_begin_then_its_whole_limit():
+    begun = {"on": False}
+
+    async def handler(request, writer):
+        if not begun["on"]:
+            await asyncio.sleep(120)
+        writer.write(head(content_type="text/event-stream"))
+        await writer.drain()
+        await asyncio.sleep(1.5)  # past the short wait, within the stream's limit: the stream is not cut there
+        writer.write(b'data: {"jsonrpc": "2.0", "id": 1, "result": {}}\n\n')
+        await writer.drain()
+
+    async def go():
+        with HostileServer(handler) as server:
+            async with _client(server.url, FrameLog(scenario="t")) as client:
+                await client.call("GetTask", {"id": "x"}, label="silent")
+                stream = await _timed(client.stream("SendStreamingMessage", {}, label="stream"))
+                begun["on"] = True
+                later = await client.stream("SendStreamingMessage", {}, label="later")
+                return stream, later
+
+    (stream, took), later = asyncio.run(go())
+    assert took < unanswered.SHORT_S + SLACK and stream.end == END_ERROR
+    assert stream.error.startswith(f"no response headers within {SHORT} (given {SHORT}, not the stream limit of 5 s: "
+                                   "the target did not answer an earlier POST to this URL, silent: "), stream.error
+    assert later.end == END_CLOSED and len(later.data_events()) == 1 and later.error is None

@@ -76,6 +76,7 @@ class _Reading:
     past_events: int = 0  # events parsed past the stream's size cap (counted, not kept)
     headed: bool = False  # past the cap, the events were cut to the head window
     waited_out: bool = False  # the answer did not come (or end) within the time it was given
+    on_headers: Any = None  # called once the answer's headers have come
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -228,10 +229,14 @@ class A2AClient:
         # not answer this kind of request (wire/unanswered.py); a stream has its limit.
         kind = unanswered.kind(http_method, passage.url, rpc_method if self.binding == bindings.HTTP_JSON else None)
         unary = limit is None
-        bound = limit if not unary else unanswered.wait(kind, self.timeout)
+        full = self.timeout if unary else limit
+        bound = unanswered.wait(kind, full)  # for the answer to begin (a unary one: to end)
         activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         try:
-            async with asyncio.timeout(bound):
+            async with asyncio.timeout(bound) as scope:
+                if not unary:  # a stream that has begun has its whole limit
+                    deadline = asyncio.get_running_loop().time() + full
+                    reading.on_headers = lambda: scope.reschedule(deadline)
                 await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)
         except TimeoutError:
             reading.waited_out = True
@@ -246,21 +251,19 @@ class A2AClient:
         finally:
             self._finish(reading)
         ex.t_end = self.clock()
-        if unary:
-            self._remember(kind, reading, bound)
-        elif ex.t_headers is not None:
-            unanswered.answered(kind)
+        self._remember(kind, reading, bound, full, unary)
         return ex
 
-    def _remember(self, kind: tuple[str, str], r: _Reading, bound: float) -> None:
-        """What this unary answer shows of the target's answers of its kind: none within the wait (the next ones
-        of the kind wait less, and this one says why it waited less), or one (they wait in full again)."""
+    def _remember(self, kind: tuple[str, str], r: _Reading, bound: float, full: float, unary: bool) -> None:
+        """What this answer shows of the target's answers of its kind: none within the wait (a unary one, or a
+        stream that never began: the next ones of the kind wait less, and this one says why it waited less), or
+        one (they wait in full again). A stream cut at its limit once it has begun shows nothing."""
         ex = r.ex
-        if r.waited_out:
+        if r.waited_out and (unary or ex.t_headers is None):
             if ex.error:
-                ex.error += unanswered.because(kind, bound)
-            unanswered.silent(kind, ex.label, ex.error or "no answer", self.timeout)
-        elif ex.t_headers is not None and ex.end in (END_CLOSED, END_CLIENT_STOP):
+                ex.error += unanswered.because(kind, bound, full, "the --timeout" if unary else "the stream limit")
+            unanswered.silent(kind, ex.label, ex.error or "no answer")
+        elif ex.t_headers is not None and (not unary or ex.end in (END_CLOSED, END_CLIENT_STOP)):
             unanswered.answered(kind)
 
     def _read_timeout(self, streaming: bool) -> float:
@@ -280,6 +283,8 @@ class A2AClient:
             ex.status = response.status_code
             ex.response_headers = {k.lower(): v for k, v in response.headers.items()}
             ex.t_headers = response.extensions.get(T_HEADERS, self.clock())
+            if r.on_headers is not None:
+                r.on_headers()
             if retried := response.extensions.get(RETRIED):
                 ex.notes["retried"] = retried  # sent again: the server had closed the reused connection
             r.capture = response.extensions.get(CAPTURE)

@@ -200,8 +200,8 @@ class GrpcTransport:
             ex.t_end = self.clock()
         if not streaming:
             if reading.waited_out:
-                ex.error = (ex.error or "no answer") + unanswered.because(kind, bound)
-                unanswered.silent(kind, ex.label, ex.error, self.timeout)
+                ex.error = (ex.error or "no answer") + unanswered.because(kind, bound, self.timeout)
+                unanswered.silent(kind, ex.label, ex.error)
             elif ex.end == END_CLOSED:
                 unanswered.answered(kind)
         return ex

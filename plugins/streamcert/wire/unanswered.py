@@ -2,7 +2,8 @@
 
 A unary request waits at most the --timeout in all. When one waits it out (no response headers, or a body still
 arriving or silent when the time is up), the next requests of the same kind (the same HTTP method at the same URL:
-the card, the JSON-RPC endpoint, one HTTP+JSON route or gRPC method) are still sent, but given `SHORT_S` instead:
+the card, the JSON-RPC endpoint, one HTTP+JSON route or gRPC method) are still sent, but given `SHORT_S` instead
+(a stream: for its answer to begin; once it has, its limit holds):
 a target that accepts and never answers costs one --timeout and then seconds, not one --timeout per request.
 They are never skipped: an answer within the short wait is read and judged as any other, and forgets the
 silence. One that does not come ends the exchange with both sentences, so its findings say why they waited less.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from .urls import origin
 
-SHORT_S = 1.0  # seconds a request of a kind the target has not answered is given (the --timeout if shorter)
+SHORT_S = 0.5  # seconds a request of a kind the target has not answered is given (the --timeout if shorter)
 MAX_KINDS = 256  # kinds remembered at most (the oldest are forgotten first)
 
 
@@ -24,7 +25,6 @@ MAX_KINDS = 256  # kinds remembered at most (the oldest are forgotten first)
 class Silence:
     label: str  # the exchange that waited out the --timeout
     said: str  # how it ended (its error sentence)
-    timeout: float  # the --timeout it waited out
 
 
 _shown: dict[tuple[str, str], Silence] = {}
@@ -41,28 +41,29 @@ def shown(key: tuple[str, str]) -> Silence | None:
     return _shown.get(key)
 
 
-def wait(key: tuple[str, str], timeout: float) -> float:
-    """How long a unary request of this kind may wait in all: the --timeout, or `SHORT_S` once the target has
-    shown it does not answer this kind."""
-    return min(timeout, SHORT_S) if key in _shown else timeout
+def wait(key: tuple[str, str], full: float) -> float:
+    """How long a request of this kind may wait for its answer to begin: `full` (a unary answer's --timeout, a
+    stream's limit), or `SHORT_S` once the target has shown it does not answer this kind."""
+    return min(full, SHORT_S) if key in _shown else full
 
 
-def because(key: tuple[str, str], waited: float) -> str:
-    """Why a request of a kind shown silent was given `waited` seconds (empty when it was not)."""
+def because(key: tuple[str, str], waited: float, full: float, what: str = "the --timeout") -> str:
+    """Why a request of a kind shown silent was given `waited` seconds instead of `full` (`what`: the name of that
+    wait); empty when it was not."""
     earlier = _shown.get(key)
-    if earlier is None or waited >= earlier.timeout:
+    if earlier is None or waited >= full:
         return ""
-    return (f" (given {waited:g} s, not the --timeout of {earlier.timeout:g} s: the target did not answer an earlier "
+    return (f" (given {waited:g} s, not {what} of {full:g} s: the target did not answer an earlier "
             f"{key[0]} to this URL, {earlier.label}: {earlier.said})")
 
 
-def silent(key: tuple[str, str], label: str, said: str, timeout: float) -> None:
-    """A request of this kind waited out its --timeout (`said`: how it ended)."""
+def silent(key: tuple[str, str], label: str, said: str) -> None:
+    """A request of this kind waited out its time (`said`: how it ended)."""
     if key in _shown:
         return  # the first silence stands (it is the one that waited the whole --timeout)
     while len(_shown) >= MAX_KINDS:
         del _shown[next(iter(_shown))]
-    _shown[key] = Silence(label, said, timeout)
+    _shown[key] = Silence(label, said)
 
 
 def answered(key: tuple[str, str]) -> None:
