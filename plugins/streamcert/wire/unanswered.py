@@ -1,14 +1,15 @@
 """What a target has shown it does not answer, remembered for the rest of the process (issue 25).
 
 A unary request waits at most the --timeout in all. When one waits it out (no response headers, or a body still
-arriving or silent when the time is up), the next requests of the same kind (the same HTTP method at the same URL:
-the card, the JSON-RPC endpoint, one HTTP+JSON route or gRPC method) are still sent, but given `SHORT_S` instead
-(a stream: for its answer to begin; once it has, its limit holds):
-a target that accepts and never answers costs one --timeout and then seconds, not one --timeout per request.
+arriving or silent when the time is up), or a stream's answer never begins, the next requests of the same kind (the
+same HTTP method at the same URL: the card, the JSON-RPC endpoint, one HTTP+JSON route or gRPC method) are still
+sent, but given `SHORT_S` instead (a stream: for its answer to begin; once it has, its whole limit holds). A target
+that accepts and never answers costs one --timeout and then half a second a request, not one --timeout each.
 They are never skipped: an answer within the short wait is read and judged as any other, and forgets the
 silence. One that does not come ends the exchange with both sentences, so its findings say why they waited less.
 
-Kinds are keyed by the URL as sent (an HTTP+JSON route by its operation, its ids aside), so a server that hangs on one route only is not presumed to hang on the others.
+Kinds are keyed by the URL as sent (an HTTP+JSON route by its operation, its ids aside), so a server that hangs on
+one route only is not presumed to hang on the others. The run forgets them as it starts (plugin.py).
 """
 
 from __future__ import annotations
