@@ -17,7 +17,6 @@ from ..protocols import a2a, bindings
 from . import Run, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge
 
-
 # Each message's members by their folded names, built once (not once per value walked: a flood walks 100 000 frames).
 _FOLDED = {message: {a2a.folded(f): f for f in fields} for message, fields in a2a.ANSWER_MESSAGES.items()}
 
