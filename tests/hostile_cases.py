@@ -394,6 +394,8 @@ CASES = [
     # -- the table of issue 12 -------------------------------------------------------------------
     Case("100 000 artifact chunks at once", lambda: Flood(100_000), lambda u: ["--url", u, *ONE_TEST],
          {0, 1}, seconds=120, heavy=True),
+    Case("100 000 artifact chunks at once, recorded", lambda: Flood(100_000),
+         lambda u: ["--url", u, "--record", "{tmp}/cassettes", *ONE_TEST], {0, 1}, seconds=180, heavy=True),
     Case("20 000 artifact chunks at once", lambda: Flood(20_000), lambda u: ["--url", u, *ONE_TEST],
          {0, 1}, seconds=60),
     Case("the server echoes the bearer token", Echo, lambda u: [
