@@ -157,7 +157,8 @@ class _Streams:
 
     def __init__(self) -> None:
         self.nonce = secrets.token_hex(8)
-        self.parts: dict[str, tuple[str, Any]] = {}  # token → ("body", (exchange, scrubber)) | ("text", str)
+        # token → ("body" | "frames", (exchange, scrubber))
+        self.parts: dict[str, tuple[str, Any]] = {}
 
     def token(self, kind: str, value: Any) -> str:
         token = f"streamcert{self.nonce}x{len(self.parts)}"
@@ -182,23 +183,48 @@ def _request_body(ex: Exchange) -> tuple[str | None, str | None]:
     return json.dumps(body), None  # what the A2A client sends (wire/a2a_client.py)
 
 
-def _frames(ex: Exchange, scrubber: Scrubber, streams: _Streams | None) -> list[dict[str, Any]]:
-    frames = []
+def _frame(ex: Exchange, n: int, ev: Event, scrubber: Scrubber) -> dict[str, Any]:
+    """One frame of the cassette's `frames` list (its members in the order they are written)."""
+    frame: dict[str, Any] = {"t": _after(ev.t, ex.t_sent)}
+    if ev.index != n:
+        frame["i"] = ev.index
+    frame["comment" if ev.is_comment else "data"] = scrubber.text(ev.data)
+    if ev.event_type != "message":
+        frame["event"] = scrubber.text(ev.event_type)
+    if ev.last_event_id:
+        frame["id"] = scrubber.text(ev.last_event_id)
+    if ev.retry is not None:
+        frame["retry"] = ev.retry
+    return frame
+
+
+def _frames(ex: Exchange, scrubber: Scrubber) -> list[dict[str, Any]]:
+    return [_FlowMap(_frame(ex, n, ev, scrubber)) for n, ev in enumerate(ex.events)]
+
+
+def _frames_out(out: IO[str], ex: Exchange, scrubber: Scrubber, indent: str) -> None:
+    """The `frames` list of a large response, written one frame at a time as the dumper writes one (a block
+    sequence of flow mappings at the key's `indent`, strings double-quoted): 100 000 frames never become
+    100 000 YAML nodes at once (issue 25: the memory of --record)."""
     for n, ev in enumerate(ex.events):
-        text = scrubber.text(ev.data)
-        value: Any = streams.token("text", text) if streams is not None and len(text) > 256 else text
-        frame: dict[str, Any] = {"t": _after(ev.t, ex.t_sent)}
-        if ev.index != n:
-            frame["i"] = ev.index
-        frame["comment" if ev.is_comment else "data"] = value
-        if ev.event_type != "message":
-            frame["event"] = scrubber.text(ev.event_type)
-        if ev.last_event_id:
-            frame["id"] = scrubber.text(ev.last_event_id)
-        if ev.retry is not None:
-            frame["retry"] = ev.retry
-        frames.append(_FlowMap(frame))
-    return frames
+        out.write("\n" + indent + "- {")
+        for k, (key, value) in enumerate(_frame(ex, n, ev, scrubber).items()):
+            out.write((", " if k else "") + key + ": ")
+            if isinstance(value, str):
+                _quoted(out, _slices(value), indent + "  ")
+            else:
+                out.write(_scalar(value))
+        out.write("}")
+
+
+def _scalar(value: Any) -> str:
+    """A number (or null) as YAML reads it back: repr where YAML 1.1 reads that as the same number."""
+    if value is None:
+        return "null"
+    text = repr(value)
+    if isinstance(value, int) or (isinstance(value, float) and "." in text and "e" not in text):
+        return text
+    return yaml.dump(value, Dumper=_Dumper, default_flow_style=True).removesuffix("\n...\n").strip()
 
 
 def _scrubbed_pieces(ex: Exchange, scrubber: Scrubber) -> Iterator[bytes]:
@@ -242,7 +268,7 @@ def _interaction(ex: Exchange, scrubber: Scrubber, streams: _Streams) -> tuple[V
         extra["error"] = scrubber.text(ex.error)
     extra["chunks"] = [_Flow([_after(c.t, ex.t_sent), n]) for c, n in zip(ex.chunks, lengths)]
     if ex.events:
-        extra["frames"] = _frames(ex, scrubber, streams if big else None)
+        extra["frames"] = streams.token("frames", (ex, scrubber)) if big else _frames(ex, scrubber)
     if ex.discarded is not None:
         extra["discarded"] = scrubber.text(ex.discarded)
     http = isinstance(ex.status, int) and 100 <= ex.status <= 599
@@ -302,12 +328,12 @@ def _write_streamed(out: IO[str], text: str, streams: _Streams) -> None:
         at = 0
         indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
         for m in pattern.finditer(line):
-            out.write(line[at:m.start()])
-            kind, value = streams.parts[m.group(0)]
-            if kind == "text":
-                _quoted(out, _slices(value), indent)
+            kind, (ex, scrubber) = streams.parts[m.group(0)]
+            if kind == "frames":  # a block sequence, from the next line on (`frames:` ends its own)
+                out.write(line[at:m.start()].rstrip(" "))
+                _frames_out(out, ex, scrubber, indent[:-2])
             else:
-                ex, scrubber = value
+                out.write(line[at:m.start()])
                 _body(out, ex, scrubber, indent)
             at = m.end()
         out.write(line[at:])
