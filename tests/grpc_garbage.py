@@ -5,6 +5,8 @@ every call with `:status 200`, `content-type: application/grpc` and then a broke
   compressed  a message flagged compressed though no grpc-encoding was named, then an OK status
   short       a message frame whose length prefix runs past the end of the stream (no trailers)
   status13    no garbage: a real INTERNAL status with its message, `boom` (the control)
+  notrailers  a whole, valid message (an empty one: every field at its default), then nothing: no status, ever
+  notrailers-task  the same with a Task whose id is t-1 (the answer of GetTask)
 
     with GarbageGrpc("compressed") as server:
         server.url  # http://127.0.0.1:PORT
@@ -34,6 +36,8 @@ ANSWERS = {  # mode → (DATA payload, END_STREAM on it, trailers)
     "compressed": (b"\x01\x00\x00\x00\x03abc", False, OK_TRAILERS),
     "short": (b"\x00\x00\x00\x10\x00abc", True, None),
     "status13": (None, False, _literal(b"grpc-status", b"13") + _literal(b"grpc-message", b"boom")),
+    "notrailers": (b"\x00\x00\x00\x00\x00", False, None),
+    "notrailers-task": (b"\x00\x00\x00\x00\x05\x0a\x03t-1", False, None),
 }
 
 

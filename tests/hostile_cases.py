@@ -188,6 +188,16 @@ class Silent(Agent):
         await asyncio.sleep(3600)
 
 
+class SilentEndpoint(Agent):
+    """Serves its card, and accepts every request at its interface and never answers it."""
+
+    async def __call__(self, request: Request, writer: asyncio.StreamWriter) -> None:
+        if request.method == "GET" and request.path == CARD_PATH:
+            await super().__call__(request, writer)
+            return
+        await asyncio.sleep(3600)
+
+
 class StreamBytes(Agent):
     """The stream's Task, then these bytes (written in pieces of `piece`), then whatever `end` does."""
 
@@ -384,6 +394,8 @@ CASES = [
     # -- the table of issue 12 -------------------------------------------------------------------
     Case("100 000 artifact chunks at once", lambda: Flood(100_000), lambda u: ["--url", u, *ONE_TEST],
          {0, 1}, seconds=120, heavy=True),
+    Case("100 000 artifact chunks at once, recorded", lambda: Flood(100_000),
+         lambda u: ["--url", u, "--record", "{tmp}/cassettes", *ONE_TEST], {0, 1}, seconds=180, heavy=True),
     Case("20 000 artifact chunks at once", lambda: Flood(20_000), lambda u: ["--url", u, *ONE_TEST],
          {0, 1}, seconds=60),
     Case("the server echoes the bearer token", Echo, lambda u: [
@@ -413,6 +425,10 @@ CASES = [
          ("exit",), seconds=30),
     Case("a server that accepts and never answers", Silent, lambda u: ["--url", u, "--timeout", "3"], {3},
          seconds=30),
+    # issue 25: once the endpoint has waited out the --timeout, each later request waits half a second, saying why
+    Case("a card, then an endpoint that accepts and never answers", SilentEndpoint,
+         lambda u: ["--url", u, "--timeout", "2", "--", "-k", "test_list_tasks"], {1},
+         ("(given 0.5 s, not the --timeout of 2 s", "did not answer an earlier POST to this URL"), seconds=45),
     Case("nothing listens on the port", None, lambda u: ["--url", _closed_port()], {3}, seconds=20),
     Case("one 64 MiB event", lambda: StreamBytes(big_event(64 * MIB)), lambda u: ["--url", u, *ONE_TEST], {0, 1},
          seconds=120, heavy=True),

@@ -30,7 +30,7 @@ from streamcert import cassette, run_options
 from streamcert.capture_diff import Capture, diff_logs
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main as streamcert
-from streamcert.framelog import FrameLog
+from streamcert.framelog import Event, FrameLog
 from streamcert.offline import check_cassettes
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
@@ -271,6 +271,30 @@ def test_a_large_response_is_streamed_into_the_file_and_read_back(tmp_path, monk
     assert FrameLog.load(path).to_json() == log.to_json()
     with vcr.use_cassette(str(path), record_mode="none"):
         assert httpx.post(ex.url, json={}).content == ex.wire_bytes
+
+
+def test_the_frames_of_a_large_response_are_written_one_at_a_time_and_read_back(tmp_path, monkeypatch):
+    """Issue 25 (memory of --record): a large response's frames are one placeholder in the YAML document, written
+    frame by frame into the file (never 100 000 YAML nodes at once), and read back as they were: comments, event
+    types, ids, retry, a gap in the indices, long and awkward text."""
+    monkeypatch.setattr(cassette, "STREAMED", 1024)
+    monkeypatch.setattr(cassette, "_SLICE", 100)
+    log = FrameLog.load(CASSETTES / "stream-basic.yaml")
+    ex = log.get("stream")
+    first = ex.events[0]
+    ex.events[1:1] = [
+        Event(index=1, t=first.t, kind="comment", data=" keep-alive"),
+        Event(index=5, t=first.t + 0.5, data="x" * 350 + " \" \\ \u2028 \x85 é", event_type="note", last_event_id="7",
+              retry=1500),
+    ]
+    text, streams = cassette.document(log)
+    assert [kind for kind, _ in streams.parts.values()].count("frames") == len([e for e in log.exchanges
+                                                                                 if e.events])
+    assert first.data not in text and "keep-alive" not in text  # no frame of the document is built in memory
+    path = log.save(tmp_path / "big.yaml")
+    assert FrameLog.load(path).to_json() == log.to_json()
+    assert schema_problems(path) == []
+    assert "frames: \n" not in path.read_text("utf-8")
 
 
 # -- the reference still produces them -------------------------------------------------------------------

@@ -397,3 +397,56 @@ def test_a_status_the_server_sent_is_still_its_own():
     ex = log.get("call")
     assert ex.end == END_CLOSED and ex.notes["grpc_status"]["code"] == "INTERNAL" and "transport_failure" not in ex.notes
     assert bindings.grpc_error(ex.notes)["code"] == a2a.INTERNAL_ERROR
+
+
+def test_a_stream_whose_status_never_comes_is_cut_at_the_idle_gap_and_its_messages_judged():
+    """Issue 25: every message came, the status (trailers) never does: the stream ends at the idle gap, says so,
+    and its messages are judged (never "got no answer")."""
+    from grpc_garbage import GarbageGrpc
+
+    from streamcert.rules.unary import no_answer
+
+    started = time.monotonic()
+    with GarbageGrpc("notrailers") as garbage:
+        log = run(lambda t, log: t.call("SubscribeToTask", {"id": "t-1"}, label="call", target_url=garbage.url,
+                                        metadata=VERSION, streaming=True), timeout=2.0, bounds=Bounds(idle=1.0))
+    ex = log.get("call")
+    assert time.monotonic() - started < 1.0 + 2.5
+    assert ex.end == END_IDLE and "a silence of" in ex.error and "grpc_status" not in ex.notes
+    assert [e.data for e in ex.events] == ["{}"]  # the empty message: a StreamResponse with every field default
+    assert no_answer(ex, "SubscribeToTask") is None
+
+
+def test_a_unary_call_whose_status_never_comes_ends_at_the_timeout_its_message_judged_and_later_ones_in_half_a_second():
+    """Issue 25: the headers and the message came, the status never does. The call ends at the --timeout in all,
+    saying the status did not come, and its message is judged (never "got no answer"). The next calls of the method
+    wait half a second."""
+    from grpc_garbage import GarbageGrpc
+
+    from streamcert.rules.unary import no_answer
+    from streamcert.wire import unanswered
+
+    unanswered.forget()
+    timed = []
+
+    async def calls(t, log):
+        for n in range(3):
+            started = time.monotonic()
+            await t.call("GetTask", {"id": "t-1"}, label=f"call{n}", target_url=garbage.url, metadata=VERSION,
+                         streaming=False)
+            timed.append(time.monotonic() - started)
+
+    try:
+        with GarbageGrpc("notrailers-task") as garbage:
+            log = run(calls, timeout=2.0, bounds=Bounds(idle=10.0))
+    finally:
+        unanswered.forget()
+    first, *later = log.exchanges
+    assert 1.8 <= timed[0] < 2.0 + 2.5 and all(t < unanswered.SHORT_S + 2.0 for t in timed[1:]), timed
+    assert first.end == END_TIME_LIMIT and first.error.startswith("the call's status (its trailers) did not come "
+                                                                  "within 2 s: its message came")
+    assert [e.data for e in first.events] == ['{"id":"t-1"}'] and no_answer(first, "GetTask") is None
+    for ex in later:
+        short = f"{unanswered.SHORT_S:g} s"
+        assert ex.end == END_TIME_LIMIT and f"within {short}" in ex.error
+        assert f"(given {short}, not the --timeout" in ex.error

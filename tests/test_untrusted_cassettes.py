@@ -38,6 +38,23 @@ def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, capsys, command):
     assert len(err.splitlines()) == 1
 
 
+def test_a_cassette_is_built_as_the_safe_loader_builds_it_without_composing_it_whole():
+    """The loader builds values from the parser's events (cassette._built): the same values as the safe loader's,
+    for every reference cassette and for every kind of scalar; what the safe loader would not build is refused."""
+    import yaml
+
+    for path in sorted(CASSETTES.glob("*.yaml")):
+        text = path.read_text("utf-8")
+        assert cassette.SERIALIZER.deserialize(text) == yaml.load(text, Loader=cassette._Loader), path.name
+    kinds = ('a: 1\nb: -2.5\nc: null\nd: ~\ne: true\nf: "1"\ng: \'x\'\nh: !!binary aGk=\ni: [1, {j: 0x10}]\n'
+             'k: |\n  block\nl: 2026-12-01\nm: {}\nn: []\no: ""\np:\n')
+    assert cassette.SERIALIZER.deserialize(kinds) == yaml.load(kinds, Loader=cassette._Loader)
+    assert cassette.SERIALIZER.deserialize("") is None
+    for refused in ("a: !!python/object:os.system {}\n", "? [1]\n: 2\n", "a: 1\n---\nb: 2\n", "a: !!set {x}\n"):
+        with pytest.raises((ValueError, yaml.YAMLError)):
+            cassette.SERIALIZER.deserialize(refused)
+
+
 def test_the_suite_writes_no_alias_even_for_a_value_met_twice(tmp_path):
     log = FrameLog.load(CASSETTES / "stream-basic.yaml")
     shared = {"content-type": "application/json", "x-shared": "1"}

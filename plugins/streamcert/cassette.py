@@ -106,37 +106,75 @@ class YamlSerializer:
 
     @staticmethod
     def deserialize(cassette_string: str) -> Any:
-        """vcrpy's safe loader, refusing any alias (`*name`) before a value is built: an 18 KB "billion
-        laughs" document names a node again and again until the walk over it needs gigabytes. The suite's
-        cassettes never hold one (`_Dumper` writes none)."""
+        """vcrpy's safe loader's values, built as the parser's events come (`_built`), refusing any alias
+        (`*name`) when it is met: an 18 KB "billion laughs" document names a node again and again until the walk
+        over it needs gigabytes. The suite's cassettes never hold one (`_Dumper` writes none)."""
         loader = _Loader(cassette_string)
         try:
-            node = loader.get_single_node()
-            if node is None:
-                return None
-            _refuse_aliases(node)
-            return loader.construct_document(node)
+            return _built(loader)
         finally:
             loader.dispose()
 
 
 _Loader = getattr(yamlserializer, "_CassetteLoader", getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 ALIAS = "uses a YAML alias (a node named again with *), which no cassette holds: refused before reading it"
+_PLAIN = (None, "!")  # a node without a tag of its own: its value says what it is (the loader's resolvers)
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
-def _refuse_aliases(root: yaml.Node) -> None:
-    """Raise ValueError when a node of the composed document is met twice (an alias names it again)."""
-    seen: set[int] = set()
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
+def _built(loader: Any) -> Any:
+    """The single document's value, built from the parser's events as they come: each scalar is resolved and
+    constructed by the loader (so a value reads as the safe loader reads it: numbers, null, !!binary), but the
+    document's node graph is never composed whole. PyYAML composes every node (with two marks each) before it
+    builds anything, so a 30 MB cassette of 50 000 frames peaked at 212 MiB while loading; built this way, it
+    holds what it builds. An alias, a second document or a tag the safe loader does not build is refused."""
+    loader.get_event()  # the stream's start
+    if loader.check_event(yaml.StreamEndEvent):
+        return None
+    loader.get_event()  # the document's start
+    root: list[Any] = []
+    stack: list[tuple[Any, list[Any]]] = [(root, [])]  # (container, the key waiting for its value)
+
+    def add(value: Any) -> None:
+        container, key = stack[-1]
+        if isinstance(container, dict):
+            if not key:
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ValueError("a mapping key that is not a scalar") from None
+                key.append(value)
+            else:
+                container[key.pop()] = value
+        else:
+            container.append(value)
+
+    while not loader.check_event(yaml.DocumentEndEvent):
+        event = loader.get_event()
+        if isinstance(event, yaml.AliasEvent):
             raise ValueError(ALIAS)
-        seen.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            todo.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            todo.extend(item for pair in node.value for item in pair)
+        if isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag in _PLAIN and not event.implicit[0]:
+                add(event.value)  # quoted or a block: a string, as the resolver would say (the frames' texts)
+                continue
+            if tag in _PLAIN:
+                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            build = loader.yaml_constructors.get(tag) or loader.yaml_constructors.get(None)
+            add(build(loader, node))
+        elif isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            if event.tag not in (*_PLAIN, _MAP if mapping else _SEQ):
+                raise ValueError(f"a node tagged {event.tag}, which the safe loader does not build")
+            stack.append(({} if mapping else [], []))
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            container, _ = stack.pop()
+            add(container)
+    loader.get_event()  # the document's end
+    if not loader.check_event(yaml.StreamEndEvent):
+        raise ValueError("more than one YAML document")
+    return root[0] if root else None
 
 
 SERIALIZER = YamlSerializer()
@@ -157,7 +195,8 @@ class _Streams:
 
     def __init__(self) -> None:
         self.nonce = secrets.token_hex(8)
-        self.parts: dict[str, tuple[str, Any]] = {}  # token → ("body", (exchange, scrubber)) | ("text", str)
+        # token → ("body" | "frames", (exchange, scrubber))
+        self.parts: dict[str, tuple[str, Any]] = {}
 
     def token(self, kind: str, value: Any) -> str:
         token = f"streamcert{self.nonce}x{len(self.parts)}"
@@ -182,23 +221,48 @@ def _request_body(ex: Exchange) -> tuple[str | None, str | None]:
     return json.dumps(body), None  # what the A2A client sends (wire/a2a_client.py)
 
 
-def _frames(ex: Exchange, scrubber: Scrubber, streams: _Streams | None) -> list[dict[str, Any]]:
-    frames = []
+def _frame(ex: Exchange, n: int, ev: Event, scrubber: Scrubber) -> dict[str, Any]:
+    """One frame of the cassette's `frames` list (its members in the order they are written)."""
+    frame: dict[str, Any] = {"t": _after(ev.t, ex.t_sent)}
+    if ev.index != n:
+        frame["i"] = ev.index
+    frame["comment" if ev.is_comment else "data"] = scrubber.text(ev.data)
+    if ev.event_type != "message":
+        frame["event"] = scrubber.text(ev.event_type)
+    if ev.last_event_id:
+        frame["id"] = scrubber.text(ev.last_event_id)
+    if ev.retry is not None:
+        frame["retry"] = ev.retry
+    return frame
+
+
+def _frames(ex: Exchange, scrubber: Scrubber) -> list[dict[str, Any]]:
+    return [_FlowMap(_frame(ex, n, ev, scrubber)) for n, ev in enumerate(ex.events)]
+
+
+def _frames_out(out: IO[str], ex: Exchange, scrubber: Scrubber, indent: str) -> None:
+    """The `frames` list of a large response, written one frame at a time as the dumper writes one (a block
+    sequence of flow mappings at the key's `indent`, strings double-quoted): 100 000 frames never become
+    100 000 YAML nodes at once (issue 25: the memory of --record)."""
     for n, ev in enumerate(ex.events):
-        text = scrubber.text(ev.data)
-        value: Any = streams.token("text", text) if streams is not None and len(text) > 256 else text
-        frame: dict[str, Any] = {"t": _after(ev.t, ex.t_sent)}
-        if ev.index != n:
-            frame["i"] = ev.index
-        frame["comment" if ev.is_comment else "data"] = value
-        if ev.event_type != "message":
-            frame["event"] = scrubber.text(ev.event_type)
-        if ev.last_event_id:
-            frame["id"] = scrubber.text(ev.last_event_id)
-        if ev.retry is not None:
-            frame["retry"] = ev.retry
-        frames.append(_FlowMap(frame))
-    return frames
+        out.write("\n" + indent + "- {")
+        for k, (key, value) in enumerate(_frame(ex, n, ev, scrubber).items()):
+            out.write((", " if k else "") + key + ": ")
+            if isinstance(value, str):
+                _quoted(out, _slices(value), indent + "  ")
+            else:
+                out.write(_scalar(value))
+        out.write("}")
+
+
+def _scalar(value: Any) -> str:
+    """A number (or null) as YAML reads it back: repr where YAML 1.1 reads that as the same number."""
+    if value is None:
+        return "null"
+    text = repr(value)
+    if isinstance(value, int) or (isinstance(value, float) and "." in text and "e" not in text):
+        return text
+    return yaml.dump(value, Dumper=_Dumper, default_flow_style=True).removesuffix("\n...\n").strip()
 
 
 def _scrubbed_pieces(ex: Exchange, scrubber: Scrubber) -> Iterator[bytes]:
@@ -242,7 +306,7 @@ def _interaction(ex: Exchange, scrubber: Scrubber, streams: _Streams) -> tuple[V
         extra["error"] = scrubber.text(ex.error)
     extra["chunks"] = [_Flow([_after(c.t, ex.t_sent), n]) for c, n in zip(ex.chunks, lengths)]
     if ex.events:
-        extra["frames"] = _frames(ex, scrubber, streams if big else None)
+        extra["frames"] = streams.token("frames", (ex, scrubber)) if big else _frames(ex, scrubber)
     if ex.discarded is not None:
         extra["discarded"] = scrubber.text(ex.discarded)
     http = isinstance(ex.status, int) and 100 <= ex.status <= 599
@@ -302,12 +366,12 @@ def _write_streamed(out: IO[str], text: str, streams: _Streams) -> None:
         at = 0
         indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
         for m in pattern.finditer(line):
-            out.write(line[at:m.start()])
-            kind, value = streams.parts[m.group(0)]
-            if kind == "text":
-                _quoted(out, _slices(value), indent)
+            kind, (ex, scrubber) = streams.parts[m.group(0)]
+            if kind == "frames":  # a block sequence, from the next line on (`frames:` ends its own)
+                out.write(line[at:m.start()].rstrip(" "))
+                _frames_out(out, ex, scrubber, indent[:-2])
             else:
-                ex, scrubber = value
+                out.write(line[at:m.start()])
                 _body(out, ex, scrubber, indent)
             at = m.end()
         out.write(line[at:])

@@ -277,6 +277,17 @@ class ParseBudget:
         return True
 
 
+# The one parse kept of the events whose exchange's budget keeps none: (the event, its value, its complaint) of the
+# last one read, so two reads of one event in a row parse it once and a large event is never held parsed twice.
+# One tuple, swapped whole (the fault meta-test judges in threads). Let go when the judging of a log is over.
+_last_parse: tuple[Any, Any, str | None] = (None, None, None)
+
+
+def forget_last_parse() -> None:
+    global _last_parse
+    _last_parse = (None, None, None)
+
+
 @dataclass(slots=True)
 class Event:
     """One dispatched server-sent event, or one comment line (kept, with its time).
@@ -303,12 +314,20 @@ class Event:
 
     def json(self) -> tuple[Any, str | None]:
         """(value, None) when data is JSON, else (None, the complaint: the parser's, or that it nests
-        deeper than the suite reads, `too_deep`)."""
+        deeper than the suite reads, `too_deep`). The parse of an event past its exchange's budget is not
+        kept with the event, but the last such parse is (`_last_parse`): the same event read again at once (a
+        rule's body, then its evidence) is not parsed a second time while the first parse is alive."""
         if self._done:
             return self._parsed, self._error
+        global _last_parse
+        last = _last_parse
+        if last[0] is self:
+            return last[1], last[2]
         value, error = read_json(self.data)
         if self._budget is None or self._budget.take(self.data):
             self._parsed, self._error, self._done = value, error, True
+        else:
+            _last_parse = (self, value, error)
         return value, error
 
     @property

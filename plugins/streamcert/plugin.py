@@ -31,6 +31,7 @@ from .scrub import Scrubber
 from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
 from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target
 from .wallclock import now
+from .wire import unanswered
 
 BINDINGS_KEY = "streamcert_bindings"  # user_properties: the bindings the process that ran the test certifies
 IMPLEMENTATION_KEY = "streamcert_implementation"  # user_properties: the card's name and version, where it was read
@@ -67,6 +68,7 @@ class StreamcertRun:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        unanswered.forget()  # what an earlier run in this process learnt of its targets' silences
         try:  # command line, else environment, else ini file, else default
             self.options = run_options.from_pytest(config)
         except run_options.OptionError as exc:

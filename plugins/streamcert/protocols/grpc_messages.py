@@ -44,6 +44,7 @@ STATUS_DETAILS_KEY = "grpc-status-details-bin"  # the trailer holding a google.r
 
 # What each operation sends (a2a.REQUEST_TYPES) and answers (§10.4); the streaming ones answer a stream of
 # StreamResponse.
+EMPTY = "google.protobuf.Empty"  # the response of DeleteTaskPushNotificationConfig: no fields at all
 REQUEST_TYPES = a2a.REQUEST_TYPES
 RESPONSE_TYPES = {
     a2a.SEND_MESSAGE: "SendMessageResponse",
@@ -55,7 +56,7 @@ RESPONSE_TYPES = {
     a2a.CREATE_PUSH_CONFIG: "TaskPushNotificationConfig",
     a2a.GET_PUSH_CONFIG: "TaskPushNotificationConfig",
     a2a.LIST_PUSH_CONFIGS: "ListTaskPushNotificationConfigsResponse",
-    a2a.DELETE_PUSH_CONFIG: "google.protobuf.Empty",
+    a2a.DELETE_PUSH_CONFIG: EMPTY,
     a2a.GET_EXTENDED_CARD: "AgentCard",
 }
 OPERATIONS = tuple(REQUEST_TYPES)

@@ -14,7 +14,7 @@ import pkgutil
 from typing import Iterable
 
 from ..catalogue import load_catalogue
-from ..framelog import FrameLog
+from ..framelog import FrameLog, forget_last_parse
 from ..outcomes import Finding, Outcome
 from .engine import (
     RuleContext,
@@ -61,7 +61,10 @@ def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None)
     binding = log.notes.get("binding")
     catalogue = load_catalogue()
     wanted = [r for r in dict.fromkeys(req_ids) if r not in catalogue or catalogue[r].applies_to(binding)]
-    findings = _judge(log, wanted, ctx)
+    try:
+        findings = _judge(log, wanted, ctx)
+    finally:
+        forget_last_parse()  # the last large parse is not carried into the report
     if binding:
         for finding in findings:
             finding.binding = binding

@@ -44,7 +44,8 @@ def got_nothing(ex: Exchange) -> str | None:
             return f"the stream carried no data event ({ended})"
         return None
     if ex.end == END_TIME_LIMIT:
-        return f"the body did not finish within the time limit (HTTP {ex.status})"
+        said = f": {ex.error}" if ex.error else ""
+        return f"the body did not finish within the time limit (HTTP {ex.status}){said}"
     if ex.end in (END_RESET, END_IDLE):
         return f"the body is incomplete (HTTP {ex.status}): {ex.error}"
     if ex.blank and (ex.binding == bindings.GRPC or ex.end != END_CLOSED):
@@ -58,7 +59,8 @@ def no_answer(ex: Exchange, what: str) -> str | None:
     why = got_nothing(ex)
     if why is None:
         return None
-    came = ex.end != END_ERROR and ex.status is not None and (cannot_judge(ex) or ex.end in (END_RESET, END_IDLE))
+    came = ex.end != END_ERROR and ex.status is not None and (
+        cannot_judge(ex) or ex.end in (END_RESET, END_IDLE, END_TIME_LIMIT))
     return f"{what} ({ex.label}) {'could not be judged' if came else 'got no answer'}: {why}"
 
 

@@ -52,7 +52,7 @@ from ..framelog import (
 )
 from ..limits import show
 from ..protocols import a2a, bindings
-from . import activity
+from . import activity, unanswered
 from .bindings import jsonrpc, transport_for
 from .bindings.base import UNSET, Operation
 from .bounds import Bounds, OnEvent, Until
@@ -75,6 +75,8 @@ class _Reading:
     parser: SSEParser | None = None
     past_events: int = 0  # events parsed past the stream's size cap (counted, not kept)
     headed: bool = False  # past the cap, the events were cut to the head window
+    waited_out: bool = False  # the answer did not come (or end) within the time it was given
+    on_headers: Any = None  # called once the answer's headers have come
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -228,21 +230,46 @@ class A2AClient:
             ex.notes["not_sent"] = True
             return ex
         reading = _Reading(ex)
-        bound = limit if limit is not None else self.timeout * 3
+        # A unary answer has the --timeout in all (headers and body), or less once the target has shown it does
+        # not answer this kind of request (wire/unanswered.py); a stream has its limit.
+        kind = unanswered.kind(http_method, passage.url, rpc_method if self.binding == bindings.HTTP_JSON else None)
+        unary = limit is None
+        full = self.timeout if unary else limit
+        bound = unanswered.wait(kind, full)  # for the answer to begin (a unary one: to end)
         activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         try:
-            async with asyncio.timeout(bound):
+            async with asyncio.timeout(bound) as scope:
+                if not unary:  # a stream that has begun has its whole limit
+                    deadline = asyncio.get_running_loop().time() + full
+                    reading.on_headers = lambda: scope.reschedule(deadline)
                 await self._exchange(reading, http_method, passage.url, sent, content, until, on_event)
         except TimeoutError:
+            reading.waited_out = True
             ex.end = END_TIME_LIMIT if ex.t_headers is not None else END_ERROR
             if ex.t_headers is None:
                 ex.error = f"no response headers within {bound:g} s"
+            elif unary:
+                ex.error = f"the body was still arriving after {bound:g} s ({reading.received} bytes received)"
         except httpx.HTTPError as exc:
+            reading.waited_out = isinstance(exc, httpx.TimeoutException)
             self._failed(reading, exc)
         finally:
             self._finish(reading)
         ex.t_end = self.clock()
+        self._remember(kind, reading, bound, full, unary)
         return ex
+
+    def _remember(self, kind: tuple[str, str], r: _Reading, bound: float, full: float, unary: bool) -> None:
+        """What this answer shows of the target's answers of its kind: none within the wait (a unary one, or a
+        stream that never began: the next ones of the kind wait less, and this one says why it waited less), or
+        one (they wait in full again). A stream cut at its limit once it has begun shows nothing."""
+        ex = r.ex
+        if r.waited_out and (unary or ex.t_headers is None):
+            if ex.error:
+                ex.error += unanswered.because(kind, bound, full, "the --timeout" if unary else "the stream limit")
+            unanswered.silent(kind, ex.label, ex.error or "no answer")
+        elif ex.t_headers is not None and (not unary or ex.end in (END_CLOSED, END_CLIENT_STOP)):
+            unanswered.answered(kind)
 
     def _read_timeout(self, streaming: bool) -> float:
         """How long one read may wait: the idle-gap limit (for a unary answer, the --timeout if shorter)."""
@@ -261,6 +288,8 @@ class A2AClient:
             ex.status = response.status_code
             ex.response_headers = {k.lower(): v for k, v in response.headers.items()}
             ex.t_headers = response.extensions.get(T_HEADERS, self.clock())
+            if r.on_headers is not None:
+                r.on_headers()
             if retried := response.extensions.get(RETRIED):
                 ex.notes["retried"] = retried  # sent again: the server had closed the reused connection
             r.capture = response.extensions.get(CAPTURE)

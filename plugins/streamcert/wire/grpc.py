@@ -44,7 +44,7 @@ from ..framelog import (
 from ..limits import show
 from ..protocols import bindings
 from ..protocols import grpc_messages as messages
-from . import activity
+from . import activity, unanswered
 from .bounds import Bounds, OnEvent, Until
 from .capture import Clock
 
@@ -104,6 +104,7 @@ class _Call:
     response_type: str
     budget: ParseBudget
     received: int = 0  # bytes of all messages so far
+    waited_out: bool = False  # the call did not end within the time it was given
 
 
 class GrpcTransport:
@@ -156,7 +157,9 @@ class GrpcTransport:
             rpc_method=operation, request_headers=sent, request_body=params, t_sent=self.clock(),
             notes={"streaming": True} if streaming else {}, binding=bindings.GRPC,
         ))
-        bound = (self.stream_limit if limit is None else limit) if streaming else self.timeout
+        # a unary call has the --timeout in all, or less once the target has shown it does not answer the method
+        kind = unanswered.kind("POST", ex.url)
+        bound = (self.stream_limit if limit is None else limit) if streaming else unanswered.wait(kind, self.timeout)
         if streaming:
             ex.notes["limit_s"] = bound
         request, target = self._prepare(ex, operation, params, target_url)
@@ -167,8 +170,9 @@ class GrpcTransport:
         activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         channel = self._channel(*target)
         path = bindings.grpc_path(operation)
-        method = (channel.unary_stream if streaming else channel.unary_unary)(
-            path, request_serializer=_same, response_deserializer=_same)
+        # A unary call is read as a response stream too (the same bytes on the wire): its headers and its message are
+        # handed over as they come, so a server that never sends the status after them has still answered.
+        method = channel.unary_stream(path, request_serializer=_same, response_deserializer=_same)
         reading = _Call(ex, messages.response_type(operation), ParseBudget(PAYLOAD_BUDGET))
         call = None
         try:
@@ -178,19 +182,35 @@ class GrpcTransport:
                     call = method(request, metadata=tuple(sent.items()), timeout=self.timeout)
                     await self._unreachable(ex, call, target[0])
                 else:
-                    # the server is told the deadline too; a stream's is past its limit, so the suite cuts it
+                    # the server is told a deadline past the suite's own bound, so the suite's cut is the one seen
+                    # (never a DEADLINE_EXCEEDED the library made up, read as the server's status)
                     call = method(request, metadata=tuple(sent.items()), timeout=bound + self.timeout)
                     await self._read(reading, call, until, on_event)
         except TimeoutError:
+            reading.waited_out = True
             if ex.t_headers is None:
                 ex.end, ex.error = END_ERROR, f"no answer within {bound:g} s"
             else:
                 ex.end = END_TIME_LIMIT
+                if not streaming:
+                    ex.error = self._no_status(ex, bound)
         finally:
             if call is not None and not call.done():
                 call.cancel()
             ex.t_end = self.clock()
+        if not streaming:
+            if reading.waited_out:
+                ex.error = (ex.error or "no answer") + unanswered.because(kind, bound, self.timeout)
+                unanswered.silent(kind, ex.label, ex.error)
+            elif ex.end == END_CLOSED:
+                unanswered.answered(kind)
         return ex
+
+    @staticmethod
+    def _no_status(ex: Exchange, seconds: float) -> str:
+        """A unary call whose status did not come in time: what did (a message that came is judged, as the answer)."""
+        came = "its message came" if ex.events else "its headers came, no message"
+        return f"the call's status (its trailers) did not come within {seconds:g} s: {came}"
 
     def _prepare(self, ex: Exchange, operation: str, params: Any,
                  target_url: str) -> tuple[bytes | None, tuple[str, bool] | None]:
@@ -237,27 +257,23 @@ class GrpcTransport:
         try:
             head = await asyncio.wait_for(call.initial_metadata(), self._read_timeout(ex))
             self._headers(ex, head)
-            if ex.notes.get("streaming"):
-                while True:
-                    data = await asyncio.wait_for(call.read(), self.bounds.idle)
-                    if data is grpc.aio.EOF:
-                        break
-                    if data is None:  # as below: a message frame the library could not read
-                        self._headers(ex, ())
-                        _transport_failed(ex, UNREADABLE_FRAME)
-                        return
-                    event = self._message(r, data)
-                    if await self._stop(ex, event, until, on_event):
-                        return
-                    if self._over(r):
-                        return
-            else:
-                data = await asyncio.wait_for(call, self._read_timeout(ex))
-                if data is None:  # the library read a message frame it could not make bytes of (an unknown flag)
+            streaming = bool(ex.notes.get("streaming"))
+            while True:
+                data = await asyncio.wait_for(call.read(), self._read_timeout(ex))
+                if data is grpc.aio.EOF:
+                    break
+                if data is None:  # the library read a message frame it could not make bytes of
                     self._headers(ex, ())
                     _transport_failed(ex, UNREADABLE_FRAME)
                     return
-                self._message(r, data)
+                event = self._message(r, data)
+                if streaming and await self._stop(ex, event, until, on_event):
+                    return
+                if self._over(r):
+                    return
+            if not streaming and await call.code() == grpc.StatusCode.OK and (why := self._unreadable(r)):
+                _transport_failed(ex, why)
+                return
         except grpc.RpcError:
             pass  # the status it ended with is read below, as an OK one is
         except TimeoutError:
@@ -266,6 +282,19 @@ class GrpcTransport:
             self._idle(r)
             return
         await self._ended(r, call)
+
+    @staticmethod
+    def _unreadable(r: _Call) -> str | None:
+        """Why an OK unary answer has no message to judge: none handed over, or an empty one where the method's
+        response is not google.protobuf.Empty. Read as a stream, the library hands a message frame it cannot read
+        (an unknown flag byte) over as an empty message, so an empty answer cannot be told from that frame."""
+        events = r.ex.events
+        if not events:
+            return UNREADABLE_FRAME
+        if len(events) == 1 and not r.received and r.response_type != messages.EMPTY:
+            return (f"the answer is an empty message where a {r.response_type} was due, as the gRPC library hands over "
+                    f"a message frame it cannot read (an empty {r.response_type} and such a frame look alike)")
+        return None
 
     def _read_timeout(self, ex: Exchange) -> float:
         """How long one read may wait: the idle-gap limit (for a unary answer, the --timeout if shorter)."""
@@ -318,8 +347,12 @@ class GrpcTransport:
 
     def _idle(self, r: _Call) -> None:
         ex = r.ex
+        r.waited_out = True
         if ex.t_headers is None:
             ex.end, ex.error = END_ERROR, f"no answer within {self._read_timeout(ex):g} s"
+            return
+        if not ex.notes.get("streaming"):
+            ex.end, ex.error = END_IDLE, self._no_status(ex, self._read_timeout(ex))
             return
         last = ex.events[-1].t if ex.events else ex.t_headers
         gap = self.clock() - last
