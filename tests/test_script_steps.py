@@ -108,6 +108,17 @@ def test_a_limited_test_agent_is_judged_on_structure_and_what_it_plays(limited):
     assert found["A2A-STREAM-008"].outcome is Outcome.PASS  # the structure is judged
 
 
+def test_a_test_agent_that_plays_no_status_is_still_canceled_and_one_that_cannot_sleep_is_not(limited):
+    # cancel-subscribe waits for the task to run, not for a status text: the `sleep` is what it rests on
+    found = _judged("cancel-subscribe", Target(a2a_url=limited.url, stream_limit=5))
+    assert not [f for f in found.values() if f.outcome.is_failure], [f.message for f in found.values()]
+    assert found["A2A-TASK-010"].outcome is Outcome.PASS and found["A2A-STREAM-008"].outcome is Outcome.PASS
+    with ReferenceServer() as server:  # its card declares nothing; the option says it cannot sleep
+        sleepless = _judged("cancel-subscribe", Target(a2a_url=server.url, script_steps=("status", "finish")))
+    assert sleepless["A2A-TASK-010"].outcome is Outcome.UNSUPPORTED
+    assert sleepless["A2A-TASK-010"].message == "the test agent does not play `sleep`"
+
+
 def test_an_interaction_scenario_for_an_agent_that_cannot_ask_is_unsupported(limited):
     found = _judged("ix-question", Target(a2a_url=limited.url))
     assert {f.outcome for f in found.values()} == {Outcome.UNSUPPORTED}

@@ -172,6 +172,23 @@ def test_016_reads_every_stream_of_the_task_and_getask_after_them():
     one("A2A-STREAM-016", frame_log(first, during, fine), P)  # a read during the streams is not compared
 
 
+def test_016_leaves_what_follows_a_terminal_status_to_008():
+    # agent-framework's cancel: each stream carries CANCELED twice, the second stamped later; the subscription's
+    # duplicate reaches the client, on its own connection, before the stream's first CANCELED. The duplicate is
+    # A2A-STREAM-008's finding; the terminal status is stamped no earlier than anything before the task's end.
+    CAN = "TASK_STATE_CANCELED"
+    stream = stamped((SUB, TS.format(1)), (WORK, TS.format(1)), (CAN, TS.format(2)), (CAN, TS.format(3)), t=0.5)
+    watch = stamped((WORK, TS.format(1)), (CAN, TS.format(2)), (CAN, TS.format(3)), label="subscribe",
+                    rpc_method=SUBSCRIBE, t=0.4)
+    duplicated = frame_log(stream, watch)
+    assert one("A2A-STREAM-016", duplicated, P, "2 terminal")
+    assert outcomes("A2A-STREAM-008", duplicated) == {F}
+    # a status before the subscription's terminal, stamped later than the stream's terminal, is still compared
+    late = stamped((WORK, TS.format(1)), (WORK, TS.format(4)), label="subscribe", rpc_method=SUBSCRIBE, t=0.4)
+    one("A2A-STREAM-016", frame_log(stream, late), F, "the terminal TASK_STATE_CANCELED is stamped "
+        "2026-10-06T09:00:02.000Z", "earlier than the TASK_STATE_WORKING streamed before it at 2026-10-06T09:00:04")
+
+
 # -- A2A-STREAM-017: the 0.3 final member -----------------------------------------------------------------
 
 def test_017_reports_the_final_member_without_failing():

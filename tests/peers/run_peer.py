@@ -1,4 +1,5 @@
-"""Run the suite against a peer test agent (the `peer-a2a-sdk*` and `peer-a2a-js` tox envs).
+"""Run the suite against a peer test agent (the `peer-a2a-sdk*`, `peer-a2a-js*`, `peer-fasta2a` and
+`peer-agent-framework` tox envs).
 
 Starts the agent (default: tests/peers/a2a_sdk_agent.py with this interpreter, which has a2a-sdk
 installed), reads the base URL from its first line, runs `streamcert run --url URL` with the

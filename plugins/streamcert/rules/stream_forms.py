@@ -202,8 +202,8 @@ class Stamped:
 
 @dataclass
 class StatusOrder:
-    """For each task: the statuses its streams carried (in arrival order), the terminal status of each
-    stream, and each GetTask read after the task's streams had ended."""
+    """For each task: the statuses its streams carried up to each one's terminal status (in arrival order), the
+    terminal status of each stream, and each GetTask read after the task's streams had ended."""
 
     streamed: dict[Any, list[Stamped]]
     terminals: list[Stamped]
@@ -218,12 +218,17 @@ class StatusOrder:
         ended: dict[Any, float] = {}
         for s in frames.streams:
             first_terminal = s.terminal[0] if s.terminal else None
+            # A status past the stream's terminal one came after the task's end: A2A-STREAM-008 blames it, and
+            # is not compared here (it may reach the client before another stream's terminal, on its own connection)
+            over = False
             for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.STATUS_UPDATE):
                 status = body.get("status") if isinstance(body.get("status"), dict) else {}
                 task_id = body.get("id") if kind == a2a.TASK else body.get("taskId")
                 ended[task_id] = max(ended.get(task_id, 0.0), s.exchange.t_end or ev.t)
-                if (when := instant(status.get("timestamp"))) is None:
+                if over or (when := instant(status.get("timestamp"))) is None:
+                    over = over or ev is first_terminal
                     continue
+                over = ev is first_terminal
                 seen = Stamped(task_id, when, status["timestamp"], status.get("state"), ev.t, s.evidence(ev))
                 streamed.setdefault(task_id, []).append(seen)
                 if ev is first_terminal:

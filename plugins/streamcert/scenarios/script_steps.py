@@ -61,14 +61,14 @@ class NotDriven(Exception):
 
 def needed_steps(scenario: Scenario) -> list[str]:
     """The steps the scenario's structure rests on: every step of its scripts but, for the `a2a` profile, the steps
-    whose only trace is the content compared (CONTENT_STEPS; a scenario whose driver waits on one names it in
-    `needs_steps`) and those the scenario says it is driven without (`plays_without`). The `interactions` and
-    `plans` scenarios judge what their scripts produce: every step."""
+    whose only trace is the content compared (CONTENT_STEPS: no driver waits on one) and those the scenario says it
+    is driven without (`plays_without`). The `interactions` and `plans` scenarios judge what their scripts produce:
+    every step."""
     scripts = [scenario.script, scenario.data.get("other_script"), *(scenario.data.get("scripts") or [])]
     names = list(dict.fromkeys(n for s in scripts for n in step_names(s)))
     spared = set(scenario.data.get("plays_without") or ())
     if scenario.profile == "a2a":
-        spared |= CONTENT_STEPS - set(scenario.data.get("needs_steps") or ())
+        spared |= CONTENT_STEPS
     return [n for n in names if n not in spared]
 
 
