@@ -189,6 +189,18 @@ def test_a_screening_agent_that_refuses_the_loopback_receiver_is_a_reading_never
         assert f.outcome is Outcome.NOT_TESTED and "--push-url" in f.message, (rid, f.message)
 
 
+def test_a_screening_agent_that_refuses_the_inline_config_stops_the_scenario_and_is_not_blamed():
+    # a2a-sdk 1.3.0 with validate_push_notification_url: the message carrying the inline config is refused, so the
+    # driver asks nothing more (no task): the configs it never asked for are no reason to blame the refusal
+    refused = unary("inline_task", error=rpc_error(-32602, "Invalid push notification URL"),
+                    params={"configuration": {"taskPushNotificationConfig": INLINE}})
+    log = frame_log(unary("card", {}), refused, notes=copy.deepcopy(NOTES))
+    [finding] = judge(log, ["PUSH-014"])
+    assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message, finding.message
+    log.notes["push_receiver"]["url"] = "http://runner.example:9"  # reachable by name: the refusal is a FAIL
+    assert outcomes(log, "PUSH-014") == {Outcome.FAIL}
+
+
 def test_on_a_recording_the_masked_authorization_is_not_judged():
     log = good_log(inline_posts=[post("/hook/inline", b, 1.1 + i / 100, auth=MASK)
                                  for i, b in enumerate([PAUSE, *TURN])], notes={"auth": {"scheme": "Bearer",

@@ -138,10 +138,12 @@ def test_an_agent_refusing_the_loopback_receiver_is_a_reading_on_push_001():
                for label in ("push_create_slow", "push_create_a", "push_create_b")]
     log = good_log(drop=("push_create_slow", "push_create_a", "push_create_b"), extra=refused)
     log.notes["push_receiver"] = {"listen": "127.0.0.1:9", "url": "http://127.0.0.1:9"}
-    [finding] = judge(log, ["PUSH-001"])
-    assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message
+    for rid in ("PUSH-001", "PUSH-007"):  # what follows from the configs refused is not judged either
+        [finding] = judge(log, [rid])
+        assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message, (rid, finding.message)
     log.notes["push_receiver"]["url"] = "http://runner.example:9"  # reachable by name: a refusal is a FAIL
     assert outcomes(log, "PUSH-001") == {Outcome.FAIL}
+    assert outcomes(log, "PUSH-007") == {Outcome.NOT_TESTED}  # PUSH-001 alone blames the refusal
 
 
 def test_without_the_push_notes_nothing_is_judged():

@@ -60,8 +60,9 @@ class PushRun:
 
     @property
     def kept(self) -> tuple[str, ...]:
-        """KEPT without the configs another Create replaced (see `replaced`)."""
-        return tuple(label for label in KEPT if label not in self.replaced)
+        """KEPT without the configs the agent did not make (refused: PUSH-001 judges that) and those another Create
+        replaced (see `replaced`)."""
+        return tuple(label for label in KEPT if label not in self.replaced and self.config(label) is not None)
 
     @property
     def tokened(self) -> tuple[str, ...]:
@@ -92,13 +93,15 @@ class PushRun:
     def receiver_refused(self, labels: tuple[str, ...]) -> str | None:
         """The reading when the agent refused every one of these configs naming the suite's receiver while that
         receiver is on a loopback or private address: URL screening (§13.2 asks agents to reject localhost and
-        private ranges), so right, never a failure. None otherwise (the configs, or one of them, accepted)."""
+        private ranges), so right, never a failure. None otherwise (the configs, or one of them, accepted). A config
+        the scenario never asked for (push-deliveries stops when the message carrying its inline config is refused)
+        counts for nothing either way."""
         where = (self.log.notes.get(PUSH_RECEIVER) or {}).get("url", "")
-        if not push.is_internal_url(where):
+        asked = [(label, ex) for label in labels if (ex := self.log.get(label)) is not None]
+        if not push.is_internal_url(where) or not asked:
             return None
-        for label in labels:
-            ex = self.log.get(label)
-            if ex is None or no_answer(ex, label) or Answer.of(ex).error is None:
+        for label, ex in asked:
+            if no_answer(ex, label) or Answer.of(ex).error is None:
                 return None
         return (f"the agent refused every config naming the suite's receiver ({where}): a screening agent is right "
                 "to refuse a loopback or private webhook (§13.2); give it a receiver it accepts with --push-receiver "
@@ -248,6 +251,9 @@ def _task_id(v: PushRun, label: str = "push_task") -> str | None:
 def every_event_delivered(v: PushRun, out: Verdict) -> None:
     if not v.stream:
         return out.otherwise_not_tested("the task's stream carried no update")
+    if not v.kept:
+        return out.otherwise_not_tested(v.receiver_refused(KEPT) or "the agent made none of the configs the webhooks "
+                                                                  "were to be compared on (PUSH-001 says why)")
     want = _deduped(v.updates)
     for label in v.kept:
         got = {_canon(ex.request_body) for ex in v.at(label)}
