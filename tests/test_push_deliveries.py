@@ -33,9 +33,13 @@ TURN = [status_update("TASK_STATE_WORKING", "go"), art("r", text="one"), status_
 CUT_AT = 1.0  # stream_cut: sent at 1.0, dropped by the client at 1.03
 
 
+TOKEN_AT = {path: TOKENS[label] for label, path in HOOKS.items()}
+
+
 def post(path: str, body, t: float, *, status: int | None = 200, auth: str | None = "Bearer cred-123456",
-         notes: dict | None = None) -> Exchange:
-    headers = {"content-type": "application/a2a+json", **({"authorization": auth} if auth else {})}
+         notes: dict | None = None, token: bool = True) -> Exchange:
+    headers = {"content-type": "application/a2a+json", **({"authorization": auth} if auth else {}),
+               **({"x-a2a-notification-token": TOKEN_AT[path]} if token and path in TOKEN_AT else {})}
     return Exchange(label=f"webhook_{path}_{t}", method="POST", url=BASE + path, request_headers=headers,
                     request_body=body, status=status, t_sent=t, t_end=t, binding="push",
                     notes={"path": path, **(notes or {})})
@@ -89,7 +93,7 @@ def outcomes(log, rid: str) -> set[Outcome]:
     return {f.outcome for f in judge(log, [rid]) if f.req_id == rid}
 
 
-ALL = [f"PUSH-{n:03d}" for n in range(14, 31)]
+ALL = ["PUSH-009", *(f"PUSH-{n:03d}" for n in range(14, 31))]  # PUSH-009: the tokens here too
 
 
 def accepted(label: str):
@@ -108,6 +112,9 @@ def test_a_correct_log_passes_every_requirement():
 
 @pytest.mark.parametrize("rid,log,outcome", [
     ("PUSH-014", lambda: good_log(inline_posts=[]), Outcome.FAIL),
+    # @a2a-js/sdk 1.3.0: a config with authentication gets Authorization only, its token in no header
+    ("PUSH-009", lambda: good_log(inline_posts=[post("/hook/inline", body, 1.1 + i * 0.01, token=False)
+                                                for i, body in enumerate([PAUSE, *TURN])]), Outcome.WARNING),
     ("PUSH-014", lambda: good_log(inline_task=unary("inline_task", error=rpc_error(-32602), params={
         "configuration": {"taskPushNotificationConfig": INLINE}})), Outcome.FAIL),
     ("PUSH-015", lambda: good_log(listed=[{"id": "cfg-push_create_retry", "url": BASE + "/fail/1/r"}]), Outcome.FAIL),
@@ -182,6 +189,18 @@ def test_a_screening_agent_that_refuses_the_loopback_receiver_is_a_reading_never
         assert f.outcome is Outcome.NOT_TESTED and "--push-url" in f.message, (rid, f.message)
 
 
+def test_a_screening_agent_that_refuses_the_inline_config_stops_the_scenario_and_is_not_blamed():
+    # a2a-sdk 1.3.0 with validate_push_notification_url: the message carrying the inline config is refused, so the
+    # driver asks nothing more (no task): the configs it never asked for are no reason to blame the refusal
+    refused = unary("inline_task", error=rpc_error(-32602, "Invalid push notification URL"),
+                    params={"configuration": {"taskPushNotificationConfig": INLINE}})
+    log = frame_log(unary("card", {}), refused, notes=copy.deepcopy(NOTES))
+    [finding] = judge(log, ["PUSH-014"])
+    assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message, finding.message
+    log.notes["push_receiver"]["url"] = "http://runner.example:9"  # reachable by name: the refusal is a FAIL
+    assert outcomes(log, "PUSH-014") == {Outcome.FAIL}
+
+
 def test_on_a_recording_the_masked_authorization_is_not_judged():
     log = good_log(inline_posts=[post("/hook/inline", b, 1.1 + i / 100, auth=MASK)
                                  for i, b in enumerate([PAUSE, *TURN])], notes={"auth": {"scheme": "Bearer",
@@ -227,8 +246,9 @@ def test_the_reference_push_agent_passes_live_and_no_credential_reaches_a_casset
     path = write(log, tmp_path / "push-deliveries.yaml", Scrubber.of(Target(), {}))
     assert WEBHOOK_CREDENTIALS not in path.read_text()
     replayed = {f.req_id: f.outcome for f in judge(load(path), ALL)}
-    assert replayed["PUSH-018"] is Outcome.NOT_TESTED  # the Authorization header is masked in the recording
-    assert {o for rid, o in replayed.items() if rid != "PUSH-018"} == {Outcome.PASS}
+    # the Authorization and the token's header are masked in the recording
+    assert replayed["PUSH-018"] is replayed["PUSH-009"] is Outcome.NOT_TESTED
+    assert {o for rid, o in replayed.items() if rid not in ("PUSH-009", "PUSH-018")} == {Outcome.PASS}
 
 
 # -- the receiver ----------------------------------------------------------------------------------

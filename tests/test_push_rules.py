@@ -107,16 +107,43 @@ def test_allowed_variations_pass():
         assert outcomes(log, rid) == {Outcome.PASS}, rid
 
 
+def replacing_log(*, b_bodies=None, got_url="http://127.0.0.1:9/hook/b"):
+    """An agent that gives every config made without an id one id (a2a-sdk 1.3.0 gives the task's id): b's Create
+    replaced a's, so only b's webhook gets the task's events, and Get of that id answers b's config."""
+    log = good_log(ids=("task-1", "task-1"), bodies=[], b_bodies=b_bodies, listed=[{"id": "task-1"}],
+                   drop=("push_get",),
+                   extra=[unary("push_get", {"id": "task-1", "taskId": "task-1", "url": got_url}, t=3.1)])
+    return log
+
+
+def test_a_config_replaced_by_a_second_create_is_push_002s_departure_alone():
+    findings = judge(replacing_log(), ALL)
+    by_id = {rid: {f.outcome for f in findings if f.req_id == rid} for rid in ALL}
+    assert by_id["PUSH-002"] == {Outcome.FAIL}
+    # a's webhook got nothing because its config was replaced: not blamed again on what is judged per config
+    for rid in ("PUSH-003", "PUSH-007", "PUSH-008", "PUSH-009", "PUSH-012"):
+        assert by_id[rid] == {Outcome.PASS}, (rid, [f.message for f in findings if f.req_id == rid])
+    readings = {f.reading for f in findings if f.req_id in ("PUSH-003", "PUSH-007")}
+    assert all("PUSH-002" in (r or "") for r in readings), readings
+
+
+def test_the_config_that_took_the_id_over_is_still_judged():
+    assert Outcome.FAIL in outcomes(replacing_log(b_bodies=[UPDATES[0]]), "PUSH-007")
+    assert Outcome.FAIL in outcomes(replacing_log(got_url="http://127.0.0.1:9/hook/a"), "PUSH-003")
+
+
 def test_an_agent_refusing_the_loopback_receiver_is_a_reading_on_push_001():
     refused = [unary(label, error=rpc_error(-32602, "loopback webhooks are refused"),
                      rpc_method="CreateTaskPushNotificationConfig", t=0.1)
                for label in ("push_create_slow", "push_create_a", "push_create_b")]
     log = good_log(drop=("push_create_slow", "push_create_a", "push_create_b"), extra=refused)
     log.notes["push_receiver"] = {"listen": "127.0.0.1:9", "url": "http://127.0.0.1:9"}
-    [finding] = judge(log, ["PUSH-001"])
-    assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message
+    for rid in ("PUSH-001", "PUSH-007"):  # what follows from the configs refused is not judged either
+        [finding] = judge(log, [rid])
+        assert finding.outcome is Outcome.NOT_TESTED and "--push-url" in finding.message, (rid, finding.message)
     log.notes["push_receiver"]["url"] = "http://runner.example:9"  # reachable by name: a refusal is a FAIL
     assert outcomes(log, "PUSH-001") == {Outcome.FAIL}
+    assert outcomes(log, "PUSH-007") == {Outcome.NOT_TESTED}  # PUSH-001 alone blames the refusal
 
 
 def test_without_the_push_notes_nothing_is_judged():

@@ -121,6 +121,16 @@ def test_auth_004_extended_card_to_anyone_fails():
     one("A2A-AUTH-004", security_log(extended_unauth=served), F, "GetExtendedAgentCard carried none")
 
 
+def test_auth_004_the_public_card_answered_without_credentials_still_fails_saying_so():
+    # @a2a-js/sdk 1.3.0: an unauthenticated GetExtendedAgentCard is served the public card (nothing withheld is
+    # disclosed, but the request was not authenticated: §7.4)
+    public = unary("extended_unauth", copy.deepcopy(SECURED), rpc_method=a2a.GET_EXTENDED_CARD)
+    one("A2A-AUTH-004", security_log(extended_unauth=public), F, "lacks the skill(s) 'more'")
+    leaked = one("A2A-AUTH-004", security_log(extended_unauth=unary("extended_unauth", _extended(),
+                                                                    rpc_method=a2a.GET_EXTENDED_CARD)), F)
+    assert "withheld" not in leaked.message
+
+
 def test_card_011_contradicting_interfaces_or_missing_fields_fail():
     moved = _extended(supportedInterfaces=[{"url": "http://elsewhere/rpc", "protocolBinding": "JSONRPC",
                                             "protocolVersion": "1.0"}])

@@ -10,6 +10,7 @@ Run it from a venv holding ``a2a-sdk[http-server]~=1.3.0`` and ``uvicorn`` (not 
 
     python tests/peers/a2a_sdk_agent.py [--port 0] [--rpc-path /a2a/jsonrpc]
         [--bindings jsonrpc,http-json,grpc] [--rest-path /a2a/rest] [--grpc-port 0] [--grpc-url-form hostport|http]
+        [--secured] [--push] [--push-screen]
 
 The first line on stdout is the base URL (``http://127.0.0.1:PORT``); logs go to stderr.
 
@@ -29,6 +30,12 @@ where it stopped. ``say`` reports the last answer (its text, or its data as JSON
 implement the interactions/v1 extension and its card does not declare it.
 Any other step fails the task with a message naming it. No script: the task completes with a short
 message.
+
+``--push`` declares ``capabilities.pushNotifications: true`` and gives the ``DefaultRequestHandler`` the SDK's own
+push machinery, as its documentation wires it: an ``InMemoryPushNotificationConfigStore`` and a
+``BasePushNotificationSender`` on an ``httpx.AsyncClient()`` with httpx's defaults. Webhook URLs are not screened
+(the SDK's default); ``--push-screen`` opts in to the SDK's own policy, ``validate_push_notification_url``, on the
+handler and the sender (issue 26).
 """
 
 from __future__ import annotations
@@ -47,7 +54,12 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, TaskState
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
@@ -189,7 +201,7 @@ class ScriptedExecutor(AgentExecutor):
 
 
 def build_card(base_url: str, rpc_path: str | None, rest_path: str | None = None,
-               grpc_url: str | None = None) -> AgentCard:
+               grpc_url: str | None = None, push: bool = False) -> AgentCard:
     """The card, declaring one interface per binding served (None: not served)."""
     interfaces = []
     for url, binding in ((base_url + rpc_path if rpc_path is not None else None, "JSONRPC"),
@@ -202,7 +214,7 @@ def build_card(base_url: str, rpc_path: str | None, rest_path: str | None = None
         description="Plays streamcert test-agent scripts on the official a2a-sdk server stack.",
         version="0.1.0",
         supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        capabilities=AgentCapabilities(streaming=True, push_notifications=push),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
         skills=[
@@ -228,12 +240,28 @@ def secure(card: AgentCard) -> AgentCard:
     return extended
 
 
-def build_handler(card: AgentCard, extended: AgentCard | None = None) -> DefaultRequestHandler:
+def push_machinery(push: str | None) -> dict[str, Any]:
+    """The handler's push arguments: none (`push` None), the SDK's store and sender (`"on"`), and with its URL
+    policy on both (`"screened"`)."""
+    if push is None:
+        return {}
+    import httpx
+
+    validator = None
+    if push == "screened":
+        from a2a.utils.push_url_validator import validate_push_notification_url as validator
+    store = InMemoryPushNotificationConfigStore()
+    sender = BasePushNotificationSender(httpx.AsyncClient(), store, push_url_validator=validator)
+    return {"push_config_store": store, "push_sender": sender, "push_url_validator": validator}
+
+
+def build_handler(card: AgentCard, extended: AgentCard | None = None, push: str | None = None) -> DefaultRequestHandler:
     return DefaultRequestHandler(
         agent_executor=ScriptedExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
         extended_agent_card=extended,
+        **push_machinery(push),
     )
 
 
@@ -268,8 +296,8 @@ async def _serve_with_grpc(args: argparse.Namespace, sock: socket.socket, base_u
     grpc_url = f"http://{HOST}:{grpc_port}" if args.grpc_url_form == "http" else f"{HOST}:{grpc_port}"
     rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
     rest_path = args.rest_path if "http-json" in args.bindings else None
-    card = build_card(base_url, rpc_path, rest_path, grpc_url)
-    handler = build_handler(card, secure(card) if args.secured else None)
+    card = build_card(base_url, rpc_path, rest_path, grpc_url, push=args.push is not None)
+    handler = build_handler(card, secure(card) if args.secured else None, args.push)
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
     await grpc_server.start()
     server = uvicorn.Server(uvicorn.Config(build_app(card, handler, rpc_path, rest_path), **uvicorn_config))
@@ -294,7 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--secured", action="store_true",
                         help="the card requires a bearer token and declares an extended card (A2A-AUTH-); no "
                              "middleware is added: what is enforced is what the SDK enforces")
+    parser.add_argument("--push", action="store_true",
+                        help="the card declares pushNotifications and the handler has the SDK's push config store and "
+                             "sender (no URL screening: the SDK's default)")
+    parser.add_argument("--push-screen", action="store_true",
+                        help="--push with the SDK's URL policy (validate_push_notification_url) opted in")
     args = parser.parse_args(argv)
+    args.push = "screened" if args.push_screen else "on" if args.push else None
 
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
 
@@ -312,8 +346,8 @@ def main(argv: list[str] | None = None) -> int:
 
     rpc_path = args.rpc_path if "jsonrpc" in args.bindings else None
     rest_path = args.rest_path if "http-json" in args.bindings else None
-    card = build_card(base_url, rpc_path, rest_path)
-    handler = build_handler(card, secure(card) if args.secured else None)
+    card = build_card(base_url, rpc_path, rest_path, push=args.push is not None)
+    handler = build_handler(card, secure(card) if args.secured else None, args.push)
     config = uvicorn.Config(build_app(card, handler, rpc_path, rest_path), **uvicorn_config)
     server = uvicorn.Server(config)
 

@@ -6,11 +6,12 @@ installed), reads the base URL from its first line, runs `streamcert run --url U
 remaining arguments, stops the agent and exits with the suite's exit code.
 
 Three options are this script's own, every other argument goes to `streamcert run`:
-`--agent-cmd CMD` is the command that starts another agent taking the same `--port`/`--bindings`
+`--agent-cmd CMD` is the command that starts another agent taking the same `--port`/`--bindings`/`--push`
 options (`node tests/peers/a2a-js/agent.mjs`), `--serve BINDINGS` is passed to the agent as
 `--bindings` (default: `jsonrpc`, the agent as it always was; `jsonrpc,http-json,grpc` serves and
-declares all three), `--agent-log PATH` is where the agent's stderr goes (default:
-reports/peer-a2a-sdk-agent.log).
+declares all three), `--push` is passed to the agent (its card declares push notifications, its SDK's push
+sender and config store are on) and the run is given the agent as `--push-agent-url` too (profile `push`),
+`--agent-log PATH` is where the agent's stderr goes (default: reports/peer-a2a-sdk-agent.log).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main(argv: list[str]) -> int:
     own = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     own.add_argument("--agent-cmd", default=None)
     own.add_argument("--serve", default=None)
+    own.add_argument("--push", action="store_true")
     own.add_argument("--agent-log", default=str(Path("reports") / "peer-a2a-sdk-agent.log"))
     args, rest = own.parse_known_args(argv)
     log_path = Path(args.agent_log)
@@ -38,13 +40,16 @@ def main(argv: list[str]) -> int:
     command = [*agent_cmd, "--port", "0"]
     if args.serve:
         command += ["--bindings", args.serve]
+    if args.push:
+        command += ["--push"]
     agent = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log_path.open("w"), text=True)
     try:
         url = agent.stdout.readline().strip()
         if not url.startswith("http://127.0.0.1:"):
             print(f"run_peer: the agent did not start (first line {url!r})", file=sys.stderr)
             return 2
-        return streamcert(["run", "--url", url, *rest])
+        push = ["--push-agent-url", url] if args.push else []
+        return streamcert(["run", "--url", url, *push, *rest])
     finally:
         agent.terminate()
         agent.wait(10)

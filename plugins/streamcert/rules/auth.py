@@ -75,15 +75,16 @@ def _challenge(ex: Exchange) -> str | None:
     return None if ex.binding == bindings.GRPC else ex.response_headers.get(bindings.CHALLENGE_HEADER)
 
 
-def _refused(out: Verdict, ex: Exchange, what: str, served: str) -> None:
-    """The verdict on `ex`, a request without credentials: refused as §7 asks (PASS), served (FAIL), or refused
-    otherwise than with an authentication status (NON_STRICT: the status is a SHOULD)."""
+def _refused(out: Verdict, ex: Exchange, what: str, served: str, which: str = "") -> None:
+    """The verdict on `ex`, a request without credentials: refused as §7 asks (PASS), served (FAIL, `which` saying
+    more of what was served), or refused otherwise than with an authentication status (NON_STRICT: the status is a
+    SHOULD)."""
     ans = Answer.of(ex)
     if (refused := bindings.auth_refusal(ex)) is not None:
         out.passed(f"{what} without credentials: refused with {refused}; {served}")
     elif ans.error is None and ans.problem is None:
         out.failed(f"{what} carried none of the credentials the card requires and was served ({ans.describe()}, "
-                   f"HTTP {ex.status}): the agent did not authenticate it", [ex_evidence(ex)])
+                   f"HTTP {ex.status}){which}: the agent did not authenticate it", [ex_evidence(ex)])
     else:
         out.non_strict(f"{what} without credentials was refused, but with {ans.describe()} (HTTP {ex.status}), not "
                        f"HTTP 401 or 403 (gRPC UNAUTHENTICATED): a client is not told that credentials are missing",
@@ -143,12 +144,24 @@ def challenge_on_401(v: Secured, out: Verdict) -> None:
                        f"({', '.join(v.schemes)}) to authenticate with", [ex_evidence(ex)])
 
 
+def _skills(card: Any) -> set[Any]:
+    listed = card.get("skills") if isinstance(card, dict) else None
+    return {s.get("id") for s in listed or [] if isinstance(s, dict)} if isinstance(listed, list) else set()
+
+
 @rule("A2A-AUTH-004", view=Secured)
 def extended_card_refused_without_credentials(v: Secured, out: Verdict) -> None:
     served = Answer.of(v.asked("extended_card"))
-    _refused(out, v.asked("extended_unauth"), "GetExtendedAgentCard",
+    unauth = v.asked("extended_unauth")
+    anyone = Answer.of(unauth).result
+    which = ""  # which card came without credentials, when the one with them says more
+    withheld = sorted(map(repr, _skills(served.result) - _skills(anyone))) if isinstance(anyone, dict) else []
+    if withheld:  # @a2a-js/sdk 1.3.0 answers an unauthenticated user the public card
+        which = (f"; the card it answered lacks the skill(s) {', '.join(withheld)} the answer with credentials has: "
+                 f"the extended card was withheld, yet the request was served, not refused")
+    _refused(out, unauth, "GetExtendedAgentCard",
              "with the run's credentials it answered " + ("an agent card" if isinstance(served.result, dict)
-                                                           else served.describe()))
+                                                           else served.describe()), which)
 
 
 def _interfaces(card: dict[str, Any]) -> set[tuple[str, str, str]]:

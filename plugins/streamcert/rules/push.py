@@ -21,6 +21,8 @@ from .errors import _verdict, refusal
 from .unary import Answer, no_answer
 
 KEPT = ("push_create_a", "push_create_b")  # the two configs made without an id and kept to the task's end
+INLINE = "inline"  # push-deliveries: the hooks key of the config given inline (a token and authentication both)
+TOKENED = (INLINE, "push_create_retry", "push_create_wait")  # push-deliveries: the configs with a token
 
 
 @dataclass
@@ -47,6 +49,32 @@ class PushRun:
             view.stream = frames[1:]  # after the Task it opens with
         return view
 
+    @property
+    def replaced(self) -> dict[str, str]:
+        """The configs made without an id whose id the agent answered to the other Create too, by label → the label
+        of the Create that took it over (the later one). PUSH-002 judges that departure; the requirements judged on
+        each kept config judge the one that holds the id, not the one it replaced."""
+        ids = {label: (self.config(label) or {}).get("id") for label in KEPT}
+        first, second = KEPT
+        return {first: second} if ids[first] and ids[first] == ids[second] else {}
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """KEPT without the configs the agent did not make (refused: PUSH-001 judges that) and those another Create
+        replaced (see `replaced`)."""
+        return tuple(label for label in KEPT if label not in self.replaced and self.config(label) is not None)
+
+    @property
+    def tokened(self) -> tuple[str, ...]:
+        """The configs whose token PUSH-009 looks for: the kept ones (push-configs), or, on push-deliveries' log,
+        the inline config (which gives authentication too), the failing and the slow one."""
+        return TOKENED if INLINE in self.hooks else self.kept
+
+    def replaced_reading(self) -> str | None:
+        """What the rules judged on each kept config say of a replaced one, or None."""
+        return "; ".join(f"{old} is not judged here: the agent answered its id to {new} too, whose config replaced it "
+                         f"(PUSH-002's departure)" for old, new in self.replaced.items()) or None
+
     def at(self, label: str) -> list[Exchange]:
         path = self.hooks.get(label)
         return [ex for ex in self.received if ex.notes.get("path") == path]
@@ -65,13 +93,15 @@ class PushRun:
     def receiver_refused(self, labels: tuple[str, ...]) -> str | None:
         """The reading when the agent refused every one of these configs naming the suite's receiver while that
         receiver is on a loopback or private address: URL screening (§13.2 asks agents to reject localhost and
-        private ranges), so right, never a failure. None otherwise (the configs, or one of them, accepted)."""
+        private ranges), so right, never a failure. None otherwise (the configs, or one of them, accepted). A config
+        the scenario never asked for (push-deliveries stops when the message carrying its inline config is refused)
+        counts for nothing either way."""
         where = (self.log.notes.get(PUSH_RECEIVER) or {}).get("url", "")
-        if not push.is_internal_url(where):
+        asked = [(label, ex) for label in labels if (ex := self.log.get(label)) is not None]
+        if not push.is_internal_url(where) or not asked:
             return None
-        for label in labels:
-            ex = self.log.get(label)
-            if ex is None or no_answer(ex, label) or Answer.of(ex).error is None:
+        for label, ex in asked:
+            if no_answer(ex, label) or Answer.of(ex).error is None:
                 return None
         return (f"the agent refused every config naming the suite's receiver ({where}): a screening agent is right "
                 "to refuse a loopback or private webhook (§13.2); give it a receiver it accepts with --push-receiver "
@@ -145,6 +175,8 @@ def get_answers_config(v: PushRun, out: Verdict) -> None:
     ex, made = v.log.get("push_get"), v.config("push_create_a")
     if ex is None or made is None:
         return
+    if new := v.replaced.get("push_create_a"):  # the id now names the config that replaced a's
+        made = v.config(new) or made
     if lost := no_answer(ex, "Get"):
         return out.error(lost, [ex_evidence(ex)])
     got = Answer.of(ex).result
@@ -156,7 +188,9 @@ def get_answers_config(v: PushRun, out: Verdict) -> None:
         out.failed(f"Get of config {made.get('id')!r} answered {', '.join(f'{k} {got.get(k)!r}' for k in wrong)}, "
                    f"not the config made", [ex_evidence(ex)])
     else:
-        out.passed(f"Get answered config {got['id']!r} with its url")
+        out.passed(f"Get answered config {got['id']!r} with its url",
+                   reading=f"Get of push_create_a's id compared with the config of {new}, which took that id over "
+                           f"(PUSH-002's departure)" if new else None)
 
 
 NOT_FOUND = [("push_get_unknown", "Get of a config id no Create made"),
@@ -217,8 +251,11 @@ def _task_id(v: PushRun, label: str = "push_task") -> str | None:
 def every_event_delivered(v: PushRun, out: Verdict) -> None:
     if not v.stream:
         return out.otherwise_not_tested("the task's stream carried no update")
+    if not v.kept:
+        return out.otherwise_not_tested(v.receiver_refused(KEPT) or "the agent made none of the configs the webhooks "
+                                                                  "were to be compared on (PUSH-001 says why)")
     want = _deduped(v.updates)
-    for label in KEPT:
+    for label in v.kept:
         got = {_canon(ex.request_body) for ex in v.at(label)}
         missing = [w for w in want if w not in got]
         if missing:
@@ -227,13 +264,14 @@ def every_event_delivered(v: PushRun, out: Verdict) -> None:
             out.failed(f"the webhook of {label}{waited} lacks {len(missing)} of the {len(want)} events the stream carried; "
                        f"the first: {missing[0][:160]}", [ex_evidence(ex) for ex in v.at(label)[:3]])
         else:
-            out.passed(f"the webhook of {label} received all {len(want)} events the stream carried")
+            out.passed(f"the webhook of {label} received all {len(want)} events the stream carried",
+                       reading=v.replaced_reading())
 
 
 @rule("PUSH-008", view=PushRun)
 def events_in_order(v: PushRun, out: Verdict) -> None:
     want = _deduped(v.updates)
-    for label in KEPT:
+    for label in v.kept:
         got = [g for g in _deduped([ex.request_body for ex in v.at(label)]) if g in want]
         order = [w for w in want if w in got]
         if not got:
@@ -249,7 +287,7 @@ def events_in_order(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-009", view=PushRun)
 def token_arrives(v: PushRun, out: Verdict) -> None:
-    for label in KEPT:
+    for label in v.tokened:
         token, posts = v.tokens.get(label), v.at(label)
         if not token or not posts:
             continue
@@ -262,7 +300,8 @@ def token_arrives(v: PushRun, out: Verdict) -> None:
                 out.otherwise_not_tested(f"{label}: {ex.label}'s header(s) {', '.join(masked)} were masked as "
                                          "credentials when recorded, so whether one carried the token cannot be read")
                 continue
-            out.warning(f"{label}: the config's token arrived in no header of {ex.label} "
+            also = " (the config gives authentication too)" if label == INLINE else ""
+            out.warning(f"{label}: the config's token arrived in no header of {ex.label}{also} "
                         f"(headers: {', '.join(sorted(ex.request_headers))})", [ex_evidence(ex)])
         else:
             names = sorted({name for c in carriers for name in c})
@@ -299,7 +338,7 @@ def nothing_after_delete(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-012", view=PushRun)
 def nothing_new_after_terminal(v: PushRun, out: Verdict) -> None:
-    for label in KEPT:
+    for label in v.kept:
         posts = v.at(label)
         ends = [i for i, ex in enumerate(posts) if push.is_terminal_body(ex.request_body)]
         if not ends:
@@ -317,7 +356,7 @@ def nothing_new_after_terminal(v: PushRun, out: Verdict) -> None:
 def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
     notes = v.log.notes.get("push") or {}
     first_at: dict[str, float] = {}  # each event → when it first reached a kept (fast) webhook
-    for label in KEPT:
+    for label in v.kept:
         for ex in v.at(label):
             key = _canon(ex.request_body)
             first_at[key] = min(first_at.get(key, ex.t_sent), ex.t_sent)

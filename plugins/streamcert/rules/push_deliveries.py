@@ -16,10 +16,8 @@ from ..protocols import a2a, push
 from ..scrub import MASK
 from . import Verdict, Verdicts, ex_evidence, rule
 from .errors import _verdict, refusal
-from .push import PushRun, _canon, _deduped, _task_id
+from .push import INLINE, PushRun, _canon, _deduped, _task_id
 from .unary import Answer, no_answer
-
-INLINE = "inline"  # the hooks key of the inline config's webhook
 
 
 def _inline_params(v: PushRun) -> dict[str, Any]:

@@ -12,6 +12,8 @@ Labels written (read by streamcert.rules.push):
                             two Creates without an id, on webhooks /hook/a and /hook/b, each with a token
   push_create_c, push_delete_c
                             a Create on /hook/c deleted at once, before the task's first update
+                            (the slow one and c are given ids of their own, so an agent that gives every config
+                            without an id one id — PUSH-002's departure — has its Delete of c remove c alone)
   push_create_nourl         a Create without url (refused, §3.3.2)
   push_list                 List after the task ended
   push_get                  Get of the config push_create_a made
@@ -40,7 +42,13 @@ from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, 
 NOTES = "push"  # log.notes key the rules read
 HOOKS = {"push_create_slow": "/slow/{delay}/s", "push_create_a": "/hook/a", "push_create_b": "/hook/b",
          "push_create_c": "/hook/c"}
+ID_GIVEN = ("push_create_slow", "push_create_c")  # configs whose id the suite gives (the others: PUSH-001/002)
 NO_SUCH_CONFIG = "streamcert-no-such-config"
+
+
+def given_id(label: str) -> str:
+    """A config id of the suite's own for the Create `label`, unique to the run."""
+    return f"streamcert-{label.removeprefix('push_create_').removeprefix('push_')}-{uuid.uuid4().hex[:8]}"
 
 
 def config_id(ex: Any) -> str | None:
@@ -82,7 +90,8 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
                 return
             made: dict[str, str | None] = {}
             for label in hooks:
-                ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": rx.url(hooks[label]),
+                given = {"id": given_id(label)} if label in ID_GIVEN else {}
+                ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **given, "url": rx.url(hooks[label]),
                                                                 "token": tokens[label]}, label=label)
                 made[label] = config_id(ex)
             if made["push_create_c"]:

@@ -17,6 +17,9 @@ Labels written (read by streamcert.rules.push_deliveries):
                               scheme (ftp://), non_url; push_screen_<kind>_delete deletes one that was accepted
   push_create_d, push_delete_d, push_delete_d_again
                               a config made, deleted, and deleted again
+                              (every Create here gives an id of its own: how an agent assigns ids is push-configs'
+                              PUSH-001/002; here an agent giving every config without an id one id would have each
+                              Create replace the inline config, and each Delete remove it)
   push_list_pause             List while the task waits at its pause
   push_get_inline             Get of the inline config (its id read from push_list_pause)
   stream_cut                  the answer, SendStreamingMessage on the task, dropped by the client after its first
@@ -39,7 +42,7 @@ from ..wire.clients import client_for
 from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
-from .push import NOTES, config_id, open_push_agent
+from .push import NOTES, config_id, given_id, open_push_agent
 
 AUTH_SCHEME = "Bearer"
 NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
@@ -71,8 +74,8 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                 return
 
             async def create(label: str, config: dict[str, Any]) -> str | None:
-                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **config},
-                                                    label=label))
+                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "id": given_id(label),
+                                                                            **config}, label=label))
 
             for label in ("push_create_retry", "push_create_wait"):
                 await create(label, {"url": rx.url(hooks[label]), "token": tokens[label]})

@@ -7,7 +7,7 @@
 //
 //     npm ci --prefix tests/peers/a2a-js
 //     node tests/peers/a2a-js/agent.mjs [--port 0] [--bindings jsonrpc[,http-json]]
-//         [--rpc-path /a2a/jsonrpc] [--rest-path /a2a/rest]
+//         [--rpc-path /a2a/jsonrpc] [--rest-path /a2a/rest] [--push] [--secured]
 //
 // The first line on stdout is the base URL (http://127.0.0.1:PORT); logs go to stderr. The card is
 // at /.well-known/agent-card.json and declares each interface served, JSONRPC first.
@@ -21,18 +21,31 @@
 // fails the task with a message naming it; no script: the task completes with a short message.
 // Cancel: cancelTask publishes TASK_STATE_CANCELED on the task's bus (the interface's contract) and
 // the running script stops at its next step without publishing anything more.
+//
+// --push: the card declares capabilities.pushNotifications: true and the handler is given the SDK's own
+// InMemoryPushNotificationStore and DefaultPushNotificationSender (what it makes itself for such a card), with
+// their defaults: nothing screens, retries or times out but what the SDK does (issue 26).
+// --secured: the card declares a bearer scheme (securitySchemes.bearer, an HTTP auth scheme `Bearer`), requires it
+// (securityRequirements) and declares the extended card (the card with one more skill, given to the handler).
+// The SDK authenticates nothing itself: it asks the application for a `userBuilder` (its only built-in is
+// UserBuilder.noAuthentication). The one this agent gives is the app-level part a user of the SDK writes: a request
+// whose `Authorization` is `Bearer ` + SECURED_TOKEN is an authenticated user, any other is not. Nothing refuses a
+// request: what is enforced is what the SDK enforces with that user (issue 27).
 
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import {
+  AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
+} from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 const SCRIPT_KEY = 'urn:streamcert:script';
 const HOST = '127.0.0.1';
 const BINDINGS = ['jsonrpc', 'http-json']; // the card lists them in this order
+const SECURED_TOKEN = 'peer-test-token'; // --secured: the bearer token taken (a test token, as tox passes it)
 
 const log = (...args) => console.error('[a2a-js-agent]', ...args);
 
@@ -188,7 +201,7 @@ class ScriptedExecutor {
   };
 }
 
-function buildCard(baseUrl, rpcPath, restPath) {
+function buildCard(baseUrl, rpcPath, restPath, push = false) {
   const supportedInterfaces = [];
   if (rpcPath !== null) supportedInterfaces.push({ url: baseUrl + rpcPath, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
   if (restPath !== null) supportedInterfaces.push({ url: baseUrl + restPath, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' });
@@ -198,7 +211,7 @@ function buildCard(baseUrl, rpcPath, restPath) {
     supportedInterfaces,
     provider: undefined,
     version: '0.1.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: push, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain', 'application/json'],
@@ -212,6 +225,30 @@ function buildCard(baseUrl, rpcPath, restPath) {
   };
 }
 
+/** --secured: the card requires a bearer token and declares the extended card; returns the extended card (the card
+ * and one more skill). The scheme is written as the SDK's AgentCard type has it (a `$case`/`value` oneof): the card
+ * handler serializes that object as it is. */
+function secure(card) {
+  card.securitySchemes = {
+    bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: '', scheme: 'Bearer', bearerFormat: '' } } },
+  };
+  card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+  card.capabilities.extendedAgentCard = true;
+  return {
+    ...structuredClone(card),
+    skills: [...card.skills, {
+      id: 'extended', name: 'Extended', description: 'Only in the extended card.', tags: ['streamcert'],
+      examples: [], inputModes: [], outputModes: [], securityRequirements: [],
+    }],
+  };
+}
+
+/** --secured: the application's user builder (the SDK has none that reads credentials). */
+function bearerUser(req) {
+  const authenticated = req.headers.authorization === `Bearer ${SECURED_TOKEN}`;
+  return Promise.resolve({ isAuthenticated: authenticated, userName: authenticated ? 'peer-test-user' : '' });
+}
+
 function main() {
   const { values } = parseArgs({
     options: {
@@ -219,6 +256,8 @@ function main() {
       bindings: { type: 'string', default: 'jsonrpc' },
       'rpc-path': { type: 'string', default: '/a2a/jsonrpc' },
       'rest-path': { type: 'string', default: '/a2a/rest' },
+      push: { type: 'boolean', default: false },
+      secured: { type: 'boolean', default: false },
     },
   });
   const bindings = values.bindings.split(',').map((name) => name.trim()).filter(Boolean);
@@ -233,17 +272,21 @@ function main() {
   const server = http.createServer();
   server.listen(Number(values.port), HOST, () => {
     const baseUrl = `http://${HOST}:${server.address().port}`;
-    const card = buildCard(baseUrl, rpcPath, restPath);
+    const card = buildCard(baseUrl, rpcPath, restPath, values.push);
+    const extended = values.secured ? secure(card) : undefined;
     const taskStore = new InMemoryTaskStore();
     const executor = new ScriptedExecutor();
-    const requestHandler = new DefaultRequestHandler(card, taskStore, executor);
+    const pushStore = values.push ? new InMemoryPushNotificationStore() : undefined;
+    const pushSender = values.push ? new DefaultPushNotificationSender(pushStore) : undefined;
+    const requestHandler = new DefaultRequestHandler(card, taskStore, executor, undefined, pushStore, pushSender, extended);
+    const userBuilder = values.secured ? bearerUser : UserBuilder.noAuthentication;
     const app = express();
     app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
-    if (rpcPath !== null) app.use(rpcPath, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
-    if (restPath !== null) app.use(restPath, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    if (rpcPath !== null) app.use(rpcPath, jsonRpcHandler({ requestHandler, userBuilder }));
+    if (restPath !== null) app.use(restPath, restHandler({ requestHandler, userBuilder }));
     server.on('request', app);
     console.log(baseUrl);
-    log('serving', bindings.join(', '), 'at', baseUrl);
+    log('serving', bindings.join(', '), 'at', baseUrl, values.push ? '(push)' : '', values.secured ? '(secured)' : '');
   });
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => server.close(() => process.exit(0)) && server.closeAllConnections());
 }
