@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from .contract.capture import PARAMS
 from .framelog import END_CLIENT_STOP, Exchange, FrameLog
 from .protocols import a2a, bindings
 from .wire.a2a_client import A2AClient
@@ -267,7 +268,7 @@ class Proxy:
         ex.binding = binding or bindings.JSONRPC
         ex.request_body = parsed if parsed is not None else (body.decode("utf-8", "replace") or None)
         if message is not None:
-            ex.notes["params"] = message
+            ex.notes[PARAMS] = message
         if is_card and ex.status == 200:
             card, _ = ex.json()
             self.interfaces = Interfaces.of(card, self.settings.upstream)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .cassette import SUFFIX
+from .contract.run import BINDING, PROXIED
 from .framelog import Exchange, FrameLog
 from .protocols import a2a
 from .protocols.script import NO_SCRIPT_NOTE, PLAYED_NOTE
@@ -35,7 +36,6 @@ from .targets import Target
 from .wallclock import now
 
 SCENARIO = "stream-basic"  # what a proxied task is judged as (without a script)
-PROXIED = "proxied"  # log.notes key: the upstream the proxy forwarded to
 
 
 def task_of(ex: Exchange) -> str | None:
@@ -88,7 +88,7 @@ class Filing:
             if card is not None:
                 log.add(card)
         ex.label = self._label(log, ex)
-        log.notes.setdefault("binding", ex.binding)
+        log.notes.setdefault(BINDING, ex.binding)
         log.add(ex)
 
     def _next(self, log: FrameLog, stem: str) -> str:

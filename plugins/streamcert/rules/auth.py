@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import CREDENTIALS, Exchange, FrameLog
+from ..contract.capture import NOT_SENT
+from ..contract.run import CREDENTIALS
+from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, rule
 from .card import REQUIRED_FIELDS, type_name
@@ -47,7 +49,7 @@ class Secured:
         ex = self.log.get(label)
         if ex is None:
             raise Unjudgeable(missing=self.not_asked())
-        if ex.notes.get("not_sent") or ex.status is None:
+        if ex.notes.get(NOT_SENT) or ex.status is None:
             raise Unjudgeable(f"{label} got no answer: {ex.error or 'nothing came'}", [ex_evidence(ex)])
         if ex.status not in bindings.HTTP_AUTH_REFUSALS and (why := cannot_judge(ex)):
             raise Unjudgeable(f"{label} answered, but its answer cannot be judged: {why}", [ex_evidence(ex)])

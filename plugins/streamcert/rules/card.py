@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.a2a import UNPROBED
+from ..contract.capture import NOT_SENT
 from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ex_evidence, rule
@@ -233,7 +235,7 @@ class Probes:
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Probes:
         card = AgentCard.of(log, ctx).card
-        probes, unprobed = [], dict(log.notes.get("unprobed") or {})
+        probes, unprobed = [], dict(log.notes.get(UNPROBED) or {})
         for binding, url in bindings.declared(card):
             ex = log.get(PROBE + binding)
             if ex is not None:
@@ -314,7 +316,7 @@ def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
     bad, good, lost = [], [], []
     for binding, url, ex in v.probes:
         name = bindings.CARD_NAME[binding]
-        if ex.notes.get("not_sent"):  # the suite's own choice (credentials kept to their origin): no blame
+        if ex.notes.get(NOT_SENT):  # the suite's own choice (credentials kept to their origin): no blame
             lost.append((f"the {name} interface at {url} was not asked: {ex.error}", ex_evidence(ex)))
             continue
         if ex.status is None or ex.end == END_ERROR:

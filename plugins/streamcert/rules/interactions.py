@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..contract.capture import STREAMING
 from ..protocols import a2a, bindings
 from ..protocols import interactions_v1 as ix
 from ..protocols.interactions_v1 import (
@@ -272,7 +273,7 @@ def arguments_never_shown(v: Interruptions, out: Verdict) -> None:
     for ex in v.log.exchanges:
         if ex.label == "card" or ex.request_body is None:
             continue
-        if ex.notes.get("streaming"):
+        if ex.notes.get(STREAMING):
             for ev in ex.data_events():
                 searched += 1
                 value = ev.payload if ev.t < granted_at else _paused_status(ev.payload)

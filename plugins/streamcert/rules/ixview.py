@@ -17,6 +17,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.capture import STREAMING
+from ..contract.interactions import ACTIVATED, EXTENSION, INTERACTIONS, SENTINEL
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import APPROVED, VALUE, interaction_of, status_key
@@ -111,16 +113,16 @@ class Interruptions:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext | None = None) -> Interruptions:
-        notes = log.notes.get("interactions") or {}
-        view = cls(log, extension=bool(notes.get("extension", True)), sentinel=notes.get("sentinel"),
-                   activated=set(notes.get("activated") or ()))
+        notes = log.notes.get(INTERACTIONS) or {}
+        view = cls(log, extension=bool(notes.get(EXTENSION, True)), sentinel=notes.get(SENTINEL),
+                   activated=set(notes.get(ACTIVATED) or ()))
         view.steps = _steps(log.script)
         view._read_streams()
         view._read_history()
         return view
 
     def streams(self) -> list[Exchange]:
-        return [ex for ex in self.log.exchanges if ex.notes.get("streaming")
+        return [ex for ex in self.log.exchanges if ex.notes.get(STREAMING)
                 and (ex.label == "stream" or ex.label.startswith(("subscribe_", "answer_")))]
 
     def _read_streams(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.line import PROGRESS_POINTER
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols.progress import IDENTITY
 from .engine import RuleContext, Unjudgeable, answered, ev_evidence, ex_evidence
@@ -381,7 +382,7 @@ class ProgressStream:
 
     @classmethod
     def read(cls, log: FrameLog, ex: Exchange, script: dict[str, Any] | None) -> "ProgressStream":
-        pointer = log.notes.get("progress_pointer", DEFAULT_POINTER)
+        pointer = log.notes.get(PROGRESS_POINTER, DEFAULT_POINTER)
         parent = parent_pointer(pointer)
         frames: list[Frame] = []
         for ev in ex.data_events():

@@ -12,7 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framelog import PUSH_RECEIVER, Exchange, FrameLog
+from ..contract.capture import PUSH_RECEIVER, WEBHOOK_PATH
+from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
+from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
 from ..scrub import MASK
 from . import Verdict, ex_evidence, rule
@@ -36,11 +38,11 @@ class PushRun:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> PushRun:
-        notes = log.notes.get("push")
+        notes = log.notes.get(PUSH)
         if not isinstance(notes, dict):
             raise Unjudgeable()
-        view = cls(log, ctx, dict(notes.get("hooks") or {}), dict(notes.get("tokens") or {}))
-        view.received = [ex for ex in log.exchanges if "path" in ex.notes]
+        view = cls(log, ctx, dict(notes.get(HOOK_PATHS) or {}), dict(notes.get(TOKENS) or {}))
+        view.received = [ex for ex in log.exchanges if WEBHOOK_PATH in ex.notes]
         sub = log.get("stream")
         if sub is not None:
             frames = [(ev.t, bindings.frame_answer(sub.binding, ev.payload)[0]) for ev in sub.data_events()]
@@ -49,7 +51,7 @@ class PushRun:
 
     def at(self, label: str) -> list[Exchange]:
         path = self.hooks.get(label)
-        return [ex for ex in self.received if ex.notes.get("path") == path]
+        return [ex for ex in self.received if ex.notes.get(WEBHOOK_PATH) == path]
 
     def config(self, label: str) -> dict[str, Any] | None:
         ex = self.log.get(label)
@@ -197,7 +199,7 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         body = ex.request_body
         kind = push.stream_response_kind(body)
         if kind is None:
-            bad.append((f"{ex.label} to {ex.notes.get('path')} is no StreamResponse: {_canon(body)[:120]}",
+            bad.append((f"{ex.label} to {ex.notes.get(WEBHOOK_PATH)} is no StreamResponse: {_canon(body)[:120]}",
                         ex_evidence(ex)))
         elif task_id and push.task_of(body) not in (task_id, None):
             bad.append((f"{ex.label} names task {push.task_of(body)!r}, not {task_id!r}", ex_evidence(ex)))
@@ -222,7 +224,7 @@ def every_event_delivered(v: PushRun, out: Verdict) -> None:
         got = {_canon(ex.request_body) for ex in v.at(label)}
         missing = [w for w in want if w not in got]
         if missing:
-            waited = "" if (v.log.notes.get("push") or {}).get("settled", True) else \
+            waited = "" if (v.log.notes.get(PUSH) or {}).get(SETTLED, True) else \
                 " (the suite waited its --timeout for the terminal event at both webhooks)"
             out.failed(f"the webhook of {label}{waited} lacks {len(missing)} of the {len(want)} events the stream carried; "
                        f"the first: {missing[0][:160]}", [ex_evidence(ex) for ex in v.at(label)[:3]])
@@ -315,7 +317,7 @@ def nothing_new_after_terminal(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-013", view=PushRun)
 def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
-    notes = v.log.notes.get("push") or {}
+    notes = v.log.notes.get(PUSH) or {}
     first_at: dict[str, float] = {}  # each event → when it first reached a kept (fast) webhook
     for label in KEPT:
         for ex in v.at(label):
@@ -331,11 +333,11 @@ def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
         return out.otherwise_not_tested("no event reached both the stream and a webhook beside the slow one")
     tolerance = out.tolerance("lag_s", 1.5)
     lag, at = max(lags)
-    measured = {"max_lag_s": round(lag, 3), "tolerance_s": tolerance, "slow_delay_s": notes.get("slow_delay_s")}
+    measured = {"max_lag_s": round(lag, 3), "tolerance_s": tolerance, "slow_delay_s": notes.get(SLOW_DELAY_S)}
     sub = v.log.get("stream")
     if lag > tolerance:
         out.warning(f"an event reached the task's stream {lag:.2f} s after it reached a webhook (at {at:.3f} s; "
-                    f"tolerance {tolerance:g} s), beside a webhook that answers after {notes.get('slow_delay_s')} s",
+                    f"tolerance {tolerance:g} s), beside a webhook that answers after {notes.get(SLOW_DELAY_S)} s",
                     [ex_evidence(sub)], measured=measured)
     else:
         out.passed(f"{len(lags)} event(s) reached the stream at most {max(lag, 0):.2f} s after a webhook, beside "

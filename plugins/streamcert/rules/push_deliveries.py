@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framelog import ABANDONED, Exchange
+from ..contract.capture import ABANDONED
+from ..contract.push import AUTH, PUSH, SETTLED, WAIT_S
+from ..framelog import Exchange
 from ..protocols import a2a, push
 from ..scrub import MASK
 from . import Verdict, Verdicts, ex_evidence, rule
@@ -38,7 +40,7 @@ OWN_RECEIVER = ("inline_task", "push_create_retry", "push_create_wait")  # the c
 
 
 def _waited(v: PushRun) -> str:
-    settled = (v.log.notes.get("push") or {}).get("settled", True)
+    settled = (v.log.notes.get(PUSH) or {}).get(SETTLED, True)
     return "" if settled else " (the suite waited its --timeout for the deliveries)"
 
 
@@ -121,7 +123,7 @@ def deliveries_after_disconnect(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-018", view=PushRun)
 def authentication_sent(v: PushRun, out: Verdict) -> None:
-    auth, posts = (v.log.notes.get("push") or {}).get("auth") or {}, v.at(INLINE)
+    auth, posts = (v.log.notes.get(PUSH) or {}).get(AUTH) or {}, v.at(INLINE)
     scheme, credentials = auth.get("scheme"), auth.get("credentials")
     if not posts or not scheme:
         return _not_tested(v, out, "the inline config's webhook received nothing")
@@ -211,7 +213,7 @@ def later_events_after_failure(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-026", view=PushRun)
 def slow_webhook_waited(v: PushRun, out: Verdict) -> None:
-    posts, wait = v.at("push_create_wait"), (v.log.notes.get("push") or {}).get("wait_s")
+    posts, wait = v.at("push_create_wait"), (v.log.notes.get(PUSH) or {}).get(WAIT_S)
     if not posts:
         return _not_tested(v, out, "the slow webhook received no POST")
     first = posts[0]

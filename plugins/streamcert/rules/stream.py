@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.capture import IDLE_S, LIMIT_S
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
@@ -327,7 +328,7 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             waited = (ex.t_end or 0) - ex.t_sent
             out.failed(f"{s.label}: no terminal state within the per-stream limit; cut after {waited:.1f} s, last "
                        f"state {last or '(none)'}", [ex_evidence(ex)],
-                       measured={"open_s": round(waited, 3), "limit_s": ex.notes.get("limit_s")})
+                       measured={"open_s": round(waited, 3), "limit_s": ex.notes.get(LIMIT_S)})
         elif ex.end == END_RESET:
             out.failed(f"{s.label}: {ex.error}, after {len(states)} state(s), the last {last or '(none)'}, without "
                        f"a terminal state", [ex_evidence(ex)])
@@ -335,7 +336,7 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             # the suite stopped waiting at its idle-gap cap: whether a terminal state would have come is unknown
             out.error(f"{s.label}: no terminal state before the suite stopped waiting, the last state "
                       f"{last or '(none)'}: {ex.error}", [ex_evidence(ex)],
-                      measured={"idle_s": ex.notes.get("idle_s")})
+                      measured={"idle_s": ex.notes.get(IDLE_S)})
     out.otherwise_not_tested("every task stream was stopped by the driver on purpose or closed at an interrupted "
                              "state (D3: judged by A2A-INT-002 and A2A-INT-007)" if v.streams else NO_TASK_STREAM)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..contract.a2a import CONTEXT_ID
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import plays
@@ -62,7 +63,7 @@ class TaskLists:
                 task = task_of(Answer.of(ex).result)
                 if task is not None and isinstance(task.get("id"), str):
                     sent.append((ex.label, task))
-        context = log.notes.get("context_id")
+        context = log.notes.get(CONTEXT_ID)
         if not isinstance(context, str):
             context = sent[0][1].get("contextId") if sent else None
         scripts = (ctx.scenario.data.get("scripts") if ctx.scenario else None) or []

@@ -54,7 +54,9 @@ from typing import Any, Iterator
 from .. import card_keys
 from ..binding_choice import grpc_missing
 from ..catalogue import Scenario, load_scenario, scenario_ids
-from ..framelog import CREDENTIALS, END_ERROR, Event, Exchange, FrameLog
+from ..contract.a2a import CARD_KEYS, CARD_KEYS_ERROR, CONTEXT_ID, UNPROBED
+from ..contract.run import CREDENTIALS, NOT_TESTED, UNREACHABLE, UNSUPPORTED
+from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
@@ -69,10 +71,7 @@ from ..protocols.script import (
 from ..wire.a2a_client import A2AClient
 from ..wire.clients import client_for
 from . import Target, driver
-from .script_steps import NOT_TESTED, SENDS_SCRIPT, NotDriven, learn
-
-UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
-UNREACHABLE = "unreachable"  # log.notes key: why the card could not be fetched at all (every requirement ERROR)
+from .script_steps import SENDS_SCRIPT, NotDriven, learn
 
 
 def user_message(text: str, *, script: dict[str, Any] | None = None, task_id: str | None = None,
@@ -160,9 +159,9 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
     """The card, then one GetTask of an unknown id at every interface it declares (A2A-CARD-006). The keys the run
     trusts to verify the card's signatures go into the log (A2A-CARD-009), public parts only."""
     try:
-        log.notes[card_keys.NOTE] = card_keys.load_all(target.card_keys)
+        log.notes[CARD_KEYS] = card_keys.load_all(target.card_keys)
     except card_keys.CardKeyError as exc:  # a file changed since the command line read it
-        log.notes[card_keys.NOTE_ERROR] = str(exc)
+        log.notes[CARD_KEYS_ERROR] = str(exc)
     client, card = await _open(target, log)
     try:  # A2A-CARD-010: the card asked again with the validator it came with
         served = log.get("card")
@@ -172,7 +171,7 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
         await client.__aexit__()
     for binding, url in bindings.declared(card):
         if binding == bindings.GRPC and (why := grpc_missing()):
-            log.notes.setdefault("unprobed", {})[binding] = why
+            log.notes.setdefault(UNPROBED, {})[binding] = why
             continue
         # the target's origin stays the client's: its credentials go to an interface elsewhere only when allowed
         probe = client_for(dataclasses.replace(target, binding=binding), log, stream_limit=min(target.stream_limit, 5.0))
@@ -258,7 +257,7 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
             if not isinstance(task, dict) or not task.get("contextId"):
                 return
             context_id = task["contextId"]
-        log.notes["context_id"] = context_id
+        log.notes[CONTEXT_ID] = context_id
         whole = await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="list_context")
         await client.call(a2a.LIST_TASKS, {"contextId": context_id, "includeArtifacts": True},
                           label="list_artifacts")

@@ -50,6 +50,7 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.interactions import ACTIVATED, EXTENSION, INTERACTIONS, PAUSES, SENTINEL, SILENT_SUBSCRIPTION
 from ..framelog import END_TIME_LIMIT, Event, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import URI, interaction_of, status_key
@@ -149,9 +150,8 @@ async def interactions(target: Target, scenario: Scenario, log: FrameLog) -> Non
 
 async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts: list[str]) -> None:
     data = scenario.data
-    notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": [],
-                             "activated": []}
-    log.notes["interactions"] = notes
+    notes: dict[str, Any] = {EXTENSION: bool(exts), SENTINEL: data.get("sentinel"), PAUSES: [], ACTIVATED: []}
+    log.notes[INTERACTIONS] = notes
     feed = Feed(client.binding)
     first = user_message(data.get("prompt", "Run the scenario"), script=scenario.script)
     feed.start("stream", lambda cb: client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": first}, label="stream",
@@ -171,8 +171,8 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         status = update.get("status")
         interaction = interaction_of(status.get("message") if isinstance(status, dict) else None) or {}
         opened[n] = interaction.get("interactionId") if isinstance(interaction.get("interactionId"), str) else None
-        notes["pauses"].append({"stream": label, "interactionId": opened[n]})
-        if "silent_subscription" not in notes:
+        notes[PAUSES].append({"stream": label, "interactionId": opened[n]})
+        if SILENT_SUBSCRIPTION not in notes:
             sub = f"subscribe_{n}"
             feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid},
                                                                            label=sub, extensions=exts, on_event=cb))
@@ -183,7 +183,7 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
             if getattr(ex, "end", None) == END_TIME_LIMIT and not ex.data_events():
                 # The server's subscription carried nothing until the stream limit cut it (not even the Task it
                 # starts with): that is shown, and the later pauses would only wait the limit out again.
-                notes["silent_subscription"] = sub
+                notes[SILENT_SUBSCRIPTION] = sub
         await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_pause_{n}", extensions=exts)
         await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"list_pause_{n}", extensions=exts)
         await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)
@@ -197,7 +197,7 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         twins = [message, copy.deepcopy(message)] if pause.get("concurrent") else [message]
         labels = [f"answer_{n}", f"answer_{n}_twin"][:len(twins)]
         if answer_exts != exts:
-            notes["activated"] += labels
+            notes[ACTIVATED] += labels
         if pause.get("via") == STREAMED or all(t.done() for t in feed.tasks.values()):
             # Streamed: as the scenario says, or because every stream has ended (the close reading of D3,
             # a subscription closed or refused at the pause): the answer's own stream carries the task on.
@@ -224,7 +224,7 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
 
 async def _interaction_id(client, task_id: str, label: str, notes: dict[str, Any]) -> str | None:
     """The open interaction's id, read by GetTask with the extension activated."""
-    notes["activated"].append(label)
+    notes[ACTIVATED].append(label)
     ex = await client.call(a2a.GET_TASK, {"id": task_id}, label=label, extensions=[URI])
     result = bindings.read_answer(ex).result
     task = result.get("task", result) if isinstance(result, dict) else None

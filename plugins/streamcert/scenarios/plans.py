@@ -16,6 +16,7 @@ its requirements are UNSUPPORTED with the reason. log.notes["plan_agent"] says w
 from __future__ import annotations
 
 from ..catalogue import Scenario
+from ..contract.a2a import PLAN_AGENT
 from ..framelog import FrameLog
 from ..protocols import a2a, progress_v1
 from . import Target, driver
@@ -29,7 +30,7 @@ AGENT_URLS = {"no-plan": ("no_plan_url", "--no-plan-url", "agent without update_
 @driver("plans")
 async def plans(target: Target, scenario: Scenario, log: FrameLog) -> None:
     name = scenario.data.get("agent")
-    log.notes["plan_agent"] = AGENT_KINDS.get(name, "plan")
+    log.notes[PLAN_AGENT] = AGENT_KINDS.get(name, "plan")
     url = target.a2a_url or ""
     if name:
         field, option, what = AGENT_URLS[name]

@@ -30,6 +30,7 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
 from ..framelog import FrameLog
 from ..protocols import a2a, push
 from ..wire.a2a_client import A2AClient
@@ -37,7 +38,6 @@ from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, user_message
 
-NOTES = "push"  # log.notes key the rules read
 HOOKS = {"push_create_slow": "/slow/{delay}/s", "push_create_a": "/hook/a", "push_create_b": "/hook/b",
          "push_create_c": "/hook/c"}
 NO_SUCH_CONFIG = "streamcert-no-such-config"
@@ -71,7 +71,7 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
         delay = float(scenario.data.get("slow_delay_s", 1.5))
         hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
-        log.notes[NOTES] = {"hooks": hooks, "tokens": tokens, "slow_delay_s": delay}
+        log.notes[PUSH] = {HOOK_PATHS: hooks, TOKENS: tokens, SLOW_DELAY_S: delay}
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
             first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
@@ -97,7 +97,7 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
             kept = [hooks["push_create_a"], hooks["push_create_b"]]
             settled = await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body)
                                                            for ex in rx.at(path)) for path in kept), target.timeout)
-            log.notes[NOTES]["settled"] = settled
+            log.notes[PUSH][SETTLED] = settled
             await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}, label="push_list")
             if made["push_create_a"]:
                 await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_a"]},

@@ -32,14 +32,16 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
-from ..framelog import ABANDONED, FrameLog
+from ..contract.capture import ABANDONED
+from ..contract.push import AUTH, HOOK_PATHS, PUSH, SETTLED, TOKENS, WAIT_S
+from ..framelog import FrameLog
 from ..protocols import a2a, push
 from ..scrub import WEBHOOK_CREDENTIALS
 from ..wire.clients import client_for
 from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
-from .push import NOTES, config_id, open_push_agent
+from .push import config_id, open_push_agent
 
 AUTH_SCHEME = "Bearer"
 NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
@@ -56,8 +58,8 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                  "nopush_send": "/hook/nopush", "push_create_d": "/hook/d"}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[-1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
         auth = {"scheme": AUTH_SCHEME, "credentials": WEBHOOK_CREDENTIALS}
-        notes: dict[str, Any] = {"hooks": hooks, "tokens": tokens, "auth": dict(auth), "wait_s": wait}
-        log.notes[NOTES] = notes
+        notes: dict[str, Any] = {HOOK_PATHS: hooks, TOKENS: tokens, AUTH: dict(auth), WAIT_S: wait}
+        log.notes[PUSH] = notes
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
             await _without_push(target, log, rx.url(hooks["nopush_send"]), tokens["nopush_send"], client.clock)
@@ -103,7 +105,7 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                 slow = rx.at(hooks["push_create_wait"])
                 return ends and bool(slow) and (slow[0].status is not None or ABANDONED in slow[0].notes)
 
-            notes["settled"] = await rx.settle(settled, target.timeout)
+            notes[SETTLED] = await rx.settle(settled, target.timeout)
     finally:
         await client.__aexit__()
 

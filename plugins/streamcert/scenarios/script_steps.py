@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.run import NOT_TESTED, UNSUPPORTED
 from ..framelog import END_CLOSED, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
@@ -38,7 +39,6 @@ from ..targets import Target
 from ..wallclock import now
 from ..wire.clients import client_for
 
-NOT_TESTED = "not_tested"  # log.notes key: {requirement id: reason} (rules/__init__.py reads it)
 PROBE_LABEL = "script_probe"
 # The probe waits this long at most: a target slower than that is not judged by it (never blamed), and a silent one
 # costs the run seconds, not its stream limit.
@@ -100,7 +100,7 @@ async def learn(client: Any, card: Any, target: Target, log: FrameLog, scenario:
         log.notes.setdefault(NOT_TESTED, {}).update(
             {r: f"the test agent ignores the script ({log.notes[IGNORED_NOTE]})" for r in scenario.requirements})
     else:
-        log.notes.setdefault("unsupported", {}).update(
+        log.notes.setdefault(UNSUPPORTED, {}).update(
             {r: f"the test agent does not play {named(missing)}" for r in scenario.requirements})
     raise NotDriven(scenario.id)
 

@@ -33,18 +33,29 @@ from typing import Any, Iterable
 import httpx
 
 from .. import limits
-from ..framelog import (
+from ..contract.capture import (
     CONTENT_ENCODING,
     DECODED_LIMIT,
+    IDLE_S,
+    INVALID_UTF8,
+    LIMIT_S,
+    NOT_SENT,
+    ORIGIN,
+    OVERFLOW,
+    OVERSIZE,
+    RESENT,
+    RETRY,
+    STREAMING,
+    UNJUDGED,
+)
+from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
     END_ERROR,
     END_IDLE,
     END_RESET,
     END_TIME_LIMIT,
-    OVERFLOW,
     PAYLOAD_BUDGET,
-    UNJUDGED,
     ContentDecoder,
     Exchange,
     FrameLog,
@@ -217,15 +228,15 @@ class A2AClient:
             label=label, method=http_method, url=passage.url, rpc_method=rpc_method,
             request_headers=sent,  # credentials are scrubbed on save
             request_body=json_body if raw_body is None else raw_body.decode("utf-8", "replace"),
-            t_sent=self.clock(), notes={"streaming": streaming} if streaming else {}, binding=self.binding,
+            t_sent=self.clock(), notes={STREAMING: streaming} if streaming else {}, binding=self.binding,
         ))
         if limit is not None:
-            ex.notes["limit_s"] = limit
+            ex.notes[LIMIT_S] = limit
         if passage.note:
-            ex.notes["origin"] = passage.note
+            ex.notes[ORIGIN] = passage.note
         if passage.refused:
             ex.end, ex.error, ex.t_end = END_ERROR, passage.refused, ex.t_sent
-            ex.notes["not_sent"] = True
+            ex.notes[NOT_SENT] = True
             return ex
         reading = _Reading(ex)
         bound = limit if limit is not None else self.timeout * 3
@@ -254,7 +265,7 @@ class A2AClient:
         ex = r.ex
         # A stream may rightly stay silent for a while (a task at work); no read may wait past the
         # idle-gap limit, which is named when it ends one, never mistaken for "no answer".
-        timeout = httpx.Timeout(self.timeout, read=self._read_timeout(bool(ex.notes.get("streaming"))))
+        timeout = httpx.Timeout(self.timeout, read=self._read_timeout(bool(ex.notes.get(STREAMING))))
         request = self._http.build_request(http_method, url, headers=headers, content=content, timeout=timeout)
         response = await self._http.send(request, stream=True)
         try:
@@ -262,7 +273,7 @@ class A2AClient:
             ex.response_headers = {k.lower(): v for k, v in response.headers.items()}
             ex.t_headers = response.extensions.get(T_HEADERS, self.clock())
             if retried := response.extensions.get(RETRIED):
-                ex.notes["retried"] = retried  # sent again: the server had closed the reused connection
+                ex.notes[RESENT] = retried  # sent again: the server had closed the reused connection
             r.capture = response.extensions.get(CAPTURE)
             if r.capture is not None:
                 ex.chunks = r.capture.chunks  # the transport fills it as bytes arrive
@@ -387,7 +398,7 @@ class A2AClient:
         if ex.t_headers is None:
             ex.end = END_ERROR
             if isinstance(exc, httpx.ReadTimeout):
-                ex.error = f"no response headers within {self._read_timeout(bool(ex.notes.get('streaming'))):g} s"
+                ex.error = f"no response headers within {self._read_timeout(bool(ex.notes.get(STREAMING))):g} s"
             else:
                 ex.error = said
             return
@@ -396,13 +407,13 @@ class A2AClient:
             last = r.capture.last_t if r.capture is not None and r.capture.last_t is not None else ex.t_headers
             gap = self.clock() - last
             ex.end = END_IDLE
-            streaming = bool(ex.notes.get("streaming"))
+            streaming = bool(ex.notes.get(STREAMING))
             if streaming or self.bounds.idle <= self.timeout:
                 ex.error = limits.IDLE.reached(f"a silence of {gap:.1f} s after {received}", self.bounds.idle)
             else:
                 ex.error = f"a silence of {gap:.1f} s after {received} of the body, past the --timeout of " \
                            f"{self.timeout:g} s"
-            ex.notes["idle_s"] = round(gap, 3)
+            ex.notes[IDLE_S] = round(gap, 3)
             return
         ex.end = END_RESET
         if broken_by(exc, errno.ECONNRESET):
@@ -421,12 +432,12 @@ class A2AClient:
             parser.finish(self.clock())
             ex.discarded = parser.discarded
             if parser.invalid_utf8:
-                ex.notes["invalid_utf8"] = True
+                ex.notes[INVALID_UTF8] = True
             if parser.retry is not None:
-                ex.notes["retry"] = parser.retry
+                ex.notes[RETRY] = parser.retry
             if parser.oversize:
                 self._oversize(r)
-                ex.notes["oversize"] = [list(o) for o in parser.oversize[:10]]
+                ex.notes[OVERSIZE] = [list(o) for o in parser.oversize[:10]]
         capture = r.capture
         if capture is not None and capture.over:
             more = {"events": len(ex.events) + r.past_events, "kept_events": len(ex.events)} if parser else {}
