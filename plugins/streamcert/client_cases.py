@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 from . import cassette
 from .contract.client import CLIENT_CASE, HELD_OPEN, HOLD, SERVED_FROM, UNTERMINATED
+from .contract.labels.a2a import CARD, STREAM
+from .contract.labels.client import DROPPED_SUFFIX
 from .framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
 from .protocols import a2a
 from .protocols.bindings import jsonrpc_paths
@@ -43,7 +45,7 @@ BOM = "\ufeff".encode("utf-8")
 LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
 MIXED = ("\n", "\r\n", "\r")  # line_ends "mixed": each line takes the next of these in turn
 SPLITS = ("events", "utf8", "lines", "bytes")
-DEFAULT_SERVE = ("card", "stream")
+DEFAULT_SERVE = (CARD, STREAM)
 
 
 class CaseError(ValueError):
@@ -106,7 +108,7 @@ class Stage:
     replace: dict[str, str] = field(default_factory=dict)  # recorded id → the case's (ids)
 
     def exchange(self, label: str | None) -> Served:
-        label = label or "stream"
+        label = label or STREAM
         for s in self.served:
             if s.label == label:
                 if s.blocks is None:
@@ -501,7 +503,7 @@ def drop(stage: Stage, v: dict[str, Any]) -> None:
     if at is None:
         raise CaseError(f"drop: no served exchange {v['before']}")
     base = stage.served[at].base
-    stage.served.insert(at, Served(base=base, label=f"{v['before']}_dropped", dropped=True))
+    stage.served.insert(at, Served(base=base, label=f"{v['before']}{DROPPED_SUFFIX}", dropped=True))
 
 
 VARIATIONS: dict[str, Callable[[Stage, dict[str, Any]], None]] = {

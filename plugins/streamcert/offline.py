@@ -8,6 +8,7 @@ from typing import Any
 
 from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
+from .contract.labels.a2a import CARD
 from .contract.run import BINDING
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
@@ -44,7 +45,7 @@ def recorded_implementation(log: FrameLog) -> dict[str, str] | None:
     """The implementation as the card a recording read names it (binding_choice.implementation_of), or None."""
     from .binding_choice import implementation_of
 
-    card = log.get("card")
+    card = log.get(CARD)
     if card is None or card.status != 200:
         return None
     value, complaint = card.json()

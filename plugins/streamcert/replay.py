@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 
 from .contract.capture import ANSWERED_BY, NO_MATCH, NOT_SENT, REFUSED, SERVED_END
 from .contract.client import HOLD
+from .contract.labels.client import SENT
 from .contract.run import BINDING
 from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
 from .protocols.script import SCRIPT_KEY
@@ -53,7 +54,6 @@ from .protocols.script import SCRIPT_KEY
 HOST = "127.0.0.1"  # loopback only, always
 PACES = ("recorded", "fast")
 HOLD_S = 60.0  # how long a stream the suite stopped reading stays open after its last chunk
-SENT = "sent"  # the label of a request the server received, in the frame log it records into
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024  # a request body past this is refused as it arrives (413), never read whole
 READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed

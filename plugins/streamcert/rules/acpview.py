@@ -19,14 +19,13 @@ from typing import Any
 
 from .. import limits
 from ..contract.capture import LIMIT, PARTIAL_LINE, PARTIAL_LINE_BYTES
+from ..contract.labels.acp import AGENT
 from ..contract.run import STREAM_LIMIT_S
 from ..framelog import END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import acp
 from ..wire.jsonlines import Line, read_lines
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ev_evidence, quote
-
-AGENT = "agent"  # the label of the agent run (streamcert.scenarios.acp)
 
 
 @dataclass

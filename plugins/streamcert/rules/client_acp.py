@@ -23,6 +23,7 @@ from typing import Any
 
 from ..contract.acp import ACP_CLIENT_CASE, ENDED
 from ..contract.capture import PARTIAL_LINE
+from ..contract.labels.acp import AGENT, CLIENT
 from ..framelog import END_CLOSED, END_ERROR, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import acp
@@ -31,7 +32,6 @@ from . import RuleContext, Unjudgeable, Verdict, ev_evidence, quote, rule
 from .acpview import AcpTurn
 from .clientview import final_view
 
-CLIENT, AGENT = "client", "agent"  # scenarios/acp_client.py
 V1_PLAN = ""  # the view's key of the v1 plan, which has no planId
 Entry = tuple[Any, Any, Any]  # (content, priority, status)
 

@@ -63,6 +63,7 @@ from urllib.parse import urlsplit
 from .. import limits
 from ..contract.capture import ANSWERED_BY, EXITED_AFTER, LIMIT, PARTIAL_LINE, REFUSED, SERVED_END, STDERR
 from ..contract.client import CASE_ERROR, CLIENT_CASE, RETURNCODE, SERVED_AS, STDERR_TAIL, STREAM_CLOSED_AT
+from ..contract.labels.client import CLIENT, SENT, SERVED
 from ..framelog import (
     END_CLIENT_STOP,
     END_ERROR,
@@ -80,7 +81,6 @@ from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ex_evidence, quote
 from .planview import plan_of, steps_of, timestamp
 
-CLIENT, SENT, SERVED = "client", "sent", "served"  # the labels scenarios/client.py writes
 SEND_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
 # Limits of time: a client cut at one of these did not finish (it hung); a size cap is another story.
 TIME_CAPS = {limits.EXCHANGE.field, limits.STREAM.field, limits.START.field, limits.RUN.field, limits.IDLE.field}

@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import limits
 from ..contract.capture import LIMIT
+from ..contract.labels.line import LINE
 from ..contract.line import CASES, CASES_ERROR, CASES_SOURCE, INPUTS
 from ..framelog import END_ERROR, FrameLog
 from ..wire.stdio import how_it_ended
@@ -112,7 +113,7 @@ class LineRun:
     def of(cls, log: FrameLog, ctx: RuleContext) -> "LineRun":
         if log.notes.get(CASES_ERROR):
             raise Unjudgeable(f"the cases could not be used: {log.notes[CASES_ERROR]}")
-        ex = log.get("line")
+        ex = log.get(LINE)
         if ex is None or CASES not in log.notes:
             raise Unjudgeable()
         if ex.end == END_ERROR:

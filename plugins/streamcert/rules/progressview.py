@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.labels.line import PROGRESS
 from ..contract.line import PROGRESS_POINTER
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols.progress import IDENTITY
 from .engine import RuleContext, Unjudgeable, answered, ev_evidence, ex_evidence
 
-LABEL = "progress"
 DEFAULT_POINTER = "/progress"
 MAIN = None  # the sequence key of the main agent's frames (no `agent`)
 
@@ -374,7 +374,7 @@ class ProgressStream:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> "ProgressStream":
-        ex = answered(log, LABEL)
+        ex = answered(log, PROGRESS)
         if ex.status != 200 or not ex.is_sse:
             raise Unjudgeable(f"the progress URL answered HTTP {ex.status} {ex.content_type!r}, not an event stream: "
                               "the suite could not drive it", [ex_evidence(ex)])

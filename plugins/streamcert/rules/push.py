@@ -13,6 +13,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract.capture import PUSH_RECEIVER, WEBHOOK_PATH
+from ..contract.labels.a2a import STREAM
+from ..contract.labels.push import (
+    PUSH_CREATE_A,
+    PUSH_CREATE_B,
+    PUSH_CREATE_C,
+    PUSH_CREATE_NOURL,
+    PUSH_CREATE_SLOW,
+    PUSH_CREATE_UNKNOWN_TASK,
+    PUSH_DELETE_C,
+    PUSH_DELETE_UNKNOWN,
+    PUSH_GET,
+    PUSH_GET_DELETED,
+    PUSH_GET_UNKNOWN,
+    PUSH_LIST,
+    PUSH_LIST_UNKNOWN_TASK,
+    PUSH_TASK,
+)
 from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
@@ -22,7 +39,7 @@ from .engine import RuleContext, Unjudgeable
 from .errors import _verdict, refusal
 from .unary import Answer, no_answer
 
-KEPT = ("push_create_a", "push_create_b")  # the two configs made without an id and kept to the task's end
+KEPT = (PUSH_CREATE_A, PUSH_CREATE_B)  # the two configs made without an id and kept to the task's end
 
 
 @dataclass
@@ -43,7 +60,7 @@ class PushRun:
             raise Unjudgeable()
         view = cls(log, ctx, dict(notes.get(HOOK_PATHS) or {}), dict(notes.get(TOKENS) or {}))
         view.received = [ex for ex in log.exchanges if WEBHOOK_PATH in ex.notes]
-        sub = log.get("stream")
+        sub = log.get(STREAM)
         if sub is not None:
             frames = [(ev.t, bindings.frame_answer(sub.binding, ev.payload)[0]) for ev in sub.data_events()]
             view.stream = frames[1:]  # after the Task it opens with
@@ -96,7 +113,7 @@ def _deduped(bodies: list[Any]) -> list[str]:
 
 @rule("PUSH-001", view=PushRun)
 def create_assigns_id(v: PushRun, out: Verdict) -> None:
-    if reading := v.receiver_refused(("push_create_slow", *KEPT)):
+    if reading := v.receiver_refused((PUSH_CREATE_SLOW, *KEPT)):
         return out.otherwise_not_tested(reading)
     for label in KEPT:
         ex = v.log.get(label)
@@ -127,7 +144,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
     if ids[0] == ids[1]:
         return out.failed(f"both Creates without an id answered the same id {ids[0]!r}: the second replaced the first",
                           [ex_evidence(v.log.get(label)) for label in KEPT])
-    listing = v.log.get("push_list")
+    listing = v.log.get(PUSH_LIST)
     listed = Answer.of(listing).result if listing is not None and not no_answer(listing, "List") else None
     shown = {c.get("id") for c in (listed or {}).get("configs") or [] if isinstance(c, dict)}
     missing_list = [i for i in ids if i not in shown] if shown else []
@@ -144,7 +161,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-003", view=PushRun)
 def get_answers_config(v: PushRun, out: Verdict) -> None:
-    ex, made = v.log.get("push_get"), v.config("push_create_a")
+    ex, made = v.log.get(PUSH_GET), v.config(PUSH_CREATE_A)
     if ex is None or made is None:
         return
     if lost := no_answer(ex, "Get"):
@@ -161,10 +178,10 @@ def get_answers_config(v: PushRun, out: Verdict) -> None:
         out.passed(f"Get answered config {got['id']!r} with its url")
 
 
-NOT_FOUND = [("push_get_unknown", "Get of a config id no Create made"),
-             ("push_get_deleted", "Get of a deleted config"),
-             ("push_list_unknown_task", "List on a task that does not exist"),
-             ("push_create_unknown_task", "Create on a task that does not exist")]
+NOT_FOUND = [(PUSH_GET_UNKNOWN, "Get of a config id no Create made"),
+             (PUSH_GET_DELETED, "Get of a deleted config"),
+             (PUSH_LIST_UNKNOWN_TASK, "List on a task that does not exist"),
+             (PUSH_CREATE_UNKNOWN_TASK, "Create on a task that does not exist")]
 
 
 @rule("PUSH-004", view=PushRun)
@@ -172,7 +189,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
     checks = [refusal(ex, (a2a.TASK_NOT_FOUND,), what) for label, what in NOT_FOUND
               if (ex := v.log.get(label)) is not None]
     reading = None
-    ex = v.log.get("push_delete_unknown")
+    ex = v.log.get(PUSH_DELETE_UNKNOWN)
     if ex is not None:
         check = refusal(ex, (a2a.TASK_NOT_FOUND,), "Delete of a config id no Create made")
         ans = Answer.of(ex)
@@ -185,7 +202,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-005", view=PushRun)
 def no_url_refused(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("push_create_nourl")
+    ex = v.log.get(PUSH_CREATE_NOURL)
     if ex is None:
         return
     _verdict(out, [refusal(ex, (a2a.INVALID_PARAMS,), "Create without url")])
@@ -207,7 +224,7 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         out.passed(f"{len(v.received)} POST(s), each one StreamResponse of the task")
 
 
-def _task_id(v: PushRun, label: str = "push_task") -> str | None:
+def _task_id(v: PushRun, label: str = PUSH_TASK) -> str | None:
     ex = v.log.get(label)
     events = ex.data_events() if ex is not None else []
     first = bindings.frame_answer(ex.binding, events[0].payload)[0] if events else None
@@ -286,11 +303,11 @@ def media_type(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-011", view=PushRun)
 def nothing_after_delete(v: PushRun, out: Verdict) -> None:
-    deleted = v.log.get("push_delete_c")
+    deleted = v.log.get(PUSH_DELETE_C)
     if deleted is None or no_answer(deleted, "Delete") or Answer.of(deleted).error is not None:
         return out.otherwise_not_tested("no config was deleted")
     answered = deleted.t_headers if deleted.t_headers is not None else deleted.t_end
-    late = [ex for ex in v.at("push_create_c") if answered is not None and ex.t_sent > answered]
+    late = [ex for ex in v.at(PUSH_CREATE_C) if answered is not None and ex.t_sent > answered]
     if late:
         out.failed(f"{len(late)} POST(s) reached the deleted config's webhook after Delete was answered "
                    f"(at {answered:.3f} s); the first at {late[0].t_sent:.3f} s",
@@ -324,17 +341,17 @@ def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
             key = _canon(ex.request_body)
             first_at[key] = min(first_at.get(key, ex.t_sent), ex.t_sent)
     lags = [(t - first_at[_canon(body)], t) for t, body in v.stream if _canon(body) in first_at]
-    stream = v.log.get("stream")
+    stream = v.log.get(STREAM)
     frames = stream.data_events() if stream is not None else []
     after = [t for t in first_at.values() if stream is not None and t >= stream.t_sent]
     if frames and after:  # the stream's first frame and the first POST come of the same first update
         lags.append((frames[0].t - min(after), frames[0].t))
-    if not lags or not v.log.get("push_create_slow"):
+    if not lags or not v.log.get(PUSH_CREATE_SLOW):
         return out.otherwise_not_tested("no event reached both the stream and a webhook beside the slow one")
     tolerance = out.tolerance("lag_s", 1.5)
     lag, at = max(lags)
     measured = {"max_lag_s": round(lag, 3), "tolerance_s": tolerance, "slow_delay_s": notes.get(SLOW_DELAY_S)}
-    sub = v.log.get("stream")
+    sub = v.log.get(STREAM)
     if lag > tolerance:
         out.warning(f"an event reached the task's stream {lag:.2f} s after it reached a webhook (at {at:.3f} s; "
                     f"tolerance {tolerance:g} s), beside a webhook that answers after {notes.get(SLOW_DELAY_S)} s",

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..contract.capture import IDLE_S, LIMIT_S
+from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames, state_in
 
 # What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
 NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"

@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract.capture import NOT_SENT
+from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
-
-STREAM = "stream"  # the label of the scenario's SendStreamingMessage (streamcert.scenarios.a2a)
 
 
 @dataclass(slots=True)

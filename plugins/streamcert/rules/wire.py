@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
 
 from ..contract.capture import INVALID_UTF8, NOT_SENT, STREAMING
+from ..contract.labels.a2a import CARD
 from ..contract.run import BINDING
 from ..framelog import (
     END_CLIENT_STOP,
@@ -134,7 +135,7 @@ class Answers:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Answers:
-        card_ex = log.get("card")
+        card_ex = log.get(CARD)
         card = card_ex.json()[0] if card_ex else None
         judged, unjudged = [], []
         binding = log.notes.get(BINDING)

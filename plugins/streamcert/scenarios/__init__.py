@@ -1,8 +1,9 @@
 """Scenario drivers: each plays one scenario of cases/scenarios/ against a target and returns the
 frame log. Drivers speak the protocol and decide nothing; the rules judge the log afterwards.
 
-Exchange labels are the contract between a driver and the rules that read its log; each driver
-module lists the labels it writes.
+Exchange labels and notes keys are the contract between a driver and the rules that read its log: they are
+declared in streamcert.contract (docs/architecture.md), and each driver module's docstring describes the ones
+it writes.
 """
 
 from __future__ import annotations

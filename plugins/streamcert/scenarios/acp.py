@@ -35,6 +35,7 @@ from typing import Any
 from .. import limits
 from ..catalogue import Scenario
 from ..contract.acp import ACP
+from ..contract.labels.acp import AGENT
 from ..contract.run import UNREACHABLE
 from ..framelog import FrameLog
 from ..protocols import acp
@@ -102,7 +103,7 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
     log.target = target.acp_cmd or ""
     with tempfile.TemporaryDirectory(prefix="streamcert-acp-") as cwd:
         log.notes[ACP] = {"requested_version": version, "plan_capability": capable, "cwd": cwd}
-        peer = StdioPeer(target.acp_cmd or "", log, label="agent", max_bytes=target.max_stream_bytes,
+        peer = StdioPeer(target.acp_cmd or "", log, label=AGENT, max_bytes=target.max_stream_bytes,
                          max_line=target.max_event_bytes)
         await peer.start()
         if not peer.started:

@@ -41,6 +41,7 @@ from .. import limits
 from ..catalogue import Scenario
 from ..contract.acp import ACP_CLIENT_CASE, AGENT_RUNS, ENDED
 from ..contract.capture import PARTIAL_LINE
+from ..contract.labels.acp import AGENT, CLIENT
 from ..contract.run import UNREACHABLE
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Event, Exchange, FrameLog
 from ..targets import reference_command
@@ -50,7 +51,6 @@ from ..wire.stdio import StdioPeer
 from . import Target, driver
 from .a2a import make_script
 
-CLIENT, AGENT = "client", "agent"  # exchange labels
 # docs/contracts.md §7's variables, and the one ACP adds
 AGENT_CMD, CASE, CONTEXT = "STREAMCERT_AGENT_CMD", "STREAMCERT_CASE", "STREAMCERT_CONTEXT"
 

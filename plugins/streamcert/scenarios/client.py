@@ -50,15 +50,14 @@ from .. import client_cases, limits
 from ..catalogue import Scenario
 from ..contract.capture import STDERR
 from ..contract.client import CASE_ERROR, CLIENT_CASE, RETURNCODE, SERVED_AS, STDERR_TAIL, STREAM_CLOSED_AT
+from ..contract.labels.client import CLIENT, SENT, SERVED
 from ..framelog import END_CLOSED, FrameLog
-from ..replay import SENT, ReplayServer
+from ..replay import ReplayServer
 from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.stdio import StdioPeer
 from . import Target, driver
 
-LABEL = "client"
-SERVED = "served"
 STDERR_KEPT = 2000  # characters of the client's stderr kept in `stderr_tail`
 CASE_KEYS = ("id", "base", "serve", "variations", "context", "expected", "pace")
 
@@ -91,7 +90,7 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
         url = server.url  # an origin: the card at its /.well-known/agent-card.json (docs/clients.md)
         log.notes[CLIENT_CASE].update(streaming=client_cases.card_streaming(served), url=url,
                                         limit_s=min(allowed, target.stream_limit))
-        peer = StdioPeer(target.client_cmd or "", log, label=LABEL, clock=clock,
+        peer = StdioPeer(target.client_cmd or "", log, label=CLIENT, clock=clock,
                          env=environment(url, scenario.id, context), max_bytes=target.max_stream_bytes,
                          max_line=target.max_event_bytes)
         await peer.start()

@@ -12,13 +12,12 @@ Log notes: `progress_pointer` (the pointer the rules read with).
 from __future__ import annotations
 
 from ..catalogue import Scenario
+from ..contract.labels.line import PROGRESS
 from ..contract.line import PROGRESS_POINTER
 from ..framelog import FrameLog
 from ..protocols.script import SCRIPT_KEY
 from ..wire.clients import client_for
 from . import Target, driver
-
-LABEL = "progress"
 
 
 @driver("progress-stream")
@@ -27,4 +26,4 @@ async def progress_stream(target: Target, scenario: Scenario, log: FrameLog) -> 
     log.target = target.progress_url
     log.notes[PROGRESS_POINTER] = target.progress_pointer
     async with client_for(target, log, target.progress_url) as client:
-        await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=LABEL)
+        await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=PROGRESS)

@@ -12,7 +12,7 @@ are bounded in time: a stream that never ends is cut at `stream_limit` and marke
 Every answer is bounded (`Bounds`, from the run's caps in limits.py): its size on the wire (a body past
 `max_body` is left unread, a stream past `max_stream` is read on but no longer kept), each event's size,
 what a Content-Encoding it did not ask for decodes to, and the silence between two reads. A bound
-reached is written into the exchange (`framelog.UNJUDGED`, with the sentence of `Cap.reached`), so the
+reached is written into the exchange (`contract.capture.UNJUDGED`, with the sentence of `Cap.reached`), so the
 requirements reading it are ERROR with that sentence, never a blame on the server. A connection that
 fails once the answer has begun ends `reset` with the bytes received, and what came is judged; one the server
 closed before any byte of the answer, when it had served an earlier answer, is sent again on another connection
@@ -48,6 +48,7 @@ from ..contract.capture import (
     STREAMING,
     UNJUDGED,
 )
+from ..contract.labels.a2a import CARD
 from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
@@ -152,7 +153,7 @@ class A2AClient:
         await self.transport.aclose()
 
     # -- discovery -------------------------------------------------------------------------------
-    async def get_card(self, label: str = "card", base_url: str | None = None,
+    async def get_card(self, label: str = CARD, base_url: str | None = None,
                        headers: dict[str, str] | None = None) -> Exchange:
         """GET the agent card (`headers`: more request headers, e.g. a conditional request's validator)."""
         url = join(base_url or self.base_url, a2a.CARD_PATH)

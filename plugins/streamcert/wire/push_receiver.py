@@ -27,12 +27,12 @@ from typing import Any
 
 from .. import limits
 from ..contract.capture import ABANDONED, BODY_BYTES, PUSH_OVERFLOW, PUSH_RECEIVER, UNJUDGED, WEBHOOK_PATH
+from ..contract.labels.push import WEBHOOK_PREFIX
 from ..framelog import END_CLOSED, END_ERROR, END_IDLE, Exchange, FrameLog
 from .capture import Clock
 
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers
 MAX_POSTS = 1000  # requests recorded in one scenario; past it each is answered 503 and only counted
-LABEL = "webhook_"  # the exchanges it writes: webhook_1, webhook_2, … in arrival order
 WATCH_S = 0.05  # how often a slow answer looks whether its sender closed the connection
 _SLOW = re.compile(r"^/slow/(\d+(?:\.\d+)?)(?:/|$)")
 _FAIL = re.compile(r"^/fail/(\d+)(?:/|$)")
@@ -223,7 +223,7 @@ class PushReceiver:
     def _record(self, ex: Exchange) -> None:
         if len(self.received) >= MAX_POSTS:
             return
-        ex.label = f"{LABEL}{len(self.received) + 1}"
+        ex.label = f"{WEBHOOK_PREFIX}{len(self.received) + 1}"
         ex.end = ex.end or END_CLOSED
         self.received.append(ex)
         self.log.add(ex)
