@@ -23,7 +23,7 @@ READERS = sorted((PKG / "rules").glob("*.py"))
 WRITERS = sorted([*(PKG / "scenarios").glob("*.py"), *(PKG / "wire").rglob("*.py")] + [
     PKG / name for name in ("framelog.py", "replay.py", "client_cases.py", "proxy.py", "proxy_logs.py")])
 # modules that read a log beside the rules (the run's plumbing): checked for bare strings, not counted as writers
-OTHERS = [PKG / name for name in ("plugin.py", "offline.py", "capture_diff.py")]
+OTHERS = [PKG / name for name in ("plugin.py", "offline.py", "capture_diff.py", "binding_choice.py", "own_checks.py")]
 READ_CALLS = {"get", "all"}  # X.get(K), log.all(LABEL)
 
 
@@ -60,8 +60,7 @@ def _contract_names(path: Path, tree: ast.Module) -> dict[str, str]:
         for alias in node.names:
             for candidate in (f"{module}.{alias.name}", f"{module}.{alias.name}".lstrip(".")):
                 bare = candidate.lstrip(".")
-                if bare in DECLARED or bare.startswith("contract.") and bare.removesuffix(f".{alias.name}") in {
-                        n.rsplit(".", 1)[0] for n in DECLARED}:
+                if bare in DECLARED or bare in {n.rsplit(".", 1)[0] for n in DECLARED}:  # a constant, or its module
                     local[alias.asname or alias.name] = bare
     return local
 

@@ -13,23 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract.capture import PUSH_RECEIVER, WEBHOOK_PATH
+from ..contract.labels import push as push_labels
 from ..contract.labels.a2a import STREAM
-from ..contract.labels.push import (
-    PUSH_CREATE_A,
-    PUSH_CREATE_B,
-    PUSH_CREATE_C,
-    PUSH_CREATE_NOURL,
-    PUSH_CREATE_SLOW,
-    PUSH_CREATE_UNKNOWN_TASK,
-    PUSH_DELETE_C,
-    PUSH_DELETE_UNKNOWN,
-    PUSH_GET,
-    PUSH_GET_DELETED,
-    PUSH_GET_UNKNOWN,
-    PUSH_LIST,
-    PUSH_LIST_UNKNOWN_TASK,
-    PUSH_TASK,
-)
 from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
@@ -39,7 +24,8 @@ from .engine import RuleContext, Unjudgeable
 from .errors import _verdict, refusal
 from .unary import Answer, no_answer
 
-KEPT = (PUSH_CREATE_A, PUSH_CREATE_B)  # the two configs made without an id and kept to the task's end
+# the two configs made without an id and kept to the task's end
+KEPT = (push_labels.PUSH_CREATE_A, push_labels.PUSH_CREATE_B)
 
 
 @dataclass
@@ -113,7 +99,7 @@ def _deduped(bodies: list[Any]) -> list[str]:
 
 @rule("PUSH-001", view=PushRun)
 def create_assigns_id(v: PushRun, out: Verdict) -> None:
-    if reading := v.receiver_refused((PUSH_CREATE_SLOW, *KEPT)):
+    if reading := v.receiver_refused((push_labels.PUSH_CREATE_SLOW, *KEPT)):
         return out.otherwise_not_tested(reading)
     for label in KEPT:
         ex = v.log.get(label)
@@ -144,7 +130,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
     if ids[0] == ids[1]:
         return out.failed(f"both Creates without an id answered the same id {ids[0]!r}: the second replaced the first",
                           [ex_evidence(v.log.get(label)) for label in KEPT])
-    listing = v.log.get(PUSH_LIST)
+    listing = v.log.get(push_labels.PUSH_LIST)
     listed = Answer.of(listing).result if listing is not None and not no_answer(listing, "List") else None
     shown = {c.get("id") for c in (listed or {}).get("configs") or [] if isinstance(c, dict)}
     missing_list = [i for i in ids if i not in shown] if shown else []
@@ -161,7 +147,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-003", view=PushRun)
 def get_answers_config(v: PushRun, out: Verdict) -> None:
-    ex, made = v.log.get(PUSH_GET), v.config(PUSH_CREATE_A)
+    ex, made = v.log.get(push_labels.PUSH_GET), v.config(push_labels.PUSH_CREATE_A)
     if ex is None or made is None:
         return
     if lost := no_answer(ex, "Get"):
@@ -178,10 +164,10 @@ def get_answers_config(v: PushRun, out: Verdict) -> None:
         out.passed(f"Get answered config {got['id']!r} with its url")
 
 
-NOT_FOUND = [(PUSH_GET_UNKNOWN, "Get of a config id no Create made"),
-             (PUSH_GET_DELETED, "Get of a deleted config"),
-             (PUSH_LIST_UNKNOWN_TASK, "List on a task that does not exist"),
-             (PUSH_CREATE_UNKNOWN_TASK, "Create on a task that does not exist")]
+NOT_FOUND = [(push_labels.PUSH_GET_UNKNOWN, "Get of a config id no Create made"),
+             (push_labels.PUSH_GET_DELETED, "Get of a deleted config"),
+             (push_labels.PUSH_LIST_UNKNOWN_TASK, "List on a task that does not exist"),
+             (push_labels.PUSH_CREATE_UNKNOWN_TASK, "Create on a task that does not exist")]
 
 
 @rule("PUSH-004", view=PushRun)
@@ -189,7 +175,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
     checks = [refusal(ex, (a2a.TASK_NOT_FOUND,), what) for label, what in NOT_FOUND
               if (ex := v.log.get(label)) is not None]
     reading = None
-    ex = v.log.get(PUSH_DELETE_UNKNOWN)
+    ex = v.log.get(push_labels.PUSH_DELETE_UNKNOWN)
     if ex is not None:
         check = refusal(ex, (a2a.TASK_NOT_FOUND,), "Delete of a config id no Create made")
         ans = Answer.of(ex)
@@ -202,7 +188,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-005", view=PushRun)
 def no_url_refused(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get(PUSH_CREATE_NOURL)
+    ex = v.log.get(push_labels.PUSH_CREATE_NOURL)
     if ex is None:
         return
     _verdict(out, [refusal(ex, (a2a.INVALID_PARAMS,), "Create without url")])
@@ -224,7 +210,7 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         out.passed(f"{len(v.received)} POST(s), each one StreamResponse of the task")
 
 
-def _task_id(v: PushRun, label: str = PUSH_TASK) -> str | None:
+def _task_id(v: PushRun, label: str = push_labels.PUSH_TASK) -> str | None:
     ex = v.log.get(label)
     events = ex.data_events() if ex is not None else []
     first = bindings.frame_answer(ex.binding, events[0].payload)[0] if events else None
@@ -303,11 +289,11 @@ def media_type(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-011", view=PushRun)
 def nothing_after_delete(v: PushRun, out: Verdict) -> None:
-    deleted = v.log.get(PUSH_DELETE_C)
+    deleted = v.log.get(push_labels.PUSH_DELETE_C)
     if deleted is None or no_answer(deleted, "Delete") or Answer.of(deleted).error is not None:
         return out.otherwise_not_tested("no config was deleted")
     answered = deleted.t_headers if deleted.t_headers is not None else deleted.t_end
-    late = [ex for ex in v.at(PUSH_CREATE_C) if answered is not None and ex.t_sent > answered]
+    late = [ex for ex in v.at(push_labels.PUSH_CREATE_C) if answered is not None and ex.t_sent > answered]
     if late:
         out.failed(f"{len(late)} POST(s) reached the deleted config's webhook after Delete was answered "
                    f"(at {answered:.3f} s); the first at {late[0].t_sent:.3f} s",
@@ -346,7 +332,7 @@ def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
     after = [t for t in first_at.values() if stream is not None and t >= stream.t_sent]
     if frames and after:  # the stream's first frame and the first POST come of the same first update
         lags.append((frames[0].t - min(after), frames[0].t))
-    if not lags or not v.log.get(PUSH_CREATE_SLOW):
+    if not lags or not v.log.get(push_labels.PUSH_CREATE_SLOW):
         return out.otherwise_not_tested("no event reached both the stream and a webhook beside the slow one")
     tolerance = out.tolerance("lag_s", 1.5)
     lag, at = max(lags)
