@@ -42,7 +42,8 @@ import json
 import zlib
 from typing import Any
 
-from streamcert.framelog import END_CLOSED, END_ERROR, UNJUDGED, Chunk, Event, Exchange, FrameLog
+from streamcert.contract.capture import UNJUDGED
+from streamcert.framelog import END_CLOSED, END_ERROR, Chunk, Event, Exchange, FrameLog
 from streamcert.protocols import a2a, bindings
 
 RPC_URL = "http://127.0.0.1:41241/a2a/jsonrpc"

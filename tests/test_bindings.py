@@ -286,7 +286,8 @@ def test_check_refuses_a_cassette_of_an_unknown_binding_naming_it(tmp_path, caps
 @pytest.mark.parametrize("cut", ["cap", "nesting"])
 def test_a_probe_answer_a_cap_or_the_nesting_limit_cut_is_error_naming_it(cut) -> None:
     """The suite's own bound is no blame (A2A-CARD-006): ERROR, the cap named, never FAIL."""
-    from streamcert.framelog import MAX_JSON_DEPTH, UNJUDGED
+    from streamcert.contract.capture import UNJUDGED
+    from streamcert.framelog import MAX_JSON_DEPTH
 
     card = card_with(("JSONRPC", "http://127.0.0.1:1/a2a/jsonrpc"), ("HTTP+JSON", "http://127.0.0.1:1/a2a/rest"))
     if cut == "cap":

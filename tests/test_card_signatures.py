@@ -14,6 +14,7 @@ from joserfc.util import json_b64encode, urlsafe_b64encode
 from logs import agent_card, card_get, frame_log
 
 from streamcert import card_keys
+from streamcert.contract.a2a import CARD_KEYS
 from streamcert.outcomes import Outcome
 from streamcert.protocols import card_signing
 from streamcert.rules import RuleContext, judge
@@ -40,7 +41,7 @@ def sign(card: dict, key=EC, *, alg: str = "ES256", header_alg: str | None = Non
 
 def signed_log(card: dict, *signatures: dict, keys=(EC,)):
     log = frame_log(card_get({**card, "signatures": list(signatures)}))
-    log.notes[card_keys.NOTE] = [public(k) for k in keys]
+    log.notes[CARD_KEYS] = [public(k) for k in keys]
     return log
 
 
@@ -85,7 +86,7 @@ def test_unsigned_card_is_unsupported_never_a_failure():
     log = frame_log(card_get(agent_card()))
     one("A2A-CARD-008", log, UNS, "no signatures")
     one("A2A-CARD-009", log, UNS, "optional")
-    log.notes[card_keys.NOTE] = [public(EC)]
+    log.notes[CARD_KEYS] = [public(EC)]
     one("A2A-CARD-009", log, UNS, "1 key(s) from --card-key and had nothing to verify")
 
 

@@ -18,10 +18,12 @@ import pytest
 
 from streamcert import cassette, client_cases
 from streamcert.catalogue import Scenario, load_catalogue, load_scenario, scenario_ids
+from streamcert.contract.client import HOLD, UNTERMINATED
+from streamcert.contract.labels.client import SENT
 from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
-from streamcert.replay import HOLD, SENT, ReplayServer
+from streamcert.replay import ReplayServer
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import client as client_driver
 from streamcert.scenarios import run_scenario
@@ -240,7 +242,7 @@ def test_the_stream_can_end_inside_its_last_event():
     assert body.endswith(b'"}}}}\n') and not body.endswith(b"\n\n") and body.count(b"\n\n") == 8
     assert [d["result"] for d in data(stream)] == [_renamed(d["result"], "unterminated") for d in data(whole)[:-1]]
     assert b"TASK_STATE_COMPLETED" in body.rsplit(b"\n\n", 1)[1]
-    assert stream.notes[client_cases.UNTERMINATED].startswith('data: {"jsonrpc":"2.0"')
+    assert stream.notes[UNTERMINATED].startswith('data: {"jsonrpc":"2.0"')
     # without even the data line's own line end; and a stream whose last block is no event cannot end inside one
     case = {"id": "client-x", "base": "stream-basic", "variations": [{"kind": "unterminated", "line_end": False}]}
     assert client_cases.build(case).get("stream").wire_bytes.endswith(b'"}}}}')

@@ -16,15 +16,8 @@ import pytest
 
 pytest.importorskip("grpc", reason="the grpc extra is not installed")
 
-from streamcert.framelog import (  # noqa: E402
-    END_CLIENT_STOP,
-    END_CLOSED,
-    END_ERROR,
-    END_IDLE,
-    END_TIME_LIMIT,
-    UNJUDGED,
-    FrameLog,
-)
+from streamcert.contract.capture import UNJUDGED
+from streamcert.framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_IDLE, END_TIME_LIMIT, FrameLog
 from streamcert.protocols import a2a, bindings  # noqa: E402
 from streamcert.protocols import grpc_messages as g  # noqa: E402
 from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402

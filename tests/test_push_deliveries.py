@@ -13,12 +13,13 @@ import pytest
 from logs import artifact_update as art
 from logs import frame_log, rpc_error, sse, status_update, task_result, unary
 
-from streamcert.framelog import ABANDONED, Exchange, FrameLog
+from streamcert.contract.capture import ABANDONED, PUSH_OVERFLOW
+from streamcert.framelog import Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.rules import judge
 from streamcert.scrub import MASK, WEBHOOK_CREDENTIALS, Scrubber
 from streamcert.wire import push_receiver
-from streamcert.wire.push_receiver import OVERFLOW, PushReceiver
+from streamcert.wire.push_receiver import PushReceiver
 
 BASE = "http://127.0.0.1:9"
 HOOKS = {"inline": "/hook/inline", "push_create_retry": "/fail/1/r", "push_create_wait": "/slow/1.5/w",
@@ -297,7 +298,7 @@ def test_a_flood_is_bounded_and_counted(monkeypatch):
 
     log, statuses = _receive(flood)
     assert statuses == [200] * 20 + [503] * 5
-    assert len(log.exchanges) == 20 and log.notes[OVERFLOW] == {"refused": 5, "limit": 20}
+    assert len(log.exchanges) == 20 and log.notes[PUSH_OVERFLOW] == {"refused": 5, "limit": 20}
 
 
 async def _raw(base: str, request: bytes) -> bytes:

@@ -9,7 +9,8 @@ from typing import Any
 
 from logs import agent_card, card_get, frame_log, grpc_call, rpc_error, unary
 
-from streamcert.framelog import CREDENTIALS, Exchange, FrameLog
+from streamcert.contract.run import CREDENTIALS
+from streamcert.framelog import Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a
 from streamcert.rules import RuleContext, judge

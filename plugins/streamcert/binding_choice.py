@@ -44,7 +44,7 @@ def read_card(target: Any) -> Any:
 
     async def fetch() -> Any:
         async with client_for(target, FrameLog(scenario="binding-choice")) as client:
-            ex = await client.get_card(label="card")
+            ex = await client.get_card()
         value, complaint = ex.json() if ex.status == 200 else (None, "no card")
         return value if complaint is None else None
 

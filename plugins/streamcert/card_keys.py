@@ -15,8 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-NOTE = "card_keys"  # the card scenario's log.notes: the public JWKs the run trusts ([] when none was given)
-NOTE_ERROR = "card_keys_error"  # log.notes: why the --card-key files could not be read at run time
 MAX_FILE_BYTES = 256 * 1024  # a JWKS of a few dozen RSA-4096 keys fits many times over
 MAX_KEYS = 64  # keys trusted in one run, over every --card-key file
 PUBLIC_KTY = ("RSA", "EC", "OKP")

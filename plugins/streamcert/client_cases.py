@@ -30,20 +30,22 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import cassette
+from .contract.client import CLIENT_CASE, HELD_OPEN, HOLD, SERVED_FROM, UNTERMINATED
+from .contract.labels.a2a import CARD, STREAM
+from .contract.labels.client import DROPPED_SUFFIX
 from .framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
 from .protocols import a2a
 from .protocols.bindings import jsonrpc_paths
 from .protocols.interactions_v1 import URI as EXT_INTERACTIONS
 from .protocols.progress_v1 import URI as EXT_PROGRESS
-from .replay import HOLD, substituted
+from .replay import substituted
 from .wire.sse import SSEParser
 
 BOM = "\ufeff".encode("utf-8")
 LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
 MIXED = ("\n", "\r\n", "\r")  # line_ends "mixed": each line takes the next of these in turn
 SPLITS = ("events", "utf8", "lines", "bytes")
-UNTERMINATED = "unterminated"  # a served stream's notes key: the text of the last block, which no blank line ended
-DEFAULT_SERVE = ("card", "stream")
+DEFAULT_SERVE = (CARD, STREAM)
 
 
 class CaseError(ValueError):
@@ -106,7 +108,7 @@ class Stage:
     replace: dict[str, str] = field(default_factory=dict)  # recorded id → the case's (ids)
 
     def exchange(self, label: str | None) -> Served:
-        label = label or "stream"
+        label = label or STREAM
         for s in self.served:
             if s.label == label:
                 if s.blocks is None:
@@ -501,7 +503,7 @@ def drop(stage: Stage, v: dict[str, Any]) -> None:
     if at is None:
         raise CaseError(f"drop: no served exchange {v['before']}")
     base = stage.served[at].base
-    stage.served.insert(at, Served(base=base, label=f"{v['before']}_dropped", dropped=True))
+    stage.served.insert(at, Served(base=base, label=f"{v['before']}{DROPPED_SUFFIX}", dropped=True))
 
 
 VARIATIONS: dict[str, Callable[[Stage, dict[str, Any]], None]] = {
@@ -539,7 +541,7 @@ def build(case: dict[str, Any], folder: str | Path | None = None) -> FrameLog:
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise CaseError(f"case {case.get('id')}: variation {n} ({v.get('kind')}): "
                             f"{type(exc).__name__}: {exc}") from None
-    log = FrameLog(scenario=base.scenario, target=base.target, notes={"client_case": case.get("id")})
+    log = FrameLog(scenario=base.scenario, target=base.target, notes={CLIENT_CASE: case.get("id")})
     for s in stage.served:
         log.add(_render(s, stage.replace))
     return log
@@ -630,7 +632,7 @@ def _render(s: Served, replace: dict[str, str]) -> Exchange:
     ex = Exchange(label=s.label, method=base.method, url=served_url(base.url, base.method), rpc_method=base.rpc_method,
                   request_headers=dict(base.request_headers), request_body=copy.deepcopy(base.request_body),
                   status=base.status, response_headers=dict(base.response_headers), t_sent=0.0,
-                  t_headers=0.0, end=base.end, notes={"served_from": base.label})
+                  t_headers=0.0, end=base.end, notes={SERVED_FROM: base.label})
     if s.dropped:
         ex.status, ex.response_headers, ex.t_headers, ex.end = None, {}, None, END_ERROR
         ex.t_end = 0.0
@@ -678,7 +680,7 @@ def _render(s: Served, replace: dict[str, str]) -> Exchange:
     if held is not None:
         ex.notes[HOLD] = {"chunk": cuts.index(held), "until": s.hold["until"]}  # type: ignore[index]
     if base.end != END_CLOSED:
-        ex.notes["held_open"] = base.end  # the recording's stream was left open: the replay keeps it open
+        ex.notes[HELD_OPEN] = base.end  # the recording's stream was left open: the replay keeps it open
     return ex
 
 

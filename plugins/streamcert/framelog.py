@@ -20,6 +20,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from .contract.capture import CONTENT_ENCODING, DECODED_LIMIT, GRPC_STATUS, OVERFLOW, PARAMS, STREAMING, UNJUDGED
+
 if TYPE_CHECKING:
     from .scrub import Scrubber
 
@@ -33,19 +35,6 @@ END_ERROR = "error"  # no answer: refused, reset or timed out before the headers
 END_RESET = "reset"  # the connection failed after the answer began (`error` says how, after how many bytes)
 END_IDLE = "idle"  # the suite stopped waiting: nothing arrived for its idle-gap limit (`error` names the gap)
 
-# Exchange.notes keys the capture writes and the rules read.
-UNJUDGED = "unjudged"  # {"reason": sentence, "cap": Target field, "figure": n, "limit": n}: why nothing is judged
-OVERFLOW = "overflow"  # a response past its size cap: counts, a hash and the last bytes (see Capture.overflow)
-REFUSED = "refused"  # a request the replay server refused before it was read whole (a body past its cap): why
-CONTENT_ENCODING = "content_encoding"  # the Content-Encoding the capture decoded ("gzip", "deflate")
-DECODED_LIMIT = "decoded_limit"  # the decompressed-size cap it decoded with
-# The push webhook receiver's (wire/push_receiver.py): an exchange's key for a request whose sender closed the
-# connection before a slow answer (seconds it waited after its body), and the log's key for where it listened.
-ABANDONED = "abandoned"
-PUSH_RECEIVER = "push_receiver"  # log.notes: {"listen": "HOST:PORT", "url": the base URL the agent was given}
-# FrameLog.notes key a driver writes and the rules read: the NAMES of the headers the run sends as credentials (never
-# their values), so a requirement on refusing a request without them knows whether the run could ask (A2A-AUTH-).
-CREDENTIALS = "credentials"
 
 
 class Spool:
@@ -465,8 +454,8 @@ class Exchange:
         ended OK (one that ended in an error before any message is an error answer, as a JSON-RPC error sent
         as application/json before a stream starts)."""
         if self.binding == "grpc":
-            status = self.notes.get("grpc_status") or {}
-            return bool(self.notes.get("streaming")) and (bool(self.events) or status.get("code") == "OK")
+            status = self.notes.get(GRPC_STATUS) or {}
+            return bool(self.notes.get(STREAMING)) and (bool(self.events) or status.get("code") == "OK")
         return self.is_sse
 
     @property
@@ -475,7 +464,7 @@ class Exchange:
         query carried, noted by the client) on HTTP+JSON; the request as ProtoJSON on gRPC."""
         if self.binding == "jsonrpc":
             return self.request_body.get("params") if isinstance(self.request_body, dict) else None
-        return self.notes.get("params", self.request_body)
+        return self.notes.get(PARAMS, self.request_body)
 
     JSON_KEPT = 16 * 1024 * 1024  # a body up to this size keeps its parse; a larger one is parsed when read
 
@@ -640,7 +629,7 @@ class FrameLog:
         return [ex for ex in self.exchanges if ex.label == label]
 
     def streams(self) -> list[Exchange]:
-        return [ex for ex in self.exchanges if ex.notes.get("streaming")]
+        return [ex for ex in self.exchanges if ex.notes.get(STREAMING)]
 
     # -- cassette form -----------------------------------------------------------------------
     def to_json(self, scrubber: Scrubber | None = None) -> dict[str, Any]:

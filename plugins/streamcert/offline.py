@@ -8,6 +8,8 @@ from typing import Any
 
 from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
+from .contract.labels.a2a import CARD
+from .contract.run import BINDING
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .protocols import bindings
@@ -43,7 +45,7 @@ def recorded_implementation(log: FrameLog) -> dict[str, str] | None:
     """The implementation as the card a recording read names it (binding_choice.implementation_of), or None."""
     from .binding_choice import implementation_of
 
-    card = log.get("card")
+    card = log.get(CARD)
     if card is None or card.status != 200:
         return None
     value, complaint = card.json()
@@ -72,7 +74,7 @@ def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None =
                              f"not know") from None
         profiles.add(scenario.profile)
         if scenario.profile in BOUND_PROFILES:  # a cassette recorded before bindings went over JSON-RPC
-            binding = log.notes.setdefault("binding", bindings.JSONRPC)
+            binding = log.notes.setdefault(BINDING, bindings.JSONRPC)
             if not isinstance(binding, str) or binding not in bindings.BINDINGS:  # its every rule would skip
                 raise ValueError(f"{path}: recorded over the binding {str(binding)[:80]!r}, which streamcert "
                                  f"does not know (known: {', '.join(bindings.BINDINGS)})")

@@ -22,6 +22,8 @@ import pytest
 
 from . import limits, live, run_options, selection
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
+from .contract.capture import LIMIT
+from .contract.run import BINDING
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
@@ -503,7 +505,7 @@ class Streamcert:
             return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                     for r in scenario.requirements]
         self._note_silence(scenario.profile, log)
-        self.run.captures[(scenario_id, log.notes.get("binding"))] = log  # for streamcert_capture (own_checks.py)
+        self.run.captures[(scenario_id, log.notes.get(BINDING))] = log  # for streamcert_capture (own_checks.py)
         self._record(log, target)
         self._compare(log)
         return self._judged(log, scenario_id)
@@ -527,7 +529,7 @@ class Streamcert:
         from .wire.stdio import how_it_ended
 
         for ex in log.exchanges:
-            stop = ex.notes.get("limit") if ex.method == "STDIO" else None
+            stop = ex.notes.get(LIMIT) if ex.method == "STDIO" else None
             if isinstance(stop, dict) and stop.get("cap") == limits.START.field and not ex.events:
                 self.run.silent[profile] = (f"in {log.scenario}, the program ({ex.url}) wrote nothing and "
                                             f"{how_it_ended(ex)}")
@@ -545,7 +547,7 @@ class Streamcert:
 
         folder = self.run.options["record"]
         if folder:
-            log.save(path_for(folder, log.scenario, log.notes.get("binding")), scrubber=self.run.scrubber)
+            log.save(path_for(folder, log.scenario, log.notes.get(BINDING)), scrubber=self.run.scrubber)
 
     def _compare(self, log: FrameLog) -> None:
         """--against DIR: how this capture differs from the scenario's earlier one there (capture_diff.py),
@@ -556,7 +558,7 @@ class Streamcert:
         from .capture_diff import diff_logs
         from .cassette import find
 
-        earlier = find(folder, log.scenario, log.notes.get("binding"))
+        earlier = find(folder, log.scenario, log.notes.get(BINDING))
         item: dict[str, Any] = {"scenario": log.scenario, "cassette": str(earlier) if earlier else None,
                                 "test": self.request.node.nodeid}
         if earlier is not None:

@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from .contract.capture import PARAMS
+from .contract.labels.a2a import CARD
 from .framelog import END_CLIENT_STOP, Exchange, FrameLog
 from .protocols import a2a, bindings
 from .wire.a2a_client import A2AClient
@@ -261,13 +263,13 @@ class Proxy:
                 headers[key] = value.decode("latin-1")
         streaming = op in (a2a.SEND_STREAMING_MESSAGE, a2a.SUBSCRIBE_TO_TASK)
         url = self.settings.upstream + path + (f"?{query}" if query else "")
-        ex = await self.client.send_http(method, url, label="card" if is_card else (op or "other"), headers=headers,
+        ex = await self.client.send_http(method, url, label=CARD if is_card else (op or "other"), headers=headers,
                                          raw_body=body or None, rpc_method=op, streaming=streaming,
                                          limit=self.settings.stream_limit if streaming else None)
         ex.binding = binding or bindings.JSONRPC
         ex.request_body = parsed if parsed is not None else (body.decode("utf-8", "replace") or None)
         if message is not None:
-            ex.notes["params"] = message
+            ex.notes[PARAMS] = message
         if is_card and ex.status == 200:
             card, _ = ex.json()
             self.interfaces = Interfaces.of(card, self.settings.upstream)

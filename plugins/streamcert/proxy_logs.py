@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .cassette import SUFFIX
+from .contract.labels.a2a import CANCEL, CARD, GET_TASK, GET_TASK_H0, GET_TASK_H1, STREAM, SUBSCRIBE
+from .contract.run import BINDING, PROXIED
 from .framelog import Exchange, FrameLog
 from .protocols import a2a
 from .protocols.script import NO_SCRIPT_NOTE, PLAYED_NOTE
@@ -35,7 +37,6 @@ from .targets import Target
 from .wallclock import now
 
 SCENARIO = "stream-basic"  # what a proxied task is judged as (without a script)
-PROXIED = "proxied"  # log.notes key: the upstream the proxy forwarded to
 
 
 def task_of(ex: Exchange) -> str | None:
@@ -72,7 +73,7 @@ class Filing:
                         notes={NO_SCRIPT_NOTE: True, PLAYED_NOTE: [], PROXIED: self.upstream})
 
     def add(self, ex: Exchange) -> None:
-        if ex.label == "card":
+        if ex.label == CARD:
             self.cards.append(ex)
             return
         tid = task_of(ex)
@@ -88,7 +89,7 @@ class Filing:
             if card is not None:
                 log.add(card)
         ex.label = self._label(log, ex)
-        log.notes.setdefault("binding", ex.binding)
+        log.notes.setdefault(BINDING, ex.binding)
         log.add(ex)
 
     def _next(self, log: FrameLog, stem: str) -> str:
@@ -99,19 +100,19 @@ class Filing:
     def _label(self, log: FrameLog, ex: Exchange) -> str:
         op = ex.rpc_method
         if op == a2a.SEND_STREAMING_MESSAGE:
-            return "stream" if log.get("stream") is None else self._next(log, "answer_1")
+            return STREAM if log.get(STREAM) is None else self._next(log, "answer_1")
         if op == a2a.SEND_MESSAGE:
             return self._next(log, "send")
         if op == a2a.GET_TASK:
             params = ex.params if isinstance(ex.params, dict) else {}
-            label = {None: "get_task", 0: "get_task_h0", 1: "get_task_h1"}.get(_history(params), "")
+            label = {None: GET_TASK, 0: GET_TASK_H0, 1: GET_TASK_H1}.get(_history(params), "")
             streams = log.streams()
             after = streams and all(s.t_end is not None and s.t_end <= ex.t_sent for s in streams)
             return label if label and after and log.get(label) is None else self._next(log, "get_task_more")
         if op == a2a.SUBSCRIBE_TO_TASK:
-            return "subscribe" if log.get("subscribe") is None else self._next(log, "resubscribe")
+            return SUBSCRIBE if log.get(SUBSCRIBE) is None else self._next(log, "resubscribe")
         if op == a2a.CANCEL_TASK:
-            return "cancel" if log.get("cancel") is None else self._next(log, "cancel")
+            return CANCEL if log.get(CANCEL) is None else self._next(log, CANCEL)
         return self._next(log, op or "request")
 
     def logs(self) -> list[tuple[str, FrameLog]]:

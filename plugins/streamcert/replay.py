@@ -44,14 +44,16 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
-from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, REFUSED, Exchange, FrameLog
+from .contract.capture import ANSWERED_BY, NO_MATCH, NOT_SENT, REFUSED, SERVED_END
+from .contract.client import HOLD
+from .contract.labels.client import SENT
+from .contract.run import BINDING
+from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
 from .protocols.script import SCRIPT_KEY
 
 HOST = "127.0.0.1"  # loopback only, always
 PACES = ("recorded", "fast")
 HOLD_S = 60.0  # how long a stream the suite stopped reading stays open after its last chunk
-HOLD = "replay_hold"  # an answer's notes key: write its chunks from one on only once a request has come
-SENT = "sent"  # the label of a request the server received, in the frame log it records into
 MAX_HEAD = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024  # a request body past this is refused as it arrives (413), never read whole
 READ_TIMEOUT_S = 30.0  # a connection silent this long between requests is closed
@@ -76,13 +78,13 @@ class Recording:
     def of(cls, path: Path | FrameLog) -> Recording:
         """The recording of a cassette file, or of a frame log already in memory (a client case's stream)."""
         log = path if isinstance(path, FrameLog) else FrameLog.load(path)
-        binding = log.notes.get("binding", "jsonrpc")
+        binding = log.notes.get(BINDING, "jsonrpc")
         if binding != "jsonrpc":  # served here as JSON-RPC over HTTP/1.1; judged offline by `streamcert check`
             raise ValueError(f"{path if not isinstance(path, FrameLog) else log.scenario} was recorded over "
                              f"{binding}: replay serves JSON-RPC recordings (judge this one with streamcert check)")
         rec = cls(log.scenario, Path(f"<{log.scenario}>") if isinstance(path, FrameLog) else path, log)
         for ex in log.exchanges:
-            if ex.method == "STDIO" or ex.notes.get("not_sent") or ex.binding != "jsonrpc":
+            if ex.method == "STDIO" or ex.notes.get(NOT_SENT) or ex.binding != "jsonrpc":
                 continue  # never reached an HTTP server (or the card's probe of another binding): nothing to answer
             rec.answers.setdefault(request_key(ex.method, urlsplit(ex.url).path, ex.rpc_method), []).append(ex)
             for value in _answer_values(ex):
@@ -426,11 +428,11 @@ class ReplayServer:
             keep, status, headers = await _unmatched(writer, request, body, why, not_found=elsewhere)
             if sent is not None:
                 sent.status, sent.response_headers, sent.t_headers = status, headers, self.clock()
-                sent.notes.update(served=None, unmatched=why)
+                sent.notes.update({SERVED_END: None, NO_MATCH: why})
             self._ended(sent, END_CLOSED)
             return keep
         if sent is not None:
-            sent.notes.update(served=ex.end, answer=ex.label)
+            sent.notes.update({SERVED_END: ex.end, ANSWERED_BY: ex.label})
         if ex.status is None or ex.end == END_ERROR and ex.t_headers is None:
             _drop(writer)  # no answer was recorded: none is given
             self._ended(sent, END_ERROR)
@@ -502,7 +504,7 @@ class ReplayServer:
         if sent is not None:
             sent.status, sent.t_headers = 413, self.clock()
             sent.response_headers = {"content-type": "application/json", "content-length": str(len(payload))}
-            sent.notes.update(served=None, **{REFUSED: why})
+            sent.notes.update({SERVED_END: None, REFUSED: why})
         try:
             writer.write(head.encode() + payload)
             await _drain(writer)

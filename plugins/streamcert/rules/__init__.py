@@ -14,6 +14,7 @@ import pkgutil
 from typing import Iterable
 
 from ..catalogue import load_catalogue
+from ..contract.run import BINDING, NOT_TESTED, UNREACHABLE, UNSUPPORTED
 from ..framelog import FrameLog, forget_last_parse
 from ..outcomes import Finding, Outcome
 from .engine import (
@@ -58,7 +59,7 @@ def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None)
     ctx = ctx or RuleContext()
     # A log that went over one A2A binding judges only the requirements of that binding (a JSON-RPC envelope
     # requirement has nothing to read in a gRPC log); each finding says which binding it was judged on.
-    binding = log.notes.get("binding")
+    binding = log.notes.get(BINDING)
     catalogue = load_catalogue()
     wanted = [r for r in dict.fromkeys(req_ids) if r not in catalogue or catalogue[r].applies_to(binding)]
     try:
@@ -74,15 +75,15 @@ def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None)
 def _judge(log: FrameLog, wanted: list[str], ctx: RuleContext) -> list[Finding]:
     # A target whose card could not be fetched at all gave no answer: every requirement is ERROR
     # (not UNSUPPORTED: nothing about its features is known).
-    unreachable = log.notes.get("unreachable")
+    unreachable = log.notes.get(UNREACHABLE)
     if unreachable:
         return [Finding(rid, Outcome.ERROR, f"the target did not answer: {unreachable}") for rid in wanted]
     # A driver that found the target without the feature a requirement needs says so in the log;
     # those requirements are UNSUPPORTED with its reason, and their rules do not run.
     # Those the driver could not reach for a reason that is no missing feature (the test agent ignores the
     # script) are NOT_TESTED with it.
-    unsupported = log.notes.get("unsupported", {})
-    not_tested = log.notes.get("not_tested", {})
+    unsupported = log.notes.get(UNSUPPORTED, {})
+    not_tested = log.notes.get(NOT_TESTED, {})
     findings = [Finding(rid, Outcome.UNSUPPORTED, unsupported[rid]) for rid in wanted if rid in unsupported]
     findings += [Finding(rid, Outcome.NOT_TESTED, not_tested[rid]) for rid in wanted
                  if rid in not_tested and rid not in unsupported]

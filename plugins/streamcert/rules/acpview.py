@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import limits
+from ..contract.capture import LIMIT, PARTIAL_LINE, PARTIAL_LINE_BYTES
+from ..contract.labels.acp import AGENT
+from ..contract.run import STREAM_LIMIT_S
 from ..framelog import END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import acp
 from ..wire.jsonlines import Line, read_lines
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ev_evidence, quote
-
-AGENT = "agent"  # the label of the agent run (streamcert.scenarios.acp)
 
 
 @dataclass
@@ -53,7 +54,7 @@ class AcpTurn:
         if turn.answer("initialize") is None:
             raise Unjudgeable(f"the agent did not answer initialize {_unanswered(ex)}")
         turn.steps = (ctx.script or {}).get("steps") or []
-        turn.stream_limit_s = log.notes.get("stream_limit_s")
+        turn.stream_limit_s = log.notes.get(STREAM_LIMIT_S)
         return turn
 
     @classmethod
@@ -98,7 +99,7 @@ class AcpTurn:
     def cut(self) -> bool:
         """Whether the suite stopped the agent at a limit (then a request it did not answer is unjudged,
         not refused)."""
-        return bool(self.ex.notes.get("limit"))
+        return bool(self.ex.notes.get(LIMIT))
 
     def answer(self, method: str) -> tuple[Event, dict] | None:
         req = self.sent.get(method)
@@ -162,7 +163,7 @@ class AgentStdout:
         ex = log.get(AGENT)
         if ex is None:
             raise Unjudgeable()
-        partial = ex.notes.get("partial_line")
+        partial = ex.notes.get(PARTIAL_LINE)
         if not ex.events:
             what = f"no whole line ({_partial(ex)})" if partial else "nothing on stdout"
             raise Unjudgeable(f"the agent wrote {what} and {how_it_ended(ex)}")
@@ -178,8 +179,8 @@ class AgentStdout:
 
 
 def _partial(ex: Exchange) -> str:
-    text = ex.notes["partial_line"]
-    cut = ex.notes.get("partial_line_bytes")
+    text = ex.notes[PARTIAL_LINE]
+    cut = ex.notes.get(PARTIAL_LINE_BYTES)
     size = limits.show(cut, "bytes") if isinstance(cut, int) else f"{len(text)} character(s)"
     return f"{size} on stdout with no line end: {quote(text, 80)!r}"
 
@@ -187,7 +188,7 @@ def _partial(ex: Exchange) -> str:
 def _unanswered(ex: Exchange) -> str:
     """What an agent that did not answer initialize wrote, and how its run ended."""
     if not ex.events:
-        return f"({_partial(ex) if ex.notes.get('partial_line') else 'nothing on stdout'}) and {how_it_ended(ex)}"
+        return f"({_partial(ex) if ex.notes.get(PARTIAL_LINE) else 'nothing on stdout'}) and {how_it_ended(ex)}"
     junk = ""
     for n, ev in enumerate(ex.events, 1):
         try:

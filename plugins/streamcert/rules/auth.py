@@ -11,14 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import CREDENTIALS, Exchange, FrameLog
+from ..contract.capture import NOT_SENT
+from ..contract.labels.a2a import AUTH_SEND, CARD_SECURED, EXTENDED_CARD, EXTENDED_UNAUTH, UNAUTH_LIST, UNAUTH_SEND
+from ..contract.run import CREDENTIALS
+from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, rule
 from .card import REQUIRED_FIELDS, type_name
 from .engine import cannot_judge
 from .unary import Answer, task_of
-
-CARD = "card_secured"
 
 
 @dataclass
@@ -32,7 +33,7 @@ class Secured:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Secured:
-        ex = log.get(CARD)
+        ex = log.get(CARD_SECURED)
         if ex is None:
             raise Unjudgeable()  # the driver got no further (the target's card requires nothing: UNSUPPORTED)
         card, err = ex.json()
@@ -47,7 +48,7 @@ class Secured:
         ex = self.log.get(label)
         if ex is None:
             raise Unjudgeable(missing=self.not_asked())
-        if ex.notes.get("not_sent") or ex.status is None:
+        if ex.notes.get(NOT_SENT) or ex.status is None:
             raise Unjudgeable(f"{label} got no answer: {ex.error or 'nothing came'}", [ex_evidence(ex)])
         if ex.status not in bindings.HTTP_AUTH_REFUSALS and (why := cannot_judge(ex)):
             raise Unjudgeable(f"{label} answered, but its answer cannot be judged: {why}", [ex_evidence(ex)])
@@ -63,7 +64,7 @@ class Secured:
 
     def served_with_credentials(self) -> Exchange:
         """The message sent with the run's credentials: served, or the credentials are no use to judge with."""
-        ex = self.asked("auth_send")
+        ex = self.asked(AUTH_SEND)
         if (refused := bindings.auth_refusal(ex)) is not None:
             raise Unjudgeable(f"the message sent with the run's credentials ({', '.join(self.credentials)}) was "
                               f"refused too ({refused}): the credentials given are not the ones the agent takes, "
@@ -94,7 +95,7 @@ def _refused(out: Verdict, ex: Exchange, what: str, served: str, which: str = ""
 @rule("A2A-AUTH-001", view=Secured)
 def refused_without_credentials(v: Secured, out: Verdict) -> None:
     v.served_with_credentials()  # ERROR when the run's credentials are refused too
-    _refused(out, v.asked("unauth_send"), "SendMessage",
+    _refused(out, v.asked(UNAUTH_SEND), "SendMessage",
              f"with the run's credentials ({', '.join(v.credentials)}) the same message was served")
 
 
@@ -108,12 +109,12 @@ def _context_of(ex: Exchange) -> Any:
 
 @rule("A2A-AUTH-002", view=Secured)
 def no_task_without_credentials(v: Secured, out: Verdict) -> None:
-    refused = v.asked("unauth_send")
+    refused = v.asked(UNAUTH_SEND)
     context_id = _context_of(refused)
     if (task := task_of(Answer.of(refused).result)) is not None and task.get("id"):
         out.failed(f"SendMessage without credentials was answered with task {task.get('id')!r}", [ex_evidence(refused)])
         return
-    listed = v.asked("unauth_list")
+    listed = v.asked(UNAUTH_LIST)
     ans = Answer.of(listed)
     tasks = ans.result.get("tasks") if isinstance(ans.result, dict) else None
     if not isinstance(tasks, list):
@@ -130,7 +131,7 @@ def no_task_without_credentials(v: Secured, out: Verdict) -> None:
 
 @rule("A2A-AUTH-003", view=Secured)
 def challenge_on_401(v: Secured, out: Verdict) -> None:
-    ex = v.asked("unauth_send")
+    ex = v.asked(UNAUTH_SEND)
     if ex.binding == bindings.GRPC:
         return  # gRPC has no challenge header (the catalogue entry names the HTTP bindings)
     if ex.status != 401:
@@ -151,8 +152,8 @@ def _skills(card: Any) -> set[Any]:
 
 @rule("A2A-AUTH-004", view=Secured)
 def extended_card_refused_without_credentials(v: Secured, out: Verdict) -> None:
-    served = Answer.of(v.asked("extended_card"))
-    unauth = v.asked("extended_unauth")
+    served = Answer.of(v.asked(EXTENDED_CARD))
+    unauth = v.asked(EXTENDED_UNAUTH)
     anyone = Answer.of(unauth).result
     which = ""  # which card came without credentials, when the one with them says more
     withheld = sorted(map(repr, _skills(served.result) - _skills(anyone))) if isinstance(anyone, dict) else []
@@ -172,7 +173,7 @@ def _interfaces(card: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 @rule("A2A-AUTH-005", view=Secured)
 def extended_card_extends(v: Secured, out: Verdict) -> None:
-    ex = v.asked("extended_card")
+    ex = v.asked(EXTENDED_CARD)
     if (refused := bindings.auth_refusal(ex)) is not None and not v.credentials:
         raise Unjudgeable(missing=f"GetExtendedAgentCard was refused ({refused}); {v.not_asked()}")
     if refused is not None:

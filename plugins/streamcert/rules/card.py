@@ -6,6 +6,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.a2a import UNPROBED
+from ..contract.capture import NOT_SENT
+from ..contract.labels.a2a import CARD, CARD_REVALIDATED, PROBE_PREFIX
 from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, answered, ex_evidence, rule
@@ -39,9 +42,10 @@ class AgentCard:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> AgentCard:
-        ex = answered(log, "card")
+        ex = answered(log, CARD)
         value, err = ex.json()
-        return cls(ex, value if ex.status == 200 and not err and isinstance(value, dict) else None, log.get(REVALIDATED))
+        card = value if ex.status == 200 and not err and isinstance(value, dict) else None
+        return cls(ex, card, log.get(CARD_REVALIDATED))
 
     @property
     def evidence(self) -> dict[str, Any]:
@@ -220,7 +224,6 @@ def card_protojson(v: AgentCard, out: Verdict) -> None:
 
 
 # -- A2A-CARD-006: what the card declares answers ------------------------------------------------------
-PROBE = "probe_"  # the labels of the card scenario's probes: probe_<binding> (streamcert.scenarios.a2a)
 
 
 @dataclass
@@ -233,9 +236,9 @@ class Probes:
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Probes:
         card = AgentCard.of(log, ctx).card
-        probes, unprobed = [], dict(log.notes.get("unprobed") or {})
+        probes, unprobed = [], dict(log.notes.get(UNPROBED) or {})
         for binding, url in bindings.declared(card):
-            ex = log.get(PROBE + binding)
+            ex = log.get(PROBE_PREFIX + binding)
             if ex is not None:
                 probes.append((binding, url, ex))
         if not probes:
@@ -274,7 +277,6 @@ def card_cacheable(v: AgentCard, out: Verdict) -> None:
 
 
 # -- A2A-CARD-010: the card revalidated (§8.6.1, RFC 9110 §13.1) ---------------------------------------
-REVALIDATED = "card_revalidated"  # the card scenario's second GET, with the validator the first came with
 
 
 def _headers_seen(headers: dict[str, str]) -> str:
@@ -314,7 +316,7 @@ def declared_interfaces_answer(v: Probes, out: Verdict) -> None:
     bad, good, lost = [], [], []
     for binding, url, ex in v.probes:
         name = bindings.CARD_NAME[binding]
-        if ex.notes.get("not_sent"):  # the suite's own choice (credentials kept to their origin): no blame
+        if ex.notes.get(NOT_SENT):  # the suite's own choice (credentials kept to their origin): no blame
             lost.append((f"the {name} interface at {url} was not asked: {ex.error}", ex_evidence(ex)))
             continue
         if ex.status is None or ex.end == END_ERROR:

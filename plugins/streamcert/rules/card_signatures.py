@@ -2,7 +2,7 @@
 
 Each entry of `signatures` is a JWS (RFC 7515) with a detached payload: its protected header, its signature,
 and the payload every entry signs, the card's canonical form (protocols/card_signing.py). The keys trusted are
-the run's (`--card-key`), recorded by the card scenario in the log's notes (card_keys.NOTE) as public JWKs, so that
+the run's (`--card-key`), recorded by the card scenario in the log's notes (CARD_KEYS) as public JWKs, so that
 a cassette is verified offline with the keys its run trusted. A key the card itself names (`jku`, `x5u`, `jwk`,
 `x5c` in a header) is never fetched nor trusted: anyone who can change the card can change those too.
 
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .. import card_keys
+from ..contract.a2a import CARD_KEYS, CARD_KEYS_ERROR
 from ..framelog import FrameLog
 from ..protocols import card_signing
 from . import RuleContext, Unjudgeable, Verdict, rule
@@ -132,8 +132,8 @@ class CardSignatures:
         raw = card.card.get(card_signing.SIGNATURES)
         raw_list = raw if isinstance(raw, list) else []
         entries = [Entry.read(i, item) for i, item in enumerate(raw_list[:MAX_SIGNATURES])]
-        keys = [k for k in log.notes.get(card_keys.NOTE) or [] if isinstance(k, dict)]
-        return cls(card, raw if raw is not None else [], entries, keys, str(log.notes.get(card_keys.NOTE_ERROR) or ""))
+        keys = [k for k in log.notes.get(CARD_KEYS) or [] if isinstance(k, dict)]
+        return cls(card, raw if raw is not None else [], entries, keys, str(log.notes.get(CARD_KEYS_ERROR) or ""))
 
     @property
     def unsigned_reason(self) -> str:

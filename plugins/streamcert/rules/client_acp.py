@@ -21,6 +21,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.acp import ACP_CLIENT_CASE, ENDED
+from ..contract.capture import PARTIAL_LINE
+from ..contract.labels.acp import AGENT, CLIENT
 from ..framelog import END_CLOSED, END_ERROR, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import acp
@@ -29,7 +32,6 @@ from . import RuleContext, Unjudgeable, Verdict, ev_evidence, quote, rule
 from .acpview import AcpTurn
 from .clientview import final_view
 
-CLIENT, AGENT, CASE_NOTE = "client", "agent", "acp_client_case"  # scenarios/acp_client.py
 V1_PLAN = ""  # the view's key of the v1 plan, which has no planId
 Entry = tuple[Any, Any, Any]  # (content, priority, status)
 
@@ -80,11 +82,11 @@ class AcpClientRun:
                               f"to it; the client {how_it_ended(client)}")
         if turn.answer("initialize") is None:
             raise Unjudgeable(f"the client started the suite's agent but no session began ({_asked(turn)}); the "
-                              f"agent {agent.notes.get('ended', 'ended')}")
+                              f"agent {agent.notes.get(ENDED, 'ended')}")
         if "session/prompt" not in turn.sent:
             raise Unjudgeable(f"the client never sent session/prompt to the suite's agent ({_asked(turn)}): no plan "
                               "was played")
-        case = log.notes.get(CASE_NOTE) or {}
+        case = log.notes.get(ACP_CLIENT_CASE) or {}
         expected = (case.get("expected") or (ctx.scenario.data.get("expected") if ctx.scenario else None) or {})
         run = cls(client=client, view_text=text, plans=obj["plans"], expected=dict(expected.get("plans") or {}),
                   agent=agent, turn=turn)
@@ -136,7 +138,7 @@ class AcpClientRun:
 
 
 def _stdout_evidence(ex: Exchange) -> dict[str, Any]:
-    tail = "\n".join(ev.data for ev in ex.events[-5:]) + str(ex.notes.get("partial_line") or "")
+    tail = "\n".join(ev.data for ev in ex.events[-5:]) + str(ex.notes.get(PARTIAL_LINE) or "")
     return {"exchange": ex.label, "note": f"{len(ex.events)} stdout line(s); the last", "data": quote(tail, 400)}
 
 

@@ -61,13 +61,15 @@ from typing import Any, Iterator
 from urllib.parse import urlsplit
 
 from .. import limits
+from ..contract.capture import ANSWERED_BY, EXITED_AFTER, LIMIT, PARTIAL_LINE, REFUSED, SERVED_END, STDERR
+from ..contract.client import CASE_ERROR, CLIENT_CASE, RETURNCODE, SERVED_AS, STDERR_TAIL, STREAM_CLOSED_AT
+from ..contract.labels.client import CLIENT, SENT, SERVED
 from ..framelog import (
     END_CLIENT_STOP,
     END_ERROR,
     END_RESET,
     END_TIME_LIMIT,
     MAX_JSON_DEPTH,
-    REFUSED,
     Exchange,
     FrameLog,
     nested_deeper,
@@ -79,7 +81,6 @@ from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, ex_evidence, quote
 from .planview import plan_of, steps_of, timestamp
 
-CLIENT, SENT, SERVED = "client", "sent", "served"  # the labels scenarios/client.py writes
 SEND_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
 # Limits of time: a client cut at one of these did not finish (it hung); a size cap is another story.
 TIME_CAPS = {limits.EXCHANGE.field, limits.STREAM.field, limits.START.field, limits.RUN.field, limits.IDLE.field}
@@ -113,7 +114,7 @@ def final_view(ex: Exchange, *, partial: bool = True) -> FoundView:
     included when `partial`), else its whole stdout read as one JSON object; read within the suite's JSON
     bounds, so hostile output cannot make the reading raise."""
     lines = [(ev.data, ev.t) for ev in ex.events]
-    last_line = ex.notes.get("partial_line")
+    last_line = ex.notes.get(PARTIAL_LINE)
     if partial and isinstance(last_line, str) and last_line.strip():
         lines.append((last_line, ex.t_end))
     complaint = ""
@@ -235,7 +236,7 @@ class Sent:
     @property
     def dropped(self) -> bool:
         """The replay server cut the connection before a whole answer (the case's reset, or none recorded)."""
-        served = self.ex.notes.get("served")
+        served = self.ex.notes.get(SERVED_END)
         return served in DROPPED if served is not None else self.ex.end in DROPPED or self.ex.status is None
 
     def evidence(self, note: str = "") -> dict[str, Any]:
@@ -842,22 +843,22 @@ class ClientRun:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> ClientRun:
-        if why := log.notes.get("case_error"):  # the case could not be built: nothing was run, nothing passes
+        if why := log.notes.get(CASE_ERROR):  # the case could not be built: nothing was run, nothing passes
             raise Unjudgeable(f"the client case could not be built, so the client was not run: {why}")
         data = ctx.scenario.data if ctx.scenario else {}
-        case = log.notes.get("client_case") or (data if "expected" in data else None)
+        case = log.notes.get(CLIENT_CASE) or (data if "expected" in data else None)
         client = log.get(CLIENT)
         if not isinstance(case, dict) or client is None:
             raise Unjudgeable()  # not a client case, or the driver never ran the client
         listed = tuple(ctx.scenario.requirements) if ctx.scenario else tuple(case.get("requirements") or ())
         served: dict[Any, Exchange] = {}
         for ex in log.all(SERVED):
-            served.setdefault(ex.notes.get("served_as"), ex)
-        sent = [Sent(n, ex, _method(ex), served.get(ex.notes.get("answer"))) for n, ex in
+            served.setdefault(ex.notes.get(SERVED_AS), ex)
+        sent = [Sent(n, ex, _method(ex), served.get(ex.notes.get(ANSWERED_BY))) for n, ex in
                 enumerate(log.all(SENT), start=1)]
         for s in sent:
             s.results = answered_results(s.answer) if not s.dropped else []
-        closed = log.notes.get("stream_closed_at")
+        closed = log.notes.get(STREAM_CLOSED_AT)
         card = next((ex.json()[0] for ex in served.values() if ex.method.upper() == "GET"
                      and urlsplit(ex.url).path.endswith(a2a.CARD_PATH)), None)
         run = cls(case, listed, client, sent, Stream.of(sent), closed if isinstance(closed, (int, float)) else None,
@@ -876,12 +877,12 @@ class ClientRun:
     # -- how the client ended -----------------------------------------------------------------------------
     @property
     def exit_status(self) -> int | None:
-        status = self.client.status if self.client.status is not None else self.client.notes.get("returncode")
+        status = self.client.status if self.client.status is not None else self.client.notes.get(RETURNCODE)
         return status if isinstance(status, int) and self.client.end not in (END_TIME_LIMIT, END_CLIENT_STOP) else None
 
     @property
     def limit(self) -> dict[str, Any] | None:
-        stop = self.client.notes.get("limit")
+        stop = self.client.notes.get(LIMIT)
         return stop if isinstance(stop, dict) else None
 
     @property
@@ -897,13 +898,13 @@ class ClientRun:
         """When the client exited by itself, in the log's seconds."""
         if self.exit_status is None:
             return None
-        after = self.client.notes.get("exited_after")
+        after = self.client.notes.get(EXITED_AFTER)
         return self.client.t_sent + after if isinstance(after, (int, float)) else self.client.t_end
 
     def how_it_ended(self) -> str:
         ex = self.client
-        stderr = ex.notes.get("stderr") or ex.notes.get("stderr_tail")
-        normal = dataclasses.replace(ex, status=self.exit_status, notes={**ex.notes, "stderr": stderr or ""})
+        stderr = ex.notes.get(STDERR) or ex.notes.get(STDERR_TAIL)
+        normal = dataclasses.replace(ex, status=self.exit_status, notes={**ex.notes, STDERR: stderr or ""})
         return how_it_ended(normal)
 
     # -- the view ----------------------------------------------------------------------------------------
@@ -927,7 +928,7 @@ class ClientRun:
             self.view = None
             self.no_view = f"the client crashed: it {self.how_it_ended()}; it printed {found.lines} line(s), {printed}"
             if self.stream.frames:  # it crashed on what it was served: judged on an empty view (docs/contracts.md §7)
-                stderr = str(self.client.notes.get("stderr") or self.client.notes.get("stderr_tail") or "")
+                stderr = str(self.client.notes.get(STDERR) or self.client.notes.get(STDERR_TAIL) or "")
                 line = error_line(stderr)
                 self.view, self.view_line = {}, line
                 self.crash = f"the client crashed (exit status {self.exit_status}) on the stream it was served" + \

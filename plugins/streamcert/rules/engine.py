@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..catalogue import Scenario, load_catalogue
-from ..framelog import CONTENT_ENCODING, END_ERROR, Exchange, FrameLog
+from ..contract.capture import CONTENT_ENCODING, GRPC_STATUS
+from ..framelog import END_ERROR, Exchange, FrameLog
 from ..outcomes import Finding, Outcome
 
 SHOWN = 3  # how many of several offending items a finding carries as evidence
@@ -329,7 +330,7 @@ def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
     if exchange.error:
         out["error"] = exchange.error
     elif exchange.binding == "grpc":
-        if status := exchange.notes.get("grpc_status"):
+        if status := exchange.notes.get(GRPC_STATUS):
             out["grpc_status"] = status
     elif not exchange.is_sse:
         size = exchange.size

@@ -16,6 +16,38 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.labels.a2a import (
+    BAD_VERSION,
+    CANCEL_TERMINAL,
+    CANCEL_UNKNOWN,
+    CARD,
+    CARD_NOSTREAM,
+    CARD_REQUIRED,
+    CROSS_CONTEXT,
+    EMPTY_VERSION,
+    EXT_NOT_ACTIVATED,
+    EXTENDED_CARD,
+    GET_UNKNOWN,
+    GET_UNKNOWN_MEMBER,
+    INVALID_PARAMS,
+    LIST_REFUSED,
+    MSG_PREFIX,
+    NO_VERSION,
+    PARSE_ERROR,
+    PATCH_VERSION,
+    SEND_TERMINAL,
+    SEND_UNKNOWN,
+    SEND_UNKNOWN_MEMBER,
+    SETUP_DONE,
+    SETUP_NOSTREAM,
+    STREAM_REFUSED,
+    SUBSCRIBE_REFUSED,
+    SUBSCRIBE_TERMINAL,
+    SUBSCRIBE_UNKNOWN,
+    UNKNOWN_METHOD_CALL,
+)
+from ..contract.labels.interactions import ANSWER_TERMINAL
+from ..contract.labels.push import PUSH_CREATE, PUSH_DELETE, PUSH_GET, PUSH_LIST
 from ..framelog import END_ERROR, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ex_evidence, rule
@@ -101,9 +133,9 @@ def _via_reading(checks: list[_Check]) -> str | None:
 # label: which error each must get is the rules' below; that it is an A2A error, with its ErrorInfo, is what the
 # binding's own requirements ask of its form (REST-006 on HTTP+JSON, where a 400 without one reads as generic).
 A2A_REFUSALS = frozenset({
-    "get_unknown", "send_unknown", "cancel_unknown", "subscribe_unknown", "cancel_terminal", "send_terminal",
-    "subscribe_terminal", "bad_version", "no_version", "empty_version", "stream_refused", "subscribe_refused",
-    "answer_terminal",
+    GET_UNKNOWN, SEND_UNKNOWN, CANCEL_UNKNOWN, SUBSCRIBE_UNKNOWN, CANCEL_TERMINAL, SEND_TERMINAL,
+    SUBSCRIBE_TERMINAL, BAD_VERSION, NO_VERSION, EMPTY_VERSION, STREAM_REFUSED, SUBSCRIBE_REFUSED,
+    ANSWER_TERMINAL,
 })
 
 
@@ -124,7 +156,7 @@ def unread_card(ex: Exchange) -> str | None:
 
 @rule("A2A-ERR-001", view=Run)
 def streaming_refused(run: Run, out: Verdict) -> None:
-    card_ex = run.get("card_nostream")
+    card_ex = run.get(CARD_NOSTREAM)
     if card_ex is not None:
         if why := unread_card(card_ex):  # what the agent can do is unknown: nothing is presumed of it
             out.error(f"the agent card at {card_ex.url} could not be read ({why}): whether the agent streams is "
@@ -134,13 +166,13 @@ def streaming_refused(run: Run, out: Verdict) -> None:
         caps = card.get("capabilities") if isinstance(card, dict) else None
         if isinstance(caps, dict) and caps.get("streaming") is True:
             return  # not an agent without streaming: nothing to judge here
-    checks = _checks(run.log, [("stream_refused", (a2a.UNSUPPORTED_OPERATION,), "SendStreamingMessage")],
+    checks = _checks(run.log, [(STREAM_REFUSED, (a2a.UNSUPPORTED_OPERATION,), "SendStreamingMessage")],
                      single_event=True)
     weak = None
-    sub = run.get("subscribe_refused")
+    sub = run.get(SUBSCRIBE_REFUSED)
     if sub is not None:
         asked = sub.params.get("id") if isinstance(sub.params, dict) else None
-        setup = run.get("setup_nostream")
+        setup = run.get(SETUP_NOSTREAM)
         known = task_of(Answer.of(setup).result) if setup is not None and not got_nothing(setup) else None
         known_id = known.get("id") if isinstance(known, dict) else None
         if asked is not None and asked == known_id:
@@ -160,41 +192,41 @@ def streaming_refused(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-002", view=Run)
 def task_not_found(run: Run, out: Verdict) -> None:
-    checks = _checks(run.log, [("get_unknown", (a2a.TASK_NOT_FOUND,), "GetTask on an unknown id"),
-                               ("send_unknown", (a2a.TASK_NOT_FOUND,), "SendMessage with an unknown taskId"),
-                               ("cancel_unknown", (a2a.TASK_NOT_FOUND,), "CancelTask on an unknown id")])
+    checks = _checks(run.log, [(GET_UNKNOWN, (a2a.TASK_NOT_FOUND,), "GetTask on an unknown id"),
+                               (SEND_UNKNOWN, (a2a.TASK_NOT_FOUND,), "SendMessage with an unknown taskId"),
+                               (CANCEL_UNKNOWN, (a2a.TASK_NOT_FOUND,), "CancelTask on an unknown id")])
     # a streaming method may refuse with one SSE event holding the error (A2A §9)
-    subscribed = _checks(run.log, [("subscribe_unknown", (a2a.TASK_NOT_FOUND,), "SubscribeToTask on an unknown id")],
+    subscribed = _checks(run.log, [(SUBSCRIBE_UNKNOWN, (a2a.TASK_NOT_FOUND,), "SubscribeToTask on an unknown id")],
                          single_event=True)
     _verdict(out, checks + subscribed, reading=_via_reading(subscribed))
 
 
 @rule("A2A-ERR-003", view=Run)
 def not_cancelable(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("cancel_terminal", (a2a.TASK_NOT_CANCELABLE,), "CancelTask on a completed task")]))
+    _verdict(out, _checks(run.log, [(CANCEL_TERMINAL, (a2a.TASK_NOT_CANCELABLE,), "CancelTask on a completed task")]))
 
 
 @rule("A2A-ERR-004", view=Run)
 def send_to_terminal(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("send_terminal", (a2a.UNSUPPORTED_OPERATION,), "SendMessage to a completed task")]))
+    _verdict(out, _checks(run.log, [(SEND_TERMINAL, (a2a.UNSUPPORTED_OPERATION,), "SendMessage to a completed task")]))
 
 
 @rule("A2A-ERR-005", view=Run)
 def subscribe_to_terminal(run: Run, out: Verdict) -> None:
-    checks = _checks(run.log, [("subscribe_terminal", (a2a.UNSUPPORTED_OPERATION,),
+    checks = _checks(run.log, [(SUBSCRIBE_TERMINAL, (a2a.UNSUPPORTED_OPERATION,),
                                 "SubscribeToTask on a completed task")], single_event=True)
     _verdict(out, checks, reading=_via_reading(checks))
 
 
 @rule("A2A-ERR-006", view=Run)
 def jsonrpc_errors(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("unknown_method", (a2a.METHOD_NOT_FOUND,), "an unknown method"),
-                                    ("parse_error", (a2a.PARSE_ERROR,), "a body that is not JSON")]))
+    _verdict(out, _checks(run.log, [(UNKNOWN_METHOD_CALL, (a2a.METHOD_NOT_FOUND,), "an unknown method"),
+                                    (PARSE_ERROR, (a2a.PARSE_ERROR,), "a body that is not JSON")]))
 
 
 @rule("A2A-ERR-007", view=Run)
 def invalid_params(run: Run, out: Verdict) -> None:
-    checks = _checks(run.log, [("invalid_params", (a2a.INVALID_PARAMS, a2a.INVALID_REQUEST),
+    checks = _checks(run.log, [(INVALID_PARAMS, (a2a.INVALID_PARAMS, a2a.INVALID_REQUEST),
                                 "SendMessage without a message")])
     got = checks[0].code if checks and checks[0].ok else None
     _verdict(out, checks, reading=f"{_named(got)} (both -32602 and -32600 accepted)" if got is not None else None)
@@ -202,7 +234,7 @@ def invalid_params(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-008", view=Run)
 def version_not_supported(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("bad_version", (a2a.VERSION_NOT_SUPPORTED,), "GetTask with A2A-Version: 99.0")]))
+    _verdict(out, _checks(run.log, [(BAD_VERSION, (a2a.VERSION_NOT_SUPPORTED,), "GetTask with A2A-Version: 99.0")]))
 
 
 def _error_info_problem(error: dict[str, Any]) -> str | None:
@@ -247,7 +279,7 @@ def error_details(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-010", view=Run)
 def cross_context(run: Run, out: Verdict) -> None:
-    ex = run.get("cross_context")
+    ex = run.get(CROSS_CONTEXT)
     if ex is None:
         return
     if lost := no_answer(ex, "SendMessage with another context's taskId"):
@@ -265,7 +297,7 @@ def cross_context(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-011", view=Run)
 def patch_version_served(run: Run, out: Verdict) -> None:
-    ex = run.get("patch_version")
+    ex = run.get(PATCH_VERSION)
     if ex is None:
         return
     sent = {k.lower(): v for k, v in ex.request_headers.items()}  # gRPC metadata keys are lower-case
@@ -285,7 +317,6 @@ def patch_version_served(run: Run, out: Verdict) -> None:
 
 
 # -- A2A-ERR-012: a message without its required fields --------------------------------------------------
-MESSAGE_PREFIX = "msg_"  # the labels of the SendMessage requests whose message lacks something
 REQUIRED_MESSAGE_FIELDS = ("messageId", "role", "parts")
 
 
@@ -308,7 +339,7 @@ def _flaw(ex: Exchange) -> str:
 def _started_anyway(run: Run) -> tuple[_Check | None, str]:
     """Whether ListTasks of the context the refused messages named lists a task besides the setup task:
     (the failed check, or None; what the suite could see)."""
-    listed, setup = run.get("list_refused"), run.get("setup_done")
+    listed, setup = run.get(LIST_REFUSED), run.get(SETUP_DONE)
     if listed is None or setup is None:
         return None, "whether a task started was not looked at"
     done = task_of(Answer.of(setup).result) if not got_nothing(setup) else None
@@ -331,7 +362,7 @@ def _started_anyway(run: Run) -> tuple[_Check | None, str]:
 @rule("A2A-ERR-012", view=Run)
 def message_validated(run: Run, out: Verdict) -> None:
     checks = [refusal(ex, (a2a.INVALID_PARAMS,), f"SendMessage whose message {_flaw(ex)}")
-              for ex in run.log.exchanges if ex.label.startswith(MESSAGE_PREFIX)]
+              for ex in run.log.exchanges if ex.label.startswith(MSG_PREFIX)]
     if not checks:
         return
     started, seen = _started_anyway(run)
@@ -342,10 +373,10 @@ def message_validated(run: Run, out: Verdict) -> None:
 
 # -- A2A-ERR-013/014: the operations of a capability the card does not declare (§3.3.4) ------------------
 PUSH_CONFIG_CHECKS = [
-    ("push_create", (a2a.PUSH_NOT_SUPPORTED,), "CreateTaskPushNotificationConfig"),
-    ("push_get", (a2a.PUSH_NOT_SUPPORTED,), "GetTaskPushNotificationConfig"),
-    ("push_list", (a2a.PUSH_NOT_SUPPORTED,), "ListTaskPushNotificationConfigs"),
-    ("push_delete", (a2a.PUSH_NOT_SUPPORTED,), "DeleteTaskPushNotificationConfig"),
+    (PUSH_CREATE, (a2a.PUSH_NOT_SUPPORTED,), "CreateTaskPushNotificationConfig"),
+    (PUSH_GET, (a2a.PUSH_NOT_SUPPORTED,), "GetTaskPushNotificationConfig"),
+    (PUSH_LIST, (a2a.PUSH_NOT_SUPPORTED,), "ListTaskPushNotificationConfigs"),
+    (PUSH_DELETE, (a2a.PUSH_NOT_SUPPORTED,), "DeleteTaskPushNotificationConfig"),
 ]
 
 
@@ -359,7 +390,7 @@ def push_config_refused(run: Run, out: Verdict) -> None:
 
 @rule("A2A-ERR-014", view=Run)
 def extended_card_refused(run: Run, out: Verdict) -> None:
-    _verdict(out, _checks(run.log, [("extended_card", (a2a.UNSUPPORTED_OPERATION,),
+    _verdict(out, _checks(run.log, [(EXTENDED_CARD, (a2a.UNSUPPORTED_OPERATION,),
                                      "GetExtendedAgentCard (the card declares no extendedAgentCard)")]))
 
 
@@ -379,7 +410,7 @@ def _carried_back(task: dict[str, Any], sent: dict[str, Any], unknown: list[str]
 
 @rule("A2A-ERR-015", view=Run)
 def unknown_member_ignored(run: Run, out: Verdict) -> None:
-    ex = run.get("unknown_member")
+    ex = run.get(SEND_UNKNOWN_MEMBER)
     if ex is None:
         return
     sent = ex.params.get("message") if isinstance(ex.params, dict) else None
@@ -395,7 +426,7 @@ def unknown_member_ignored(run: Run, out: Verdict) -> None:
                        [ex_evidence(ex)])
         return
     seen = [(ex, task_of(ans.result))]
-    got = run.get("unknown_member_get")
+    got = run.get(GET_UNKNOWN_MEMBER)
     if got is not None:
         if lost := no_answer(got, "GetTask of that task"):
             out.error(lost, [ex_evidence(got)])
@@ -417,7 +448,7 @@ def unknown_member_ignored(run: Run, out: Verdict) -> None:
 
 
 # -- A2A-ERR-016: no A2A-Version, or an empty one, is read as 0.3 (§3.6.2) ---------------------------------
-VERSIONLESS = [("no_version", "GetTask without A2A-Version"), ("empty_version", "GetTask with an empty A2A-Version")]
+VERSIONLESS = [(NO_VERSION, "GetTask without A2A-Version"), (EMPTY_VERSION, "GetTask with an empty A2A-Version")]
 
 
 def _serves_unset_version(card: Any, ex: Exchange) -> str | None:
@@ -438,7 +469,7 @@ def unset_version_read_as_0_3(run: Run, out: Verdict) -> None:
     asked = [(ex, what) for label, what in VERSIONLESS if (ex := run.get(label)) is not None]
     checks = [refusal(ex, (a2a.VERSION_NOT_SUPPORTED,), f"{what} (read as {a2a.UNSET_VERSION})")
               for ex, what in asked]
-    card_ex = run.get("card")
+    card_ex = run.get(CARD)
     card = card_ex.json()[0] if card_ex is not None else None
     served = [(c, url) for c, (ex, _) in zip(checks, asked) if c.ok is False
               if (url := _serves_unset_version(card, ex))]
@@ -453,10 +484,10 @@ def unset_version_read_as_0_3(run: Run, out: Verdict) -> None:
 # -- A2A-ERR-017: a required extension not activated (§3.3.4, §4.6.3) -------------------------------------
 @rule("A2A-ERR-017", view=Run)
 def required_extension_refused(run: Run, out: Verdict) -> None:
-    ex = run.get("ext_not_activated")
+    ex = run.get(EXT_NOT_ACTIVATED)
     if ex is None:
         return  # the driver says why (no agent whose card marks an extension required)
-    card_ex = run.get("card_required")
+    card_ex = run.get(CARD_REQUIRED)
     card = card_ex.json()[0] if card_ex is not None else None
     caps = card.get("capabilities") if isinstance(card, dict) else None
     required = [e.get("uri") for e in (caps.get("extensions") or [] if isinstance(caps, dict) else [])

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 
 from ..catalogue import load_catalogue
+from ..contract.capture import STREAMING
+from ..contract.run import BINDING
 from ..framelog import FrameLog
 from ..outcomes import Finding, Outcome
 from . import RuleContext, Unjudgeable, Verdict, rule
@@ -51,11 +53,11 @@ class EveryStream:
         frames = StreamFrames.of(log, ctx)
         labels = [s.label for s in frames.streams]
         streaming = labels + [message.split(" ", 1)[0] for message, _ in frames.unjudged] + \
-            [ex.label for ex in log.exchanges if ex.notes.get("streaming") and ex.label not in labels]
+            [ex.label for ex in log.exchanges if ex.notes.get(STREAMING) and ex.label not in labels]
         if not streaming:
             raise Unjudgeable()
         # the envelope requirements of a binding other than the log's (WIRE-002 on a gRPC log) do not apply
-        catalogue, binding = load_catalogue(), log.notes.get("binding")
+        catalogue, binding = load_catalogue(), log.notes.get(BINDING)
         wanted = [r for r in STREAM_RULES if catalogue[r].applies_to(binding)]
         found = run_rules(log, wanted, RuleContext(scenario=ctx.scenario, options=ctx.options))
         return cls(labels, [f for f in found if _about_streams(f, set(streaming))])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..contract.capture import GRPC_STATUS, UNDECODABLE
 from ..framelog import END_ERROR, Exchange
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ex_evidence, rule
@@ -31,7 +32,7 @@ def grpc_calls(run: Run) -> list[Exchange]:
 
 
 def _status(ex: Exchange) -> dict[str, Any]:
-    status = ex.notes.get("grpc_status")
+    status = ex.notes.get(GRPC_STATUS)
     return status if isinstance(status, dict) else {}
 
 
@@ -62,7 +63,7 @@ def messages_decode(run: Run, out: Verdict) -> None:
         return
     bad = []
     for ex in calls:
-        for item in ex.notes.get("undecodable") or ():
+        for item in ex.notes.get(UNDECODABLE) or ():
             index = item.get("i") if isinstance(item, dict) else None
             bad.append((f"{_what(ex)} message {index + 1 if isinstance(index, int) else '?'}: "
                         f"{item.get('error') if isinstance(item, dict) else item}", ex_evidence(ex)))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..contract.labels.a2a import ANSWER_PREFIX
+from ..contract.labels.interactions import GET_AFTER_RETRY_PREFIX, RETRY_PREFIX, REUSE_PREFIX, TWIN_SUFFIX
 from ..protocols.interactions_v1 import interaction_of
 from . import Verdict, ex_evidence, quote, rule
 from .ixview import Interruptions, Pause, named_code, reply, split
@@ -18,7 +20,7 @@ from .ixview import Interruptions, Pause, named_code, reply, split
 
 def _different_body(v: Interruptions, n: int) -> str | None:
     """What became of answer n's messageId sent again with another body (reported, not judged)."""
-    took, value = v.reply(f"reuse_{n}")
+    took, value = v.reply(f"{REUSE_PREFIX}{n}")
     if took is None:
         return None
     if took:
@@ -33,9 +35,9 @@ def _numbered(v: Interruptions, prefix: str) -> list[tuple[int, Any]]:
 
 @rule("IDEM-001", view=Interruptions)
 def retry_answers_once(v: Interruptions, out: Verdict) -> None:
-    for n, ex in _numbered(v, "retry_"):
+    for n, ex in _numbered(v, RETRY_PREFIX):
         took, value = reply(ex)
-        first_took, first = v.reply(f"answer_{n}")
+        first_took, first = v.reply(f"{ANSWER_PREFIX}{n}")
         if took is None or not first_took or n > len(v.pauses):
             continue
         measured: dict[str, Any] = {}
@@ -56,7 +58,7 @@ def retry_answers_once(v: Interruptions, out: Verdict) -> None:
             opened = (answered.interaction or {}).get("interactionId")
             out.failed(f"the retry of answer {n} got the task as it was before the answer ({answered.state}, its "
                        f"interaction {opened!r} still open): a second answer, not the first one's response",
-                       [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
+                       [ex_evidence(ex), ex_evidence(v.log.get(f"{ANSWER_PREFIX}{n}"))], measured=measured)
             continue
         if value == first:
             reading = "the first answer's response again"
@@ -64,7 +66,7 @@ def retry_answers_once(v: Interruptions, out: Verdict) -> None:
             reading = "the task as it is now"
         else:
             out.failed(f"the retry of answer {n} got a result that is neither the first answer's nor the same task",
-                       [ex_evidence(ex), ex_evidence(v.log.get(f"answer_{n}"))], measured=measured)
+                       [ex_evidence(ex), ex_evidence(v.log.get(f"{ANSWER_PREFIX}{n}"))], measured=measured)
             continue
         out.passed(f"the retry of answer {n} succeeded with {reading}{extra}", measured=measured, reading=reading)
 
@@ -79,7 +81,7 @@ def _reported(v: Interruptions, pause: Pause) -> tuple[int, str | None]:
 @rule("IDEM-002", view=Interruptions)
 def retry_has_no_second_effect(v: Interruptions, out: Verdict) -> None:
     bad, checked = [], []
-    for n, ex in _numbered(v, "retry_"):
+    for n, ex in _numbered(v, RETRY_PREFIX):
         took, _ = reply(ex)
         if not took or n > len(v.pauses):
             continue
@@ -87,14 +89,14 @@ def retry_has_no_second_effect(v: Interruptions, out: Verdict) -> None:
         if template and count > 1:
             why = f"the model reported answer {n} {count} times ({template!r})"
             bad.append((why, ex_evidence(ex, why)))
-        after = v.unary_result(f"get_after_retry_{n + 1}")
+        after = v.unary_result(f"{GET_AFTER_RETRY_PREFIX}{n + 1}")
         if after is not None and n < len(v.pauses):
             following = v.pauses[n]
             status = after.get("status") or {}
             if status.get("state") != following.state or interaction_of(status.get("message")) != following.interaction:
                 why = (f"after the retry of answer {n} the task shows {status.get('state')}, no longer the open "
                        f"interaction of pause {n + 1}: the retry answered it")
-                bad.append((why, ex_evidence(v.log.get(f"get_after_retry_{n + 1}"), why)))
+                bad.append((why, ex_evidence(v.log.get(f"{GET_AFTER_RETRY_PREFIX}{n + 1}"), why)))
         checked.append(n)
     if not out.fail_each("second effect(s) of a retried answer", bad) and checked:
         out.passed(f"retries of answer(s) {checked}: answered once")
@@ -102,9 +104,9 @@ def retry_has_no_second_effect(v: Interruptions, out: Verdict) -> None:
 
 @rule("IDEM-003", view=Interruptions)
 def concurrent_answers_have_one_effect(v: Interruptions, out: Verdict) -> None:
-    for twin in [e for e in v.log.exchanges if e.label.endswith("_twin")]:
+    for twin in [e for e in v.log.exchanges if e.label.endswith(TWIN_SUFFIX)]:
         n = int(twin.label.split("_")[1])
-        first = v.log.get(f"answer_{n}")
+        first = v.log.get(f"{ANSWER_PREFIX}{n}")
         results = [reply(first), reply(twin)]
         if any(took is None for took, _ in results) or n > len(v.pauses):
             continue

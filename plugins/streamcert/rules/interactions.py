@@ -12,6 +12,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..contract.capture import STREAMING
+from ..contract.labels.a2a import ANSWER_PREFIX, CARD
+from ..contract.labels.interactions import (
+    ANSWER_TERMINAL,
+    GET_AFTER_PREFIX,
+    GET_AFTER_TEXT_PREFIX,
+    GET_PAUSE_PREFIX,
+    STALE_PREFIX,
+    SUBSCRIBE_PREFIX,
+    TEXT_REPLY_PREFIX,
+    WRONG_ID_PREFIX,
+)
 from ..protocols import a2a, bindings
 from ..protocols import interactions_v1 as ix
 from ..protocols.interactions_v1 import (
@@ -65,7 +77,7 @@ def ask_pauses_with_its_question(v: Interruptions, out: Verdict) -> None:
 def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
     readings, bad = set(), []
     for pause in v.pauses:
-        took, _ = v.reply(f"answer_{pause.n}")
+        took, _ = v.reply(f"{ANSWER_PREFIX}{pause.n}")
         if not took:
             continue
         events = pause.exchange.data_events()
@@ -74,7 +86,7 @@ def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
         # Whichever reading of D3 the server takes, a stream must carry the task on: the stream of the
         # pause if it stayed open, else the SubscribeToTask opened at the pause or a streamed answer.
         carriers = [pause.exchange] if not closed else []
-        carriers += [ex for ex in [v.log.get(f"subscribe_{pause.n}"), v.log.get(f"answer_{pause.n}")]
+        carriers += [ex for ex in [v.log.get(f"{SUBSCRIBE_PREFIX}{pause.n}"), v.log.get(f"{ANSWER_PREFIX}{pause.n}")]
                      if ex is not None and ex.is_stream]
         # a status update of this task only: a server that starts a new task for a message carries that
         # other task's updates, which say nothing of this one
@@ -86,7 +98,7 @@ def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
     if bad:
         evidence = [p.evidence(f"pause {p.n}: the stream {how}") for p, how in bad]
         evidence += [ex_evidence(sub, "SubscribeToTask opened at the pause") for p, _ in bad
-                     if (sub := v.log.get(f"subscribe_{p.n}")) is not None]
+                     if (sub := v.log.get(f"{SUBSCRIBE_PREFIX}{p.n}")) is not None]
         out.failed(f"after the answer to pause {bad[0][0].n} no stream carried task {v.task_id} on: neither the "
                    "stream of the pause, the SubscribeToTask opened at it nor the answer's stream showed a status "
                    "update of that task after it; whether a stream closes at an interrupted state or stays open, the "
@@ -101,7 +113,7 @@ def task_goes_on_in_a_stream(v: Interruptions, out: Verdict) -> None:
 def answer_resumes_the_same_task(v: Interruptions, out: Verdict) -> None:
     checked, bad = 0, []
     for pause in v.pauses:
-        ex = v.log.get(f"answer_{pause.n}")
+        ex = v.log.get(f"{ANSWER_PREFIX}{pause.n}")
         took, result = reply(ex)
         if not took:
             continue
@@ -125,7 +137,7 @@ def answer_resumes_the_same_task(v: Interruptions, out: Verdict) -> None:
 def get_task_shows_the_pause(v: Interruptions, out: Verdicts) -> None:
     core_bad, ix_bad, seen, ids = [], [], 0, []
     for pause in v.pauses:
-        ex = v.log.get(f"get_pause_{pause.n}")
+        ex = v.log.get(f"{GET_PAUSE_PREFIX}{pause.n}")
         took, result = reply(ex)
         if not took or not isinstance(result, dict):
             continue
@@ -156,7 +168,7 @@ def get_task_shows_the_pause(v: Interruptions, out: Verdicts) -> None:
 
 @rule("A2A-INT-005", view=Run)
 def answer_to_an_ended_task_refused(run: Run, out: Verdict) -> None:
-    ex = run.get("answer_terminal")
+    ex = run.get(ANSWER_TERMINAL)
     took, value = reply(ex)
     if ex is None or took is None:
         return
@@ -265,14 +277,14 @@ def arguments_never_shown(v: Interruptions, out: Verdict) -> None:
     if not v.extension or not v.sentinel:
         return
     sentinel = v.sentinel
-    granted_at = min((ex.t_sent for ex in v.log.exchanges if ex.label.startswith("answer_")
-                      and ex.label != "answer_terminal" and answer_value(v.sent_message(ex.label))[1] is True),
+    granted_at = min((ex.t_sent for ex in v.log.exchanges if ex.label.startswith(ANSWER_PREFIX)
+                      and ex.label != ANSWER_TERMINAL and answer_value(v.sent_message(ex.label))[1] is True),
                      default=float("inf"))
     hits, searched = [], 0
     for ex in v.log.exchanges:
-        if ex.label == "card" or ex.request_body is None:
+        if ex.label == CARD or ex.request_body is None:
             continue
-        if ex.notes.get("streaming"):
+        if ex.notes.get(STREAMING):
             for ev in ex.data_events():
                 searched += 1
                 value = ev.payload if ev.t < granted_at else _paused_status(ev.payload)
@@ -320,12 +332,12 @@ def _judge_reports(v: Interruptions, out: Verdict, kind: str, what: str, expect:
     checked, bad = [], []
     for pause in v.pauses:
         step = v.step(pause)
-        took, _ = v.reply(f"answer_{pause.n}")
+        took, _ = v.reply(f"{ANSWER_PREFIX}{pause.n}")
         if step is None or step.kind != kind or not took or not step.say:
             continue
         via, value = v.answer_sent(pause.n)
         seen, template = v.model_saw(pause)
-        answer = v.log.get(f"answer_{pause.n}")
+        answer = v.log.get(f"{ANSWER_PREFIX}{pause.n}")
         if seen is None:
             if v.continued(pause):
                 why = f"answer {pause.n}: the report {template!r} never came"
@@ -359,7 +371,7 @@ def approval_sends_the_call_as_held(v: Interruptions, out: Verdict) -> None:
         return
     checked, bad = [], []
     for pause, step in v.pauses_of(APPROVAL):
-        took, _ = v.reply(f"answer_{pause.n}")
+        took, _ = v.reply(f"{ANSWER_PREFIX}{pause.n}")
         if not isinstance(step.arg, dict) or not step.arg.get("echo") or not took \
                 or v.answer_sent(pause.n)[1] is not True:
             continue
@@ -372,7 +384,7 @@ def approval_sends_the_call_as_held(v: Interruptions, out: Verdict) -> None:
         if got != held:
             why = (f"answer {pause.n}: the approved call ran as {json.dumps(got, ensure_ascii=False)}; it was held "
                    f"as {json.dumps(held, ensure_ascii=False)}")
-            bad.append((why, ex_evidence(v.log.get(f"answer_{pause.n}"), why)))
+            bad.append((why, ex_evidence(v.log.get(f"{ANSWER_PREFIX}{pause.n}"), why)))
         else:
             checked.append(pause.n)
     if not out.fail_each("approved call(s) not sent as the person saw them", bad) and checked:
@@ -427,7 +439,7 @@ def connection_prompt_and_outcome(v: Interruptions, out: Verdict) -> None:
             if isinstance(given, str) and len(given) <= limit and got != given:
                 why = f"pause {pause.n}: detail says {got!r} for {given!r}"
                 bad.append((why, pause.evidence(why)))
-        took, _ = v.reply(f"answer_{pause.n}")
+        took, _ = v.reply(f"{ANSWER_PREFIX}{pause.n}")
         seen, template = v.model_saw(pause)
         if not took or seen is None:
             if took and v.continued(pause) and template:
@@ -451,11 +463,11 @@ REFUSED = named_code({"code": a2a.UNSUPPORTED_OPERATION})  # how text at an appr
 @rule("IX-011", view=Interruptions)
 def text_never_approves(v: Interruptions, out: Verdict) -> None:
     for pause in v.pauses:
-        ex = v.log.get(f"text_reply_{pause.n}")
+        ex = v.log.get(f"{TEXT_REPLY_PREFIX}{pause.n}")
         took, value = reply(ex)
         if ex is None or took is None:
             continue
-        after = v.unary_result(f"get_after_text_{pause.n}") or {}
+        after = v.unary_result(f"{GET_AFTER_TEXT_PREFIX}{pause.n}") or {}
         status = after.get("status") or {}
         unchanged = status.get("state") == pause.state and interaction_of(status.get("message")) == pause.interaction
         if took or value.get("code") != a2a.UNSUPPORTED_OPERATION or not unchanged:
@@ -471,8 +483,8 @@ def text_never_approves(v: Interruptions, out: Verdict) -> None:
 
 @rule("IX-012", "IX-013", view=Interruptions)
 def answers_to_no_open_interaction_refused(v: Interruptions, out: Verdicts) -> None:
-    for rid, prefix, what in (("IX-012", "wrong_id_", "an answer naming an interactionId that was never opened"),
-                              ("IX-013", "stale_", "a new answer to the interaction already answered")):
+    for rid, prefix, what in (("IX-012", WRONG_ID_PREFIX, "an answer naming an interactionId that was never opened"),
+                              ("IX-013", STALE_PREFIX, "a new answer to the interaction already answered")):
         for ex in [e for e in v.log.exchanges if e.label.startswith(prefix)]:
             took, value = reply(ex)
             if took:
@@ -480,8 +492,9 @@ def answers_to_no_open_interaction_refused(v: Interruptions, out: Verdicts) -> N
             elif took is False:
                 moved = _moved_since(v, ex.label)
                 if moved:
+                    after = v.log.get(f"{GET_AFTER_PREFIX}{ex.label}")
                     out[rid].failed(f"{what} was refused with {named_code(value)}, but then {moved}: the refused "
-                                    "answer was taken", [ex_evidence(ex), ex_evidence(v.log.get(f"get_after_{ex.label}"))])
+                                    "answer was taken", [ex_evidence(ex), ex_evidence(after)])
                 else:
                     out[rid].passed(f"{what} → {named_code(value)}; the task stayed where it was",
                                     reading=f"refused with {named_code(value)}")
@@ -499,7 +512,7 @@ def _moved_since(v: Interruptions, label: str) -> str | None:
     before = [x for x in v.log.exchanges[:v.log.exchanges.index(ex)] if x.rpc_method == a2a.GET_TASK]
     if before and _differs(v.unary_result(before[-1].label), pause, v.extension):
         return None
-    return _differs(v.unary_result(f"get_after_{label}"), pause, v.extension)
+    return _differs(v.unary_result(f"{GET_AFTER_PREFIX}{label}"), pause, v.extension)
 
 
 def _differs(task: dict[str, Any] | None, pause: Pause, extension: bool) -> str | None:
@@ -547,7 +560,7 @@ def _plain_view(v: Interruptions, pause: Pause) -> tuple[tuple[Any, Any], Callab
     give); then as GetTask at the pause showed it (sent without the extension); None when neither is plain."""
     if pause.exchange.label not in v.activated:
         return (pause.state, pause.message), pause.evidence
-    label = f"get_pause_{pause.n}"
+    label = f"{GET_PAUSE_PREFIX}{pause.n}"
     task = v.unary_result(label) if label not in v.activated else None
     status = task.get("status") if isinstance(task, dict) else None
     if not isinstance(status, dict) or not a2a.is_interrupted(status.get("state")):

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.labels.interactions import LIST_PAUSE_PREFIX
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_RESET, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import interaction_of, status_key
@@ -235,7 +236,7 @@ class ReadsAgree:
         except Unjudgeable as why:
             lost = why if why.message else None
         pauses = Interruptions.of(log, ctx)
-        if end is None and lost is None and not any(log.get(f"list_pause_{p.n}") for p in pauses.pauses):
+        if end is None and lost is None and not any(log.get(f"{LIST_PAUSE_PREFIX}{p.n}") for p in pauses.pauses):
             raise Unjudgeable()
         return cls(end, lost, pauses)
 
@@ -271,7 +272,7 @@ def reads_agree_with_the_streams(v: ReadsAgree, out: Verdict) -> None:
             compare(v.end, out)
     listed, bad = 0, []
     for pause in v.pauses.pauses:
-        ex = v.pauses.log.get(f"list_pause_{pause.n}")
+        ex = v.pauses.log.get(f"{LIST_PAUSE_PREFIX}{pause.n}")
         if ex is None:
             continue
         if ex.status is None or ex.end == "error":

@@ -17,6 +17,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.capture import STREAMING
+from ..contract.interactions import ACTIVATED, EXTENSION, INTERACTIONS, SENTINEL
+from ..contract.labels.a2a import ANSWER_PREFIX, STREAM
+from ..contract.labels.interactions import GET_FINAL, SUBSCRIBE_PREFIX, TWIN_SUFFIX
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import APPROVED, VALUE, interaction_of, status_key
@@ -111,17 +115,17 @@ class Interruptions:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext | None = None) -> Interruptions:
-        notes = log.notes.get("interactions") or {}
-        view = cls(log, extension=bool(notes.get("extension", True)), sentinel=notes.get("sentinel"),
-                   activated=set(notes.get("activated") or ()))
+        notes = log.notes.get(INTERACTIONS) or {}
+        view = cls(log, extension=bool(notes.get(EXTENSION, True)), sentinel=notes.get(SENTINEL),
+                   activated=set(notes.get(ACTIVATED) or ()))
         view.steps = _steps(log.script)
         view._read_streams()
         view._read_history()
         return view
 
     def streams(self) -> list[Exchange]:
-        return [ex for ex in self.log.exchanges if ex.notes.get("streaming")
-                and (ex.label == "stream" or ex.label.startswith(("subscribe_", "answer_")))]
+        return [ex for ex in self.log.exchanges if ex.notes.get(STREAMING)
+                and (ex.label == STREAM or ex.label.startswith((SUBSCRIBE_PREFIX, ANSWER_PREFIX)))]
 
     def _read_streams(self) -> None:
         found: list[tuple[float, Exchange, Event, dict[str, Any], Any]] = []
@@ -157,7 +161,7 @@ class Interruptions:
 
     def _read_history(self) -> None:
         """Agent messages in the final GetTask's history that no stream showed (a stream may miss some)."""
-        task = self.unary_result("get_final")
+        task = self.unary_result(GET_FINAL)
         known = {s.message_id for s in self.said}
         for message in (task or {}).get("history") or []:
             if not isinstance(message, dict) or message.get("role") != a2a.ROLE_AGENT:
@@ -165,7 +169,7 @@ class Interruptions:
             text = text_of(message)
             if text is not None and message.get("messageId") not in known:
                 known.add(message.get("messageId"))
-                self.said.append(Said(message.get("messageId"), text, float("inf"), "get_final"))
+                self.said.append(Said(message.get("messageId"), text, float("inf"), GET_FINAL))
 
     # -- the script's steps ----------------------------------------------------------------------
     def step(self, pause: Pause) -> Step | None:
@@ -178,7 +182,7 @@ class Interruptions:
     def never_paused(self) -> tuple[str, dict[str, Any]] | None:
         """(what the stream showed, its evidence) when the task stream answered but reached no
         interrupted state; None when there are pauses, or no stream answer to judge."""
-        stream = self.log.get("stream")
+        stream = self.log.get(STREAM)
         if stream is None or not stream.data_events() or self.pauses:
             return None
         states = [((r.get("statusUpdate") or r.get("task") or {}).get("status") or {}).get("state")
@@ -209,7 +213,7 @@ class Interruptions:
 
     def answer_sent(self, n: int) -> tuple[str, Any]:
         """How answer n reads (see `answer_value`)."""
-        return answer_value(self.sent_message(f"answer_{n}"))
+        return answer_value(self.sent_message(f"{ANSWER_PREFIX}{n}"))
 
     # -- what the model saw ----------------------------------------------------------------------
     def reports(self, template: str | None) -> list[Said]:
@@ -237,7 +241,7 @@ class Interruptions:
         later = [ev for ex in self.streams() for ev in ex.data_events() if ev.t > pause.t
                  and isinstance(update := (_result(ev, ex.binding) or {}).get("statusUpdate"), dict)
                  and update.get("taskId") == self.task_id]
-        final = self.unary_result("get_final")
+        final = self.unary_result(GET_FINAL)
         return bool(later) or (isinstance(final, dict) and a2a.is_terminal((final.get("status") or {}).get("state")))
 
     def first_status_after(self, pause: Pause) -> tuple[Exchange, Event, dict[str, Any]] | None:
@@ -245,7 +249,7 @@ class Interruptions:
         opens with: a streamed answer's stream shows the task as the answer moved it), as a statusUpdate."""
         best = None
         for ex in self.streams():
-            if ex.label.endswith("_twin"):
+            if ex.label.endswith(TWIN_SUFFIX):
                 continue  # a duplicate answer's stream may show the task later on, as the first answer left it
             for ev in ex.data_events():
                 result = _result(ev, ex.binding)

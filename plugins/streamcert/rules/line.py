@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import limits
+from ..contract.capture import LIMIT
+from ..contract.labels.line import LINE
+from ..contract.line import CASES, CASES_ERROR, CASES_SOURCE, INPUTS
 from ..framelog import END_ERROR, FrameLog
 from ..wire.stdio import how_it_ended
 from . import RuleContext, Unjudgeable, Verdicts, quote, rule
@@ -108,18 +111,18 @@ class LineRun:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> "LineRun":
-        if log.notes.get("cases_error"):
-            raise Unjudgeable(f"the cases could not be used: {log.notes['cases_error']}")
-        ex = log.get("line")
-        if ex is None or "cases" not in log.notes:
+        if log.notes.get(CASES_ERROR):
+            raise Unjudgeable(f"the cases could not be used: {log.notes[CASES_ERROR]}")
+        ex = log.get(LINE)
+        if ex is None or CASES not in log.notes:
             raise Unjudgeable()
         if ex.end == END_ERROR:
             raise Unjudgeable(f"the renderer did not start ({ex.url}): {ex.error}")
-        stop = ex.notes.get("limit")
+        stop = ex.notes.get(LIMIT)
         if isinstance(stop, dict) and stop.get("cap") in UNJUDGED_AT:
-            raise Unjudgeable(f"the renderer drew {len(ex.events)} line(s) for {len(log.notes['inputs'])} inputs "
+            raise Unjudgeable(f"the renderer drew {len(ex.events)} line(s) for {len(log.notes[INPUTS])} inputs "
                               f"and {how_it_ended(ex)}")
-        inputs = log.notes["inputs"]
+        inputs = log.notes[INPUTS]
         sent = list(ex.request_body or [])
         lines = [ev.data for ev in ex.events]
         answers: dict[tuple[str, int], str | None] = {}
@@ -129,13 +132,13 @@ class LineRun:
             sent_of[(item["case"], item["pass"])] = sent[n] if n < len(sent) else json.dumps(item)
         tallies = {r: Tally() for r in IDS}
         missing_note = _missing_note(ex, len(lines), len(inputs))
-        for case in log.notes["cases"]:
+        for case in log.notes[CASES]:
             name = case["name"]
             got = answers.get((name, 1))
             _judge_line(case, got, sent_of[(name, 1)], tallies, missing_note)
             _judge_text(case, got, answers.get((name, 2)), sent_of[(name, 2)], tallies["LINE-013"], missing_note)
             _judge_repeat(case, got, answers.get((name, 3)), sent_of[(name, 3)], tallies["LINE-014"], missing_note)
-        return cls(tallies, log.notes.get("cases_source", "the cases"))
+        return cls(tallies, log.notes.get(CASES_SOURCE, "the cases"))
 
 
 @rule(*IDS, view=LineRun)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..contract.a2a import PLAN_AGENT
 from ..outcomes import Outcome
 from ..protocols.progress_v1 import LABEL_MAX, MAX_STEPS, NOTE_MAX, PLAN_UPDATED, STATES, URI
 from . import Unjudgeable, Verdict, Verdicts, ev_evidence, ex_evidence, quote, rule
@@ -263,7 +264,7 @@ def plan_timestamps(v: PlanUpdates, out: Verdict) -> None:
 def no_plan_sent(v: PlanUpdates, out: Verdicts) -> None:
     """An agent without the built-in tool (PLAN-016), or whose own tool has its name (PLAN-017):
     the log's notes say which agent the driver certified."""
-    shadow = v.log.notes.get("plan_agent") == "shadow"
+    shadow = v.log.notes.get(PLAN_AGENT) == "shadow"
     verdict = out["PLAN-017" if shadow else "PLAN-016"]
     seen = []
     for ev, result in v.stream.results():

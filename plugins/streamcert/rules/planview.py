@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from ..contract.labels.a2a import GET_TASK, LIST_TASKS, STREAM
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols import bindings
 from ..protocols.progress_v1 import STATES, URI
@@ -84,11 +85,11 @@ def changes(calls: list[Any]) -> list[Any]:
 def read_back(log: FrameLog) -> list[tuple[str, Exchange, Any]]:
     """(where, exchange, plan) for the plan GetTask and ListTasks carry (plan None when absent)."""
     out = []
-    get = log.get("get_task")
+    get = log.get(GET_TASK)
     task = _unary_result(get) if get else None
     if isinstance(task, dict):
         out.append(("GetTask", get, plan_of(task.get("metadata"))))
-    lst = log.get("list_tasks")
+    lst = log.get(LIST_TASKS)
     listed = _unary_result(lst) if lst else None
     if isinstance(listed, dict) and isinstance(task, dict):
         for t in listed.get("tasks") or []:
@@ -202,7 +203,7 @@ class PlansSeen:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> PlansSeen:
-        ex = log.get("stream")
+        ex = log.get(STREAM)
         plans = [(ev_evidence(ex, u.event), u.plan) for u in streamed(ex)] if ex is not None else []
         plans += [(ex_evidence(x, where), plan) for where, x, plan in read_back(log) if plan is not None]
         sentinels = (ctx.scenario.data.get("sentinels") if ctx.scenario else None) or []
@@ -229,7 +230,7 @@ class ReadBack:
         if not updates.updates:
             raise Unjudgeable()
         answers: dict[str, Exchange | Unjudgeable] = {}
-        for where, label in (("GetTask", "get_task"), ("ListTasks", "list_tasks")):
+        for where, label in (("GetTask", GET_TASK), ("ListTasks", LIST_TASKS)):
             try:
                 answers[where] = answered(log, label)
             except Unjudgeable as why:

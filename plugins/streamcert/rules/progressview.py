@@ -16,11 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.labels.line import PROGRESS
+from ..contract.line import PROGRESS_POINTER
 from ..framelog import Event, Exchange, FrameLog
 from ..protocols.progress import IDENTITY
 from .engine import RuleContext, Unjudgeable, answered, ev_evidence, ex_evidence
 
-LABEL = "progress"
 DEFAULT_POINTER = "/progress"
 MAIN = None  # the sequence key of the main agent's frames (no `agent`)
 
@@ -373,7 +374,7 @@ class ProgressStream:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> "ProgressStream":
-        ex = answered(log, LABEL)
+        ex = answered(log, PROGRESS)
         if ex.status != 200 or not ex.is_sse:
             raise Unjudgeable(f"the progress URL answered HTTP {ex.status} {ex.content_type!r}, not an event stream: "
                               "the suite could not drive it", [ex_evidence(ex)])
@@ -381,7 +382,7 @@ class ProgressStream:
 
     @classmethod
     def read(cls, log: FrameLog, ex: Exchange, script: dict[str, Any] | None) -> "ProgressStream":
-        pointer = log.notes.get("progress_pointer", DEFAULT_POINTER)
+        pointer = log.notes.get(PROGRESS_POINTER, DEFAULT_POINTER)
         parent = parent_pointer(pointer)
         frames: list[Frame] = []
         for ev in ex.data_events():

@@ -12,7 +12,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..framelog import PUSH_RECEIVER, Exchange, FrameLog
+from ..contract.capture import PUSH_RECEIVER, WEBHOOK_PATH
+from ..contract.labels import push as push_labels
+from ..contract.labels.a2a import STREAM
+from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
+from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings, push
 from ..scrub import MASK
 from . import Verdict, ex_evidence, rule
@@ -20,9 +24,11 @@ from .engine import RuleContext, Unjudgeable
 from .errors import _verdict, refusal
 from .unary import Answer, no_answer
 
-KEPT = ("push_create_a", "push_create_b")  # the two configs made without an id and kept to the task's end
-INLINE = "inline"  # push-deliveries: the hooks key of the config given inline (a token and authentication both)
-TOKENED = (INLINE, "push_create_retry", "push_create_wait")  # push-deliveries: the configs with a token
+# the two configs made without an id and kept to the task's end
+KEPT = (push_labels.PUSH_CREATE_A, push_labels.PUSH_CREATE_B)
+# push-deliveries: the configs with a token (INLINE: the hooks key of the config given inline, a token and
+# authentication both)
+TOKENED = (push_labels.INLINE, push_labels.PUSH_CREATE_RETRY, push_labels.PUSH_CREATE_WAIT)
 
 
 @dataclass
@@ -38,12 +44,12 @@ class PushRun:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> PushRun:
-        notes = log.notes.get("push")
+        notes = log.notes.get(PUSH)
         if not isinstance(notes, dict):
             raise Unjudgeable()
-        view = cls(log, ctx, dict(notes.get("hooks") or {}), dict(notes.get("tokens") or {}))
-        view.received = [ex for ex in log.exchanges if "path" in ex.notes]
-        sub = log.get("stream")
+        view = cls(log, ctx, dict(notes.get(HOOK_PATHS) or {}), dict(notes.get(TOKENS) or {}))
+        view.received = [ex for ex in log.exchanges if WEBHOOK_PATH in ex.notes]
+        sub = log.get(STREAM)
         if sub is not None:
             frames = [(ev.t, bindings.frame_answer(sub.binding, ev.payload)[0]) for ev in sub.data_events()]
             view.stream = frames[1:]  # after the Task it opens with
@@ -68,7 +74,7 @@ class PushRun:
     def tokened(self) -> tuple[str, ...]:
         """The configs whose token PUSH-009 looks for: the kept ones (push-configs), or, on push-deliveries' log,
         the inline config (which gives authentication too), the failing and the slow one."""
-        return TOKENED if INLINE in self.hooks else self.kept
+        return TOKENED if push_labels.INLINE in self.hooks else self.kept
 
     def replaced_reading(self) -> str | None:
         """What the rules judged on each kept config say of a replaced one, or None."""
@@ -77,7 +83,7 @@ class PushRun:
 
     def at(self, label: str) -> list[Exchange]:
         path = self.hooks.get(label)
-        return [ex for ex in self.received if ex.notes.get("path") == path]
+        return [ex for ex in self.received if ex.notes.get(WEBHOOK_PATH) == path]
 
     def config(self, label: str) -> dict[str, Any] | None:
         ex = self.log.get(label)
@@ -124,7 +130,7 @@ def _deduped(bodies: list[Any]) -> list[str]:
 
 @rule("PUSH-001", view=PushRun)
 def create_assigns_id(v: PushRun, out: Verdict) -> None:
-    if reading := v.receiver_refused(("push_create_slow", *KEPT)):
+    if reading := v.receiver_refused((push_labels.PUSH_CREATE_SLOW, *KEPT)):
         return out.otherwise_not_tested(reading)
     for label in KEPT:
         ex = v.log.get(label)
@@ -155,7 +161,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
     if ids[0] == ids[1]:
         return out.failed(f"both Creates without an id answered the same id {ids[0]!r}: the second replaced the first",
                           [ex_evidence(v.log.get(label)) for label in KEPT])
-    listing = v.log.get("push_list")
+    listing = v.log.get(push_labels.PUSH_LIST)
     listed = Answer.of(listing).result if listing is not None and not no_answer(listing, "List") else None
     shown = {c.get("id") for c in (listed or {}).get("configs") or [] if isinstance(c, dict)}
     missing_list = [i for i in ids if i not in shown] if shown else []
@@ -172,7 +178,7 @@ def two_creates_two_configs(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-003", view=PushRun)
 def get_answers_config(v: PushRun, out: Verdict) -> None:
-    ex, made = v.log.get("push_get"), v.config("push_create_a")
+    ex, made = v.log.get(push_labels.PUSH_GET), v.config(push_labels.PUSH_CREATE_A)
     if ex is None or made is None:
         return
     if new := v.replaced.get("push_create_a"):  # the id now names the config that replaced a's
@@ -193,10 +199,10 @@ def get_answers_config(v: PushRun, out: Verdict) -> None:
                            f"(PUSH-002's departure)" if new else None)
 
 
-NOT_FOUND = [("push_get_unknown", "Get of a config id no Create made"),
-             ("push_get_deleted", "Get of a deleted config"),
-             ("push_list_unknown_task", "List on a task that does not exist"),
-             ("push_create_unknown_task", "Create on a task that does not exist")]
+NOT_FOUND = [(push_labels.PUSH_GET_UNKNOWN, "Get of a config id no Create made"),
+             (push_labels.PUSH_GET_DELETED, "Get of a deleted config"),
+             (push_labels.PUSH_LIST_UNKNOWN_TASK, "List on a task that does not exist"),
+             (push_labels.PUSH_CREATE_UNKNOWN_TASK, "Create on a task that does not exist")]
 
 
 @rule("PUSH-004", view=PushRun)
@@ -204,7 +210,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
     checks = [refusal(ex, (a2a.TASK_NOT_FOUND,), what) for label, what in NOT_FOUND
               if (ex := v.log.get(label)) is not None]
     reading = None
-    ex = v.log.get("push_delete_unknown")
+    ex = v.log.get(push_labels.PUSH_DELETE_UNKNOWN)
     if ex is not None:
         check = refusal(ex, (a2a.TASK_NOT_FOUND,), "Delete of a config id no Create made")
         ans = Answer.of(ex)
@@ -217,7 +223,7 @@ def unknown_refused(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-005", view=PushRun)
 def no_url_refused(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("push_create_nourl")
+    ex = v.log.get(push_labels.PUSH_CREATE_NOURL)
     if ex is None:
         return
     _verdict(out, [refusal(ex, (a2a.INVALID_PARAMS,), "Create without url")])
@@ -231,7 +237,7 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         body = ex.request_body
         kind = push.stream_response_kind(body)
         if kind is None:
-            bad.append((f"{ex.label} to {ex.notes.get('path')} is no StreamResponse: {_canon(body)[:120]}",
+            bad.append((f"{ex.label} to {ex.notes.get(WEBHOOK_PATH)} is no StreamResponse: {_canon(body)[:120]}",
                         ex_evidence(ex)))
         elif task_id and push.task_of(body) not in (task_id, None):
             bad.append((f"{ex.label} names task {push.task_of(body)!r}, not {task_id!r}", ex_evidence(ex)))
@@ -239,7 +245,7 @@ def bodies_are_stream_responses(v: PushRun, out: Verdict) -> None:
         out.passed(f"{len(v.received)} POST(s), each one StreamResponse of the task")
 
 
-def _task_id(v: PushRun, label: str = "push_task") -> str | None:
+def _task_id(v: PushRun, label: str = push_labels.PUSH_TASK) -> str | None:
     ex = v.log.get(label)
     events = ex.data_events() if ex is not None else []
     first = bindings.frame_answer(ex.binding, events[0].payload)[0] if events else None
@@ -259,7 +265,7 @@ def every_event_delivered(v: PushRun, out: Verdict) -> None:
         got = {_canon(ex.request_body) for ex in v.at(label)}
         missing = [w for w in want if w not in got]
         if missing:
-            waited = "" if (v.log.notes.get("push") or {}).get("settled", True) else \
+            waited = "" if (v.log.notes.get(PUSH) or {}).get(SETTLED, True) else \
                 " (the suite waited its --timeout for the terminal event at both webhooks)"
             out.failed(f"the webhook of {label}{waited} lacks {len(missing)} of the {len(want)} events the stream carried; "
                        f"the first: {missing[0][:160]}", [ex_evidence(ex) for ex in v.at(label)[:3]])
@@ -300,7 +306,7 @@ def token_arrives(v: PushRun, out: Verdict) -> None:
                 out.otherwise_not_tested(f"{label}: {ex.label}'s header(s) {', '.join(masked)} were masked as "
                                          "credentials when recorded, so whether one carried the token cannot be read")
                 continue
-            also = " (the config gives authentication too)" if label == INLINE else ""
+            also = " (the config gives authentication too)" if label == push_labels.INLINE else ""
             out.warning(f"{label}: the config's token arrived in no header of {ex.label}{also} "
                         f"(headers: {', '.join(sorted(ex.request_headers))})", [ex_evidence(ex)])
         else:
@@ -323,11 +329,11 @@ def media_type(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-011", view=PushRun)
 def nothing_after_delete(v: PushRun, out: Verdict) -> None:
-    deleted = v.log.get("push_delete_c")
+    deleted = v.log.get(push_labels.PUSH_DELETE_C)
     if deleted is None or no_answer(deleted, "Delete") or Answer.of(deleted).error is not None:
         return out.otherwise_not_tested("no config was deleted")
     answered = deleted.t_headers if deleted.t_headers is not None else deleted.t_end
-    late = [ex for ex in v.at("push_create_c") if answered is not None and ex.t_sent > answered]
+    late = [ex for ex in v.at(push_labels.PUSH_CREATE_C) if answered is not None and ex.t_sent > answered]
     if late:
         out.failed(f"{len(late)} POST(s) reached the deleted config's webhook after Delete was answered "
                    f"(at {answered:.3f} s); the first at {late[0].t_sent:.3f} s",
@@ -354,27 +360,27 @@ def nothing_new_after_terminal(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-013", view=PushRun)
 def slow_webhook_holds_nothing(v: PushRun, out: Verdict) -> None:
-    notes = v.log.notes.get("push") or {}
+    notes = v.log.notes.get(PUSH) or {}
     first_at: dict[str, float] = {}  # each event → when it first reached a kept (fast) webhook
     for label in v.kept:
         for ex in v.at(label):
             key = _canon(ex.request_body)
             first_at[key] = min(first_at.get(key, ex.t_sent), ex.t_sent)
     lags = [(t - first_at[_canon(body)], t) for t, body in v.stream if _canon(body) in first_at]
-    stream = v.log.get("stream")
+    stream = v.log.get(STREAM)
     frames = stream.data_events() if stream is not None else []
     after = [t for t in first_at.values() if stream is not None and t >= stream.t_sent]
     if frames and after:  # the stream's first frame and the first POST come of the same first update
         lags.append((frames[0].t - min(after), frames[0].t))
-    if not lags or not v.log.get("push_create_slow"):
+    if not lags or not v.log.get(push_labels.PUSH_CREATE_SLOW):
         return out.otherwise_not_tested("no event reached both the stream and a webhook beside the slow one")
     tolerance = out.tolerance("lag_s", 1.5)
     lag, at = max(lags)
-    measured = {"max_lag_s": round(lag, 3), "tolerance_s": tolerance, "slow_delay_s": notes.get("slow_delay_s")}
-    sub = v.log.get("stream")
+    measured = {"max_lag_s": round(lag, 3), "tolerance_s": tolerance, "slow_delay_s": notes.get(SLOW_DELAY_S)}
+    sub = v.log.get(STREAM)
     if lag > tolerance:
         out.warning(f"an event reached the task's stream {lag:.2f} s after it reached a webhook (at {at:.3f} s; "
-                    f"tolerance {tolerance:g} s), beside a webhook that answers after {notes.get('slow_delay_s')} s",
+                    f"tolerance {tolerance:g} s), beside a webhook that answers after {notes.get(SLOW_DELAY_S)} s",
                     [ex_evidence(sub)], measured=measured)
     else:
         out.passed(f"{len(lags)} event(s) reached the stream at most {max(lag, 0):.2f} s after a webhook, beside "

@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..framelog import ABANDONED, Exchange
+from ..contract.capture import ABANDONED
+from ..contract.labels import push as push_labels
+from ..contract.push import AUTH, PUSH, SETTLED, WAIT_S
+from ..framelog import Exchange
 from ..protocols import a2a, push
 from ..scrub import MASK
 from . import Verdict, Verdicts, ex_evidence, rule
 from .errors import _verdict, refusal
-from .push import INLINE, PushRun, _canon, _deduped, _task_id
+from .push import PushRun, _canon, _deduped, _task_id
 from .unary import Answer, no_answer
 
 
 def _inline_params(v: PushRun) -> dict[str, Any]:
-    ex = v.log.get("inline_task")
+    ex = v.log.get(push_labels.INLINE_TASK)
     params = ex.params if ex is not None and isinstance(ex.params, dict) else {}
     configuration = params.get("configuration")
     config = configuration.get("taskPushNotificationConfig") if isinstance(configuration, dict) else None
@@ -32,11 +35,12 @@ def _after(ex: Exchange | None) -> float | None:
     return ex.t_sent if ex is not None else None
 
 
-OWN_RECEIVER = ("inline_task", "push_create_retry", "push_create_wait")  # the configs naming the receiver
+# the configs naming the receiver
+OWN_RECEIVER = (push_labels.INLINE_TASK, push_labels.PUSH_CREATE_RETRY, push_labels.PUSH_CREATE_WAIT)
 
 
 def _waited(v: PushRun) -> str:
-    settled = (v.log.notes.get("push") or {}).get("settled", True)
+    settled = (v.log.notes.get(PUSH) or {}).get(SETTLED, True)
     return "" if settled else " (the suite waited its --timeout for the deliveries)"
 
 
@@ -46,7 +50,7 @@ def _not_tested(v: PushRun, out: Verdict, missing: str) -> None:
 
 @rule("PUSH-014", view=PushRun)
 def inline_config_delivers(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("inline_task")
+    ex = v.log.get(push_labels.INLINE_TASK)
     if ex is None:
         return
     if lost := no_answer(ex, "SendStreamingMessage with an inline config"):
@@ -57,8 +61,8 @@ def inline_config_delivers(v: PushRun, out: Verdict) -> None:
     if ans.error is not None:
         return out.failed(f"SendStreamingMessage carrying a valid inline config was refused ({ans.describe()})",
                           [ex_evidence(ex)])
-    task_id = _task_id(v, "inline_task")
-    posts = [p for p in v.at(INLINE) if push.task_of(p.request_body) in (task_id, None)]
+    task_id = _task_id(v, push_labels.INLINE_TASK)
+    posts = [p for p in v.at(push_labels.INLINE) if push.task_of(p.request_body) in (task_id, None)]
     if not posts:
         return out.failed(f"the webhook given inline in SendStreamingMessage's configuration received nothing"
                           f"{_waited(v)}",
@@ -68,7 +72,7 @@ def inline_config_delivers(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-015", view=PushRun)
 def inline_config_listed(v: PushRun, out: Verdict) -> None:
-    ex, url = v.log.get("push_list_pause"), _inline_params(v).get("url")
+    ex, url = v.log.get(push_labels.PUSH_LIST_PAUSE), _inline_params(v).get("url")
     if ex is None or not url or v.receiver_refused(OWN_RECEIVER):
         return _not_tested(v, out, "no List was made while the task waited with its inline config")
     if lost := no_answer(ex, "List"):
@@ -85,7 +89,7 @@ def inline_config_listed(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-016", view=PushRun)
 def deliveries_across_pause(v: PushRun, out: Verdict) -> None:
-    posts, answered = v.at(INLINE), _after(v.log.get("stream_cut"))
+    posts, answered = v.at(push_labels.INLINE), _after(v.log.get(push_labels.STREAM_CUT))
     if not posts or answered is None:
         return _not_tested(v, out, "the inline config's webhook received nothing, or the task was not answered")
     paused = next((i for i, p in enumerate(posts) if push.is_interrupted_body(p.request_body)), None)
@@ -102,7 +106,7 @@ def deliveries_across_pause(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-017", view=PushRun)
 def deliveries_after_disconnect(v: PushRun, out: Verdict) -> None:
-    cut, posts = v.log.get("stream_cut"), v.at(INLINE)
+    cut, posts = v.log.get(push_labels.STREAM_CUT), v.at(push_labels.INLINE)
     if cut is None or not posts:
         return _not_tested(v, out, "the inline config's webhook received nothing, or the task was not answered")
     dropped = cut.t_end if cut.t_end is not None else cut.t_sent
@@ -119,7 +123,7 @@ def deliveries_after_disconnect(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-018", view=PushRun)
 def authentication_sent(v: PushRun, out: Verdict) -> None:
-    auth, posts = (v.log.notes.get("push") or {}).get("auth") or {}, v.at(INLINE)
+    auth, posts = (v.log.notes.get(PUSH) or {}).get(AUTH) or {}, v.at(push_labels.INLINE)
     scheme, credentials = auth.get("scheme"), auth.get("credentials")
     if not posts or not scheme:
         return _not_tested(v, out, "the inline config's webhook received nothing")
@@ -144,7 +148,7 @@ def authentication_sent(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-019", view=PushRun)
 def scheme_required(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("push_create_noscheme")
+    ex = v.log.get(push_labels.PUSH_CREATE_NOSCHEME)
     if ex is not None:
         _verdict(out, [refusal(ex, (a2a.INVALID_PARAMS,), "Create whose authentication has no scheme")])
 
@@ -158,7 +162,7 @@ SCREENED = {"PUSH-020": ("link_local", "a link-local address (the cloud metadata
 @rule(*SCREENED, view=PushRun)
 def webhook_urls_screened(v: PushRun, outs: Verdicts) -> None:
     for rid, (kind, what) in SCREENED.items():
-        out, ex = outs[rid], v.log.get(f"push_screen_{kind}")
+        out, ex = outs[rid], v.log.get(f"{push_labels.PUSH_SCREEN_PREFIX}{kind}")
         if ex is None:
             continue
         if lost := no_answer(ex, f"Create of a webhook with {what}"):
@@ -173,7 +177,7 @@ def webhook_urls_screened(v: PushRun, outs: Verdicts) -> None:
 
 
 def _failed_first(v: PushRun) -> tuple[list[Exchange], list[Exchange]]:
-    posts = v.at("push_create_retry")
+    posts = v.at(push_labels.PUSH_CREATE_RETRY)
     return posts, [p for p in posts if p.status is not None and not 200 <= p.status < 300]
 
 
@@ -194,8 +198,8 @@ def retried(v: PushRun, out: Verdict) -> None:
 @rule("PUSH-025", view=PushRun)
 def later_events_after_failure(v: PushRun, out: Verdict) -> None:
     posts, failed = _failed_first(v)
-    answered = _after(v.log.get("stream_cut"))
-    want = _deduped([p.request_body for p in v.at(INLINE) if answered is not None and p.t_sent >= answered])
+    answered = _after(v.log.get(push_labels.STREAM_CUT))
+    want = _deduped([p.request_body for p in v.at(push_labels.INLINE) if answered is not None and p.t_sent >= answered])
     if not failed or not want:
         return _not_tested(v, out, "the failing webhook received no POST, or the inline one none after the answer")
     got = {_canon(p.request_body) for p in posts}
@@ -209,7 +213,7 @@ def later_events_after_failure(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-026", view=PushRun)
 def slow_webhook_waited(v: PushRun, out: Verdict) -> None:
-    posts, wait = v.at("push_create_wait"), (v.log.notes.get("push") or {}).get("wait_s")
+    posts, wait = v.at(push_labels.PUSH_CREATE_WAIT), (v.log.notes.get(PUSH) or {}).get(WAIT_S)
     if not posts:
         return _not_tested(v, out, "the slow webhook received no POST")
     first = posts[0]
@@ -224,8 +228,9 @@ def slow_webhook_waited(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-027", view=PushRun)
 def deleted_not_listed(v: PushRun, out: Verdict) -> None:
-    made, deleted, listing = (v.log.get(label) for label in ("push_create_d", "push_delete_d", "push_list_pause"))
-    config = v.config("push_create_d")
+    made, deleted, listing = (v.log.get(label) for label in (push_labels.PUSH_CREATE_D, push_labels.PUSH_DELETE_D,
+                                                             push_labels.PUSH_LIST_PAUSE))
+    config = v.config(push_labels.PUSH_CREATE_D)
     if deleted is None or listing is None or not config or not config.get("id"):
         return out.otherwise_not_tested("no config was made and deleted before a List")
     if lost := no_answer(deleted, "Delete"):
@@ -245,7 +250,7 @@ def deleted_not_listed(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-028", view=PushRun)
 def second_delete(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("push_delete_d_again")
+    ex = v.log.get(push_labels.PUSH_DELETE_D_AGAIN)
     if ex is None:
         return
     if lost := no_answer(ex, "the second Delete"):
@@ -263,10 +268,10 @@ def second_delete(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-029", view=PushRun)
 def no_push_without_capability(v: PushRun, out: Verdict) -> None:
-    ex = v.log.get("nopush_send")
+    ex = v.log.get(push_labels.NOPUSH_SEND)
     if ex is None:
         return
-    posts = v.at("nopush_send")
+    posts = v.at(push_labels.NOPUSH_SEND)
     if posts:
         return out.failed(f"an agent whose card does not declare pushNotifications POSTed {len(posts)} time(s) to the "
                           "webhook given inline in SendMessage", [ex_evidence(ex), *[ex_evidence(p) for p in posts[:2]]])
@@ -280,7 +285,7 @@ def no_push_without_capability(v: PushRun, out: Verdict) -> None:
 
 @rule("PUSH-030", view=PushRun)
 def get_answers_settings(v: PushRun, out: Verdict) -> None:
-    ex, given = v.log.get("push_get_inline"), _inline_params(v)
+    ex, given = v.log.get(push_labels.PUSH_GET_INLINE), _inline_params(v)
     if ex is None:
         return _not_tested(v, out, "the inline config was not listed, so it could not be read by Get")
     if lost := no_answer(ex, "Get"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from ..contract.capture import NOT_SENT, ROUTE_RETRY
 from ..framelog import END_ERROR, END_IDLE, END_RESET, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
@@ -55,7 +56,7 @@ class RestAnswers:
             if ex.binding != bindings.HTTP_JSON or not ex.rpc_method:
                 continue
             if ex.end == END_ERROR or ex.status is None:
-                if ex.notes.get("not_sent"):
+                if ex.notes.get(NOT_SENT):
                     unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
                 continue
             why = cannot_judge(ex) if cls.READS_BODIES or 300 <= ex.status < 400 else None
@@ -171,7 +172,7 @@ def _not_served(ex: Exchange) -> str | None:
 
 def _retried(ex: Exchange) -> str:
     """The first try the client recorded before this one (SubscribeToTask: POST answered 405, then GET)."""
-    retry = ex.notes.get("route_retry")
+    retry = ex.notes.get(ROUTE_RETRY)
     first = retry.get("first") if isinstance(retry, dict) else None
     if not isinstance(first, dict):
         return ""

@@ -14,12 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.capture import IDLE_S, LIMIT_S
+from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import REPEAT_ANSWERED_ONCE, STREAM, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames, state_in
 
 # What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
 NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"
@@ -327,7 +329,7 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             waited = (ex.t_end or 0) - ex.t_sent
             out.failed(f"{s.label}: no terminal state within the per-stream limit; cut after {waited:.1f} s, last "
                        f"state {last or '(none)'}", [ex_evidence(ex)],
-                       measured={"open_s": round(waited, 3), "limit_s": ex.notes.get("limit_s")})
+                       measured={"open_s": round(waited, 3), "limit_s": ex.notes.get(LIMIT_S)})
         elif ex.end == END_RESET:
             out.failed(f"{s.label}: {ex.error}, after {len(states)} state(s), the last {last or '(none)'}, without "
                        f"a terminal state", [ex_evidence(ex)])
@@ -335,7 +337,7 @@ def ends_after_terminal(v: StreamFrames, out: Verdict) -> None:
             # the suite stopped waiting at its idle-gap cap: whether a terminal state would have come is unknown
             out.error(f"{s.label}: no terminal state before the suite stopped waiting, the last state "
                       f"{last or '(none)'}: {ex.error}", [ex_evidence(ex)],
-                      measured={"idle_s": ex.notes.get("idle_s")})
+                      measured={"idle_s": ex.notes.get(IDLE_S)})
     out.otherwise_not_tested("every task stream was stopped by the driver on purpose or closed at an interrupted "
                              "state (D3: judged by A2A-INT-002 and A2A-INT-007)" if v.streams else NO_TASK_STREAM)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
+from ..contract.capture import NOT_SENT
 from ..framelog import FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
@@ -40,7 +41,7 @@ def _statuses(log: FrameLog, unjudged: list[tuple[str, list[dict[str, Any]]]]) -
     """(evidence, TaskStatus) for every status the log holds: in stream events and in unary results
     (tasks and task lists). An answer that cannot be judged goes to `unjudged` instead."""
     for ex in log.exchanges:
-        if ex.method == "POST" and ex.notes.get("not_sent"):
+        if ex.method == "POST" and ex.notes.get(NOT_SENT):
             unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
         elif ex.method == "POST" and ex.status is not None and (why := cannot_judge(ex)):
             unjudged.append(unjudged_entry(ex, why))

@@ -40,11 +40,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.capture import NOT_SENT
+from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
-
-STREAM = "stream"  # the label of the scenario's SendStreamingMessage (streamcert.scenarios.a2a)
 
 
 @dataclass(slots=True)
@@ -502,7 +502,7 @@ class StreamFrames:
         for ex in log.exchanges:
             if ex.rpc_method not in TASK_STREAM_METHODS:
                 continue
-            if ex.notes.get("not_sent"):
+            if ex.notes.get(NOT_SENT):
                 unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
             elif ex.is_stream and ex.status is not None:
                 if why := cannot_judge(ex):

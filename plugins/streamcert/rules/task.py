@@ -17,10 +17,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.labels.a2a import GET_TASK, GET_TASK_H0, GET_TASK_H1, STREAM
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a
 from . import RuleContext, Unjudgeable, Verdict, ex_evidence, quote, rule
-from .streamview import STREAM, StreamedArtifact, StreamFrames, TaskStream
+from .streamview import StreamedArtifact, StreamFrames, TaskStream
 from .unary import Reply, dump, no_answer, state_of, task_reply
 
 AT_REST = a2a.TERMINAL_STATES | a2a.INTERRUPTED_STATES
@@ -91,7 +92,7 @@ class TaskAfterStream:
         return last_status_evidence(self.stream, "last status streamed") + self.read_back.evidence
 
 
-HISTORY_READS = ("get_task", "get_task_h0", "get_task_h1")  # historyLength unset, 0, 1
+HISTORY_READS = (GET_TASK, GET_TASK_H0, GET_TASK_H1)  # historyLength unset, 0, 1
 
 
 @dataclass
@@ -107,7 +108,7 @@ class HistoryReads:
         reads = {label: task_reply(ex, "GetTask") for label in HISTORY_READS if (ex := log.get(label)) is not None}
         if not reads:
             raise Unjudgeable()
-        first = TaskStream.from_exchange(log.get("stream")).task
+        first = TaskStream.from_exchange(log.get(STREAM)).task
         return cls(reads, first.get("history") if first else None)
 
 
@@ -173,7 +174,7 @@ def _moved_on(message: Any, full: list, tasks: dict[str, Any]) -> bool:
     not among get_task's messages, and the task was not in a terminal state then (a task still at work, its stream
     closed early, may add messages between the two reads; a terminal task adds none)."""
     older = {_msg_key(m) for m in full}
-    return _msg_key(message) not in older and not a2a.is_terminal(state_of(tasks.get("get_task")))
+    return _msg_key(message) not in older and not a2a.is_terminal(state_of(tasks.get(GET_TASK)))
 
 
 def _history(task: dict) -> list | None:
@@ -273,27 +274,27 @@ def history_length(v: HistoryReads, out: Verdict) -> None:
     histories = {label: _history(t) for label, t in tasks.items()}
     problems: list[tuple[str, Exchange]] = [(f"{label}: history is not an array: {dump(tasks[label].get('history'))}",
                                              exs[label]) for label, h in histories.items() if h is None]
-    full = histories.get("get_task")
+    full = histories.get(GET_TASK)
     if full is not None and isinstance(v.first_history, list):
         have = {_msg_key(m) for m in full}
         missing = [_msg_key(m) for m in v.first_history if _msg_key(m) not in have]
         if missing:
             problems.append((f"get_task (no historyLength, so no limit) lacks {len(missing)} message(s) the "
-                             f"stream's Task already held in its history: {dump(missing)}", exs["get_task"]))
-    if h0 := histories.get("get_task_h0"):
+                             f"stream's Task already held in its history: {dump(missing)}", exs[GET_TASK]))
+    if h0 := histories.get(GET_TASK_H0):
         problems.append((f"get_task_h0 (historyLength 0) returned {len(h0)} history message(s); it must omit "
-                         f"history", exs["get_task_h0"]))
+                         f"history", exs[GET_TASK_H0]))
     weak: str | None = None
-    h1 = histories.get("get_task_h1")
+    h1 = histories.get(GET_TASK_H1)
     if h1 is not None:
         if len(h1) > 1:
-            problems.append((f"get_task_h1 (historyLength 1) returned {len(h1)} history messages", exs["get_task_h1"]))
+            problems.append((f"get_task_h1 (historyLength 1) returned {len(h1)} history messages", exs[GET_TASK_H1]))
         elif full and len(h1) == 1 and _msg_key(h1[0]) != _msg_key(full[-1]) and not _moved_on(h1[0], full, tasks):
             problems.append((f"get_task_h1 (historyLength 1) returned message {_msg_key(h1[0])!r}, not the most "
-                             f"recent one {_msg_key(full[-1])!r}", exs["get_task_h1"]))
+                             f"recent one {_msg_key(full[-1])!r}", exs[GET_TASK_H1]))
         elif full is not None and len(h1) > len(full):
             problems.append((f"get_task (no historyLength, so no limit) returned {len(full)} history message(s), "
-                             f"fewer than get_task_h1 (historyLength 1)", exs["get_task"]))
+                             f"fewer than get_task_h1 (historyLength 1)", exs[GET_TASK]))
         elif full and not h1:
             weak = (f"historyLength 1 returned no history although the task has {len(full)} message(s) "
                     f"('at most 1' read literally)")
@@ -302,7 +303,7 @@ def history_length(v: HistoryReads, out: Verdict) -> None:
     elif lost := next((r for r in v.reads.values() if r.lost), None):
         lost.explain(out)
     elif weak:
-        out.non_strict(weak, [ex_evidence(exs["get_task_h1"])], reading=weak)
+        out.non_strict(weak, [ex_evidence(exs[GET_TASK_H1])], reading=weak)
     else:
         n = "absent" if full is None else len(full)
         out.passed(f"GetTask honours historyLength (history: unset → {n}, 0 → none, 1 → ≤1 (the most recent))")

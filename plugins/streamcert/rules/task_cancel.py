@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract.labels.a2a import CANCEL, GET_TASK, STREAM, SUBSCRIBE
 from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
 from ..outcomes import Outcome
 from ..protocols import a2a, bindings
@@ -32,11 +33,11 @@ class Cancellation:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Cancellation:
-        ex = log.get("cancel")
+        ex = log.get(CANCEL)
         if ex is None:
             raise Unjudgeable()
         cancel = task_reply(ex, "CancelTask").needed()
-        ex_s, ex_g = log.get("stream"), log.get("get_task")
+        ex_s, ex_g = log.get(STREAM), log.get(GET_TASK)
         # A CancelTask that returned no task is the finding, whatever became of the stream.
         stream = task_stream(ex_s) if ex_s is not None and not cancel.wrong else None
         ended = _ended_first(log, ex, ctx.tolerance("A2A-TASK-010", "race_s", RACE_S)) if cancel.wrong else None
@@ -179,7 +180,7 @@ class TwoStreams:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> TwoStreams:
-        ex_m, ex_s = log.get("stream"), log.get("subscribe")
+        ex_m, ex_s = log.get(STREAM), log.get(SUBSCRIBE)
         if ex_m is None or ex_s is None:
             raise Unjudgeable()
         main = task_stream(ex_m)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..contract.a2a import CONTEXT_ID
+from ..contract.labels import a2a as a2a_labels
 from ..framelog import Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import plays
@@ -22,8 +24,8 @@ from . import RuleContext, Run, Unjudgeable, Verdict, ex_evidence, rule
 from .task import evidence_of
 from .unary import Answer, Reply, answer_or_error, dump, no_answer, state_of, task_of
 
-LISTS = ("list_context", "list_page1", "list_page2", "list_status", "list_artifacts")
-AFTER = "list_after"  # judged by A2A-TASK-013 only: a server may refuse the filter without breaking the others
+LISTS = (a2a_labels.LIST_CONTEXT, a2a_labels.LIST_PAGE1, a2a_labels.LIST_PAGE2, a2a_labels.LIST_STATUS,
+         a2a_labels.LIST_ARTIFACTS)
 
 
 def list_reply(ex: Exchange) -> Reply:
@@ -55,14 +57,15 @@ class TaskLists:
         if not lists:
             stopped = _why_not_listed(log)
             raise Unjudgeable(*stopped) if stopped else Unjudgeable()
-        after = list_reply(ex) if (ex := log.get(AFTER)) is not None else None
+        # by statusTimestampAfter: judged by A2A-TASK-013 only (a server may refuse the filter without breaking the others)
+        after = list_reply(ex) if (ex := log.get(a2a_labels.LIST_AFTER)) is not None else None
         sent = []
         for ex in log.exchanges:
-            if ex.label.startswith("send_") and ex.label[5:].isdigit():
+            if ex.label.startswith(a2a_labels.SEND_PREFIX) and ex.label[len(a2a_labels.SEND_PREFIX):].isdigit():
                 task = task_of(Answer.of(ex).result)
                 if task is not None and isinstance(task.get("id"), str):
                     sent.append((ex.label, task))
-        context = log.notes.get("context_id")
+        context = log.notes.get(CONTEXT_ID)
         if not isinstance(context, str):
             context = sent[0][1].get("contextId") if sent else None
         scripts = (ctx.scenario.data.get("scripts") if ctx.scenario else None) or []
@@ -83,7 +86,7 @@ class TaskLists:
                 continue
             if not self.plays_artifacts:  # an agent that does not play `artifact` makes none the script names
                 continue
-            n, scripts = int(label[5:]), self.scripts
+            n, scripts = int(label[len(a2a_labels.SEND_PREFIX):]), self.scripts
             steps = scripts[n - 1].get("steps", []) if 0 < n <= len(scripts) and isinstance(scripts[n - 1], dict) \
                 else []
             ids = sorted(s["artifact"].get("artifactId") for s in steps
@@ -97,7 +100,8 @@ def _why_not_listed(log: FrameLog) -> tuple[str, list[dict[str, Any]]] | None:
     """Why the driver asked ListTasks nothing, when a SendMessage that made the tasks is why: it got no answer, or
     its answer holds no task with a contextId to list by (the driver reads the context of each task it made). None
     when the driver never got to SendMessage (no card: said elsewhere)."""
-    sent = [ex for ex in log.exchanges if ex.label.startswith("send_") and ex.label[5:].isdigit()]
+    sent = [ex for ex in log.exchanges
+            if ex.label.startswith(a2a_labels.SEND_PREFIX) and ex.label[len(a2a_labels.SEND_PREFIX):].isdigit()]
     if not sent:
         return None
     ex = sent[-1]
@@ -159,7 +163,7 @@ def _token(page: dict[str, Any]) -> str:
 
 @rule("A2A-TASK-005", view=TaskLists)
 def list_response(v: TaskLists, out: Verdict) -> None:
-    if (reply := v.lists.get("list_context")) is None or reply.explain(out):
+    if (reply := v.lists.get(a2a_labels.LIST_CONTEXT)) is None or reply.explain(out):
         return
     result = reply.value
     problems = []
@@ -182,7 +186,7 @@ def list_response(v: TaskLists, out: Verdict) -> None:
 
 @rule("A2A-TASK-006", view=TaskLists)
 def newest_first(v: TaskLists, out: Verdict) -> None:
-    if (reply := v.lists.get("list_context")) is None or reply.explain(out):
+    if (reply := v.lists.get(a2a_labels.LIST_CONTEXT)) is None or reply.explain(out):
         return
     tasks = [t for t in reply.value["tasks"] if isinstance(t, dict)]
     if len(tasks) < 2:
@@ -220,7 +224,7 @@ def artifacts_on_request(v: TaskLists, out: Verdict) -> None:
             if not isinstance(t, dict):
                 continue
             arts = t.get("artifacts")
-            if label != "list_artifacts":
+            if label != a2a_labels.LIST_ARTIFACTS:
                 if arts == []:
                     empty_lists.append(f"{label}: {t.get('id')}")
                 elif arts is not None:
@@ -245,9 +249,9 @@ def artifacts_on_request(v: TaskLists, out: Verdict) -> None:
 
 @rule("A2A-TASK-008", view=TaskLists)
 def paging(v: TaskLists, out: Verdict) -> None:
-    if (first := v.lists.get("list_page1")) is None or first.explain(out):
+    if (first := v.lists.get(a2a_labels.LIST_PAGE1)) is None or first.explain(out):
         return
-    second, whole = v.lists.get("list_page2"), v.lists.get("list_context")
+    second, whole = v.lists.get(a2a_labels.LIST_PAGE2), v.lists.get(a2a_labels.LIST_CONTEXT)
     page1, ex1 = first.value, first.ex
     problems: list[tuple[str, Exchange]] = []
     sent = v.sent_ids
@@ -298,7 +302,7 @@ def paging(v: TaskLists, out: Verdict) -> None:
 
 @rule("A2A-TASK-009", view=TaskLists)
 def filters(v: TaskLists, out: Verdict) -> None:
-    by_context, by_status = v.lists.get("list_context"), v.lists.get("list_status")
+    by_context, by_status = v.lists.get(a2a_labels.LIST_CONTEXT), v.lists.get(a2a_labels.LIST_STATUS)
     if by_context is None and by_status is None:
         return
     context, sent_ids = v.context_id, v.sent_ids
@@ -341,7 +345,7 @@ def filters(v: TaskLists, out: Verdict) -> None:
 def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
     if v.after is None:
         return  # the driver found no status timestamp to filter by
-    if (whole := v.lists.get("list_context")) is None or whole.explain(out) or v.after.explain(out):
+    if (whole := v.lists.get(a2a_labels.LIST_CONTEXT)) is None or whole.explain(out) or v.after.explain(out):
         return
     params = v.after.ex.params
     pivot = params.get("statusTimestampAfter") if isinstance(params, dict) else None
@@ -372,13 +376,11 @@ def status_timestamp_after(v: TaskLists, out: Verdict) -> None:
 
 
 # -- A2A-TASK-017: a filter named by its proto field name (§5.5, §5.7) ------------------------------------
-PROTO_NAME = "list_proto_name"  # ListTasks {"context_id": the scenario's context}
-OTHER = "send_other"  # the task the driver makes first, in a context of its own
 
 
 @rule("A2A-TASK-017", view=Run)
 def proto_name_filter(run: Run, out: Verdict) -> None:
-    ex, other_ex = run.get(PROTO_NAME), run.get(OTHER)
+    ex, other_ex = run.get(a2a_labels.LIST_PROTO_NAME), run.get(a2a_labels.SEND_OTHER)
     if ex is None or other_ex is None:
         return  # the driver says why it did not ask (gRPC, or no task in another context)
     params = ex.params if isinstance(ex.params, dict) else {}
@@ -421,7 +423,7 @@ def proto_name_filter(run: Run, out: Verdict) -> None:
 
 
 # -- A2A-TASK-018: pageSize out of its bounds (a2a.proto ListTasksRequest; §6.5) ----------------------------
-PAGE_SIZE_CASES = ("list_size_over", "list_size_under")  # pageSize 150 and 0, in the scenario's context
+PAGE_SIZE_CASES = (a2a_labels.LIST_SIZE_OVER, a2a_labels.LIST_SIZE_UNDER)  # pageSize 150 and 0, in the scenario's context
 
 
 def _page_size_check(ex: Exchange) -> tuple[bool | None, str, str | None]:

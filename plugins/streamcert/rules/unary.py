@@ -17,7 +17,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..framelog import CONTENT_ENCODING, END_CLOSED, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
+from ..contract.capture import CONTENT_ENCODING
+from ..framelog import END_CLOSED, END_ERROR, END_IDLE, END_RESET, END_TIME_LIMIT, Exchange
 from ..protocols import bindings
 from .engine import Unjudgeable, Verdict, cannot_judge, ex_evidence, quote
 

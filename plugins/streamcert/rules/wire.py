@@ -11,6 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterator
 
+from ..contract.capture import INVALID_UTF8, NOT_SENT, STREAMING
+from ..contract.labels.a2a import CARD
+from ..contract.run import BINDING
 from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
@@ -132,17 +135,17 @@ class Answers:
 
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Answers:
-        card_ex = log.get("card")
+        card_ex = log.get(CARD)
         card = card_ex.json()[0] if card_ex else None
         judged, unjudged = [], []
-        binding = log.notes.get("binding")
+        binding = log.notes.get(BINDING)
         for ex in log.exchanges:
             if ex.method != "POST" and not (ex.binding != "jsonrpc" and ex.rpc_method):  # an HTTP+JSON GET too
                 continue
             if binding and ex.binding != binding:
                 continue  # a probe of another interface the card declares (A2A-CARD-006)
             if ex.end == END_ERROR or ex.status is None:
-                if ex.notes.get("not_sent"):
+                if ex.notes.get(NOT_SENT):
                     unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
                 continue
             if _redirect(ex):
@@ -168,7 +171,7 @@ class Answers:
         if cls.READS == "sse":
             return ex.is_sse
         if cls.READS == "unary":
-            return not ex.notes.get("streaming")
+            return not ex.notes.get(STREAMING)
         return True
 
     @property
@@ -245,7 +248,7 @@ def _evidence(ex: Exchange, ev: Event | None, note: str = "") -> dict[str, Any]:
 @rule("WIRE-001", view=Answers)
 def stream_content_type(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        if not ex.notes.get("streaming"):
+        if not ex.notes.get(STREAMING):
             continue  # every streaming request is judged by its method, a streamed answer's too, whatever its label
         refused = not ex.is_sse and bindings.read_answer(ex).error is not None
         if ex.status == 200 and ex.is_sse:
@@ -316,7 +319,7 @@ def result_xor_error(v: Answers, out: Verdict) -> None:
 @rule("WIRE-005", view=UnaryBodies)
 def unary_is_json(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
-        if ex.notes.get("streaming") or is_notification(ex):
+        if ex.notes.get(STREAMING) or is_notification(ex):
             continue  # a notification gets no response at all (WIRE-009)
         value, err = ex.json()
         if ex.media_type != a2a.JSON_MEDIA_TYPE or err or not isinstance(value, dict):
@@ -335,7 +338,7 @@ CUT_BY = {END_TIME_LIMIT: "the suite's per-stream time limit", END_CLIENT_STOP: 
 def stream_well_formed(v: Answers, out: Verdict) -> None:
     for ex in v.streams:
         problems = []
-        if ex.notes.get("invalid_utf8"):
+        if ex.notes.get(INVALID_UTF8):
             problems.append("bytes that are not UTF-8 (a client decodes them as U+FFFD)")
         # a block cut by the suite (its time limit, the driver) or by the connection is no framing fault
         if ex.discarded and ex.end == END_CLOSED:

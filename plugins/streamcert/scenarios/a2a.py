@@ -54,7 +54,79 @@ from typing import Any, Iterator
 from .. import card_keys
 from ..binding_choice import grpc_missing
 from ..catalogue import Scenario, load_scenario, scenario_ids
-from ..framelog import CREDENTIALS, END_ERROR, Event, Exchange, FrameLog
+from ..contract.a2a import CARD_KEYS, CARD_KEYS_ERROR, CONTEXT_ID, UNPROBED
+from ..contract.labels.a2a import (
+    ANSWER_PREFIX,
+    AUTH_SEND,
+    BAD_VERSION,
+    CANCEL,
+    CANCEL_TERMINAL,
+    CANCEL_UNKNOWN,
+    CARD,
+    CARD_NOSTREAM,
+    CARD_REQUIRED,
+    CARD_REVALIDATED,
+    CARD_SECURED,
+    CLEANUP_CANCEL,
+    CROSS_CONTEXT,
+    EMPTY_VERSION,
+    EXT_NOT_ACTIVATED,
+    EXTENDED_CARD,
+    EXTENDED_UNAUTH,
+    GET_TASK,
+    GET_TASK_H0,
+    GET_TASK_H1,
+    GET_UNKNOWN,
+    GET_UNKNOWN_MEMBER,
+    ID_STREAM,
+    INVALID_ID_BOOL,
+    INVALID_ID_OBJECT,
+    INVALID_JSONRPC,
+    INVALID_NO_METHOD,
+    INVALID_PARAMS,
+    LIST_AFTER,
+    LIST_ARTIFACTS,
+    LIST_CONTEXT,
+    LIST_PAGE1,
+    LIST_PAGE2,
+    LIST_PROTO_NAME,
+    LIST_REFUSED,
+    LIST_SIZE_OVER,
+    LIST_SIZE_UNDER,
+    LIST_STATUS,
+    MSG_EMPTY_PARTS,
+    MSG_NO_MESSAGE_ID,
+    MSG_NO_PARTS,
+    MSG_NO_ROLE,
+    MSG_UNKNOWN_ROLE,
+    NO_VERSION,
+    NOTIFY_GET,
+    NOTIFY_UNKNOWN,
+    PARSE_ERROR,
+    PATCH_VERSION,
+    PROBE_PREFIX,
+    SEND_OTHER,
+    SEND_PREFIX,
+    SEND_TERMINAL,
+    SEND_UNKNOWN,
+    SEND_UNKNOWN_MEMBER,
+    SETUP_DONE,
+    SETUP_NOSTREAM,
+    SETUP_STREAM,
+    STREAM,
+    STREAM_PREFIX,
+    STREAM_REFUSED,
+    SUBSCRIBE,
+    SUBSCRIBE_REFUSED,
+    SUBSCRIBE_TERMINAL,
+    SUBSCRIBE_UNKNOWN,
+    UNAUTH_LIST,
+    UNAUTH_SEND,
+    UNKNOWN_METHOD_CALL,
+)
+from ..contract.labels.push import PUSH_CREATE, PUSH_DELETE, PUSH_GET, PUSH_LIST
+from ..contract.run import CREDENTIALS, NOT_TESTED, UNREACHABLE, UNSUPPORTED
+from ..framelog import END_ERROR, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
@@ -69,10 +141,7 @@ from ..protocols.script import (
 from ..wire.a2a_client import A2AClient
 from ..wire.clients import client_for
 from . import Target, driver
-from .script_steps import NOT_TESTED, SENDS_SCRIPT, NotDriven, learn
-
-UNSUPPORTED = "unsupported"  # log.notes key: {requirement id: reason}
-UNREACHABLE = "unreachable"  # log.notes key: why the card could not be fetched at all (every requirement ERROR)
+from .script_steps import SENDS_SCRIPT, NotDriven, learn
 
 
 def user_message(text: str, *, script: dict[str, Any] | None = None, task_id: str | None = None,
@@ -160,26 +229,26 @@ async def card_only(target: Target, scenario: Scenario, log: FrameLog) -> None:
     """The card, then one GetTask of an unknown id at every interface it declares (A2A-CARD-006). The keys the run
     trusts to verify the card's signatures go into the log (A2A-CARD-009), public parts only."""
     try:
-        log.notes[card_keys.NOTE] = card_keys.load_all(target.card_keys)
+        log.notes[CARD_KEYS] = card_keys.load_all(target.card_keys)
     except card_keys.CardKeyError as exc:  # a file changed since the command line read it
-        log.notes[card_keys.NOTE_ERROR] = str(exc)
+        log.notes[CARD_KEYS_ERROR] = str(exc)
     client, card = await _open(target, log)
     try:  # A2A-CARD-010: the card asked again with the validator it came with
-        served = log.get("card")
+        served = log.get(CARD)
         if served is not None and served.status == 200 and (validator := a2a.card_validator(served.response_headers)):
-            await client.get_card(label="card_revalidated", headers=dict([validator]))
+            await client.get_card(label=CARD_REVALIDATED, headers=dict([validator]))
     finally:
         await client.__aexit__()
     for binding, url in bindings.declared(card):
         if binding == bindings.GRPC and (why := grpc_missing()):
-            log.notes.setdefault("unprobed", {})[binding] = why
+            log.notes.setdefault(UNPROBED, {})[binding] = why
             continue
         # the target's origin stays the client's: its credentials go to an interface elsewhere only when allowed
         probe = client_for(dataclasses.replace(target, binding=binding), log, stream_limit=min(target.stream_limit, 5.0))
         async with probe:
             probe.use_card(card)
             probe.rpc_url = url
-            await probe.call(a2a.GET_TASK, {"id": str(uuid.uuid4())}, label=f"probe_{binding}")
+            await probe.call(a2a.GET_TASK, {"id": str(uuid.uuid4())}, label=f"{PROBE_PREFIX}{binding}")
 
 
 @driver("stream-task")
@@ -195,14 +264,14 @@ async def stream_task(target: Target, scenario: Scenario, log: FrameLog) -> None
         else:
             text = scenario.data.get("prompt", "Run the scenario")
             stream = await client.stream(a2a.SEND_STREAMING_MESSAGE,
-                                         {"message": user_message(text, script=scenario.script)}, label="stream")
+                                         {"message": user_message(text, script=scenario.script)}, label=STREAM)
         task_id, _ = task_ids(stream)
         if not task_id:
             return
         exts = declared_extensions(card)
-        await client.call(a2a.GET_TASK, {"id": task_id}, label="get_task", extensions=exts)
-        await client.call(a2a.GET_TASK, {"id": task_id, "historyLength": 0}, label="get_task_h0")
-        await client.call(a2a.GET_TASK, {"id": task_id, "historyLength": 1}, label="get_task_h1")
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=GET_TASK, extensions=exts)
+        await client.call(a2a.GET_TASK, {"id": task_id, "historyLength": 0}, label=GET_TASK_H0)
+        await client.call(a2a.GET_TASK, {"id": task_id, "historyLength": 1}, label=GET_TASK_H1)
     finally:
         await client.__aexit__()
 
@@ -215,7 +284,7 @@ async def _observed_streams(client: A2AClient, target: Target) -> Exchange:
     first = None
     for n, prompt in enumerate(target.prompts, start=1):
         ex = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(prompt)},
-                                 label="stream" if n == 1 else f"stream_{n}")
+                                 label=STREAM if n == 1 else f"{STREAM_PREFIX}{n}")
         first = first or ex
         for turn in itertools.count(1):
             task_id, context_id = task_ids(ex)
@@ -224,7 +293,7 @@ async def _observed_streams(client: A2AClient, target: Target) -> Exchange:
             message = user_message(answer if isinstance(answer, str) else "", task_id=task_id, context_id=context_id)
             if not isinstance(answer, str):
                 message["parts"] = [{"data": answer, "mediaType": "application/json"}]
-            ex = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=f"answer_{n}_{turn}")
+            ex = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=f"{ANSWER_PREFIX}{n}_{turn}")
     return first
 
 
@@ -248,34 +317,34 @@ async def list_tasks(target: Target, scenario: Scenario, log: FrameLog) -> None:
     try:
         # First, so that a filter ignored lists a task of another context (and it is never the context's newest)
         other = unary_task(await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-            "another context", script=scenario.data["other_script"])}, label="send_other"))
+            "another context", script=scenario.data["other_script"])}, label=SEND_OTHER))
         context_id = None
         for n, script in enumerate(scenario.data["scripts"], start=1):
             ex = await client.call(a2a.SEND_MESSAGE,
                                    {"message": user_message(f"task {n}", script=script, context_id=context_id)},
-                                   label=f"send_{n}")
+                                   label=f"{SEND_PREFIX}{n}")
             task = unary_task(ex)
             if not isinstance(task, dict) or not task.get("contextId"):
                 return
             context_id = task["contextId"]
-        log.notes["context_id"] = context_id
-        whole = await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="list_context")
+        log.notes[CONTEXT_ID] = context_id
+        whole = await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=LIST_CONTEXT)
         await client.call(a2a.LIST_TASKS, {"contextId": context_id, "includeArtifacts": True},
-                          label="list_artifacts")
-        page1 = await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2}, label="list_page1")
+                          label=LIST_ARTIFACTS)
+        page1 = await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2}, label=LIST_PAGE1)
         listed = bindings.read_answer(page1).result
         token = listed.get("nextPageToken") if isinstance(listed, dict) else None
         if isinstance(token, str) and token:
             await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": 2, "pageToken": token},
-                              label="list_page2")
-        await client.call(a2a.LIST_TASKS, {"contextId": context_id, "status": a2a.FAILED}, label="list_status")
+                              label=LIST_PAGE2)
+        await client.call(a2a.LIST_TASKS, {"contextId": context_id, "status": a2a.FAILED}, label=LIST_STATUS)
         if (pivot := _middle_timestamp(whole)) is not None:
             await client.call(a2a.LIST_TASKS, {"contextId": context_id, "statusTimestampAfter": pivot},
-                              label="list_after")
+                              label=LIST_AFTER)
         else:  # the timestamp is optional (A2A §4.1.2): without one there is nothing to filter by
             unsupported(log, ["A2A-TASK-013"], "no task ListTasks listed carries a status timestamp to filter by")
         await _proto_name_filter(client, log, context_id, other)
-        for label, size in (("list_size_over", a2a.LIST_PAGE_SIZE_MAX + 50), ("list_size_under", 0)):
+        for label, size in ((LIST_SIZE_OVER, a2a.LIST_PAGE_SIZE_MAX + 50), (LIST_SIZE_UNDER, 0)):
             await client.call(a2a.LIST_TASKS, {"contextId": context_id, "pageSize": size}, label=label)
     finally:
         await client.__aexit__()
@@ -289,7 +358,7 @@ async def _proto_name_filter(client: A2AClient, log: FrameLog, context_id: str, 
         unsupported(log, ["A2A-TASK-017"], "no task in another context could be made (send_other), so a filter "
                                            "ignored could not be told from one applied")
     else:
-        await client.call(a2a.LIST_TASKS, {"context_id": context_id}, label="list_proto_name")
+        await client.call(a2a.LIST_TASKS, {"context_id": context_id}, label=LIST_PROTO_NAME)
 
 
 def _middle_timestamp(listed: Exchange) -> str | None:
@@ -327,18 +396,18 @@ async def cancel_subscribe(target: Target, scenario: Scenario, log: FrameLog) ->
         text = target.prompts[0] if target.prompts else "long task"
         main = asyncio.create_task(client.stream(
             a2a.SEND_STREAMING_MESSAGE, {"message": user_message(text, script=scenario.script)},
-            label="stream", on_event=on_main))
+            label=STREAM, on_event=on_main))
         if not await _wait(working, main, target.timeout):
             await main
             return
-        task_id, _ = task_ids(log.get("stream"))
+        task_id, _ = task_ids(log.get(STREAM))
         subscribed = asyncio.Event()
-        sub = asyncio.create_task(client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label="subscribe",
+        sub = asyncio.create_task(client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label=SUBSCRIBE,
                                                 on_event=lambda ev: subscribed.set()))
         await _wait(subscribed, sub, target.timeout)
-        await client.call(a2a.CANCEL_TASK, {"id": task_id}, label="cancel")
+        await client.call(a2a.CANCEL_TASK, {"id": task_id}, label=CANCEL)
         await asyncio.gather(main, sub)
-        await client.call(a2a.GET_TASK, {"id": task_id}, label="get_task")
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=GET_TASK)
     finally:
         await client.__aexit__()
 
@@ -358,13 +427,13 @@ ID_FORMS = (0, "", "ü-🦊 7", -1, 2**53 - 1, "0")
 UNKNOWN_METHOD = "tasks/frobnicate"
 # Messages that lack what A2A-ERR-012 requires, by label: (member dropped, member set).
 FLAWED_MESSAGES = {
-    "msg_no_role": ("role", None), "msg_no_parts": ("parts", None), "msg_empty_parts": (None, ("parts", [])),
-    "msg_no_message_id": ("messageId", None), "msg_unknown_role": (None, ("role", "ROLE_SYSTEM")),
+    MSG_NO_ROLE: ("role", None), MSG_NO_PARTS: ("parts", None), MSG_EMPTY_PARTS: (None, ("parts", [])),
+    MSG_NO_MESSAGE_ID: ("messageId", None), MSG_UNKNOWN_ROLE: (None, ("role", "ROLE_SYSTEM")),
 }
 
 
 # What a binding cannot carry at all: a Role the enum does not name has no protobuf encoding (gRPC).
-UNSAYABLE = {bindings.GRPC: ("msg_unknown_role",)}
+UNSAYABLE = {bindings.GRPC: (MSG_UNKNOWN_ROLE,)}
 
 
 def _raw(value: Any) -> bytes:
@@ -378,40 +447,40 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
     forms = itertools.cycle(ID_FORMS)
     try:
         done = await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-            "finish at once", script=scenario.data["done_script"])}, label="setup_done", rpc_id=next(forms))
+            "finish at once", script=scenario.data["done_script"])}, label=SETUP_DONE, rpc_id=next(forms))
         task = unary_task(done) or {}
         done_id, done_ctx = task.get("id"), task.get("contextId")
         await _flawed_messages(client, scenario, done_ctx, forms)
         unknown = str(uuid.uuid4())
-        await client.call(a2a.GET_TASK, {"id": unknown}, label="get_unknown", rpc_id=next(forms))
+        await client.call(a2a.GET_TASK, {"id": unknown}, label=GET_UNKNOWN, rpc_id=next(forms))
         await client.call(a2a.SEND_MESSAGE, {"message": user_message("to nowhere", task_id=unknown)},
-                          label="send_unknown", rpc_id=next(forms))
-        await client.call(a2a.CANCEL_TASK, {"id": unknown}, label="cancel_unknown", rpc_id=next(forms))
+                          label=SEND_UNKNOWN, rpc_id=next(forms))
+        await client.call(a2a.CANCEL_TASK, {"id": unknown}, label=CANCEL_UNKNOWN, rpc_id=next(forms))
         if streaming_declared(card):
-            await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": unknown}, label="subscribe_unknown",
+            await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": unknown}, label=SUBSCRIBE_UNKNOWN,
                                 rpc_id=next(forms), limit=min(target.stream_limit, 5.0))
         if done_id:
-            await client.call(a2a.CANCEL_TASK, {"id": done_id}, label="cancel_terminal", rpc_id=next(forms))
+            await client.call(a2a.CANCEL_TASK, {"id": done_id}, label=CANCEL_TERMINAL, rpc_id=next(forms))
             await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-                "after the end", task_id=done_id, context_id=done_ctx)}, label="send_terminal", rpc_id=next(forms))
+                "after the end", task_id=done_id, context_id=done_ctx)}, label=SEND_TERMINAL, rpc_id=next(forms))
             if streaming_declared(card):
-                await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": done_id}, label="subscribe_terminal",
+                await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": done_id}, label=SUBSCRIBE_TERMINAL,
                                     rpc_id=next(forms), limit=min(target.stream_limit, 5.0))
             else:
                 unsupported(log, ["A2A-ERR-005"], "the card does not declare capabilities.streaming: true")
-            await client.call(a2a.GET_TASK, {"id": done_id}, label="patch_version", version="1.0.1",
+            await client.call(a2a.GET_TASK, {"id": done_id}, label=PATCH_VERSION, version="1.0.1",
                               rpc_id=next(forms))
         await _undeclared_capabilities(client, log, card, done_id or unknown, forms)
         await _unknown_member(client, log, scenario, forms)
         if client.binding == bindings.JSONRPC:  # JSON-RPC's own errors (A2A-ERR-006) and envelopes (WIRE-008/009)
-            await client.call(UNKNOWN_METHOD, {}, label="unknown_method", rpc_id=next(forms))
-            await client.call(a2a.GET_TASK, None, label="parse_error",
+            await client.call(UNKNOWN_METHOD, {}, label=UNKNOWN_METHOD_CALL, rpc_id=next(forms))
+            await client.call(a2a.GET_TASK, None, label=PARSE_ERROR,
                               raw_body=b'{"jsonrpc": "2.0", "id": 7, "method": ')
-        await client.call(a2a.SEND_MESSAGE, {}, label="invalid_params", rpc_id=next(forms))
-        await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label="bad_version", version="99.0",
+        await client.call(a2a.SEND_MESSAGE, {}, label=INVALID_PARAMS, rpc_id=next(forms))
+        await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label=BAD_VERSION, version="99.0",
                           rpc_id=next(forms))
         # Without the service parameter, and with it empty: read as 0.3 (A2A-ERR-016)
-        for label, version in (("no_version", None), ("empty_version", "")):
+        for label, version in ((NO_VERSION, None), (EMPTY_VERSION, "")):
             await client.call(a2a.GET_TASK, {"id": done_id or unknown}, label=label, version=version,
                               rpc_id=next(forms))
         if client.binding == bindings.JSONRPC:
@@ -425,17 +494,17 @@ async def errors(target: Target, scenario: Scenario, log: FrameLog) -> None:
                 unsupported(log, ["A2A-ERR-010"], f"the test agent does not play {named(idle)}")
         if streaming_declared(card):
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "finish at once", script=scenario.data["done_script"])}, label="id_stream", rpc_id="")
+                "finish at once", script=scenario.data["done_script"])}, label=ID_STREAM, rpc_id="")
             # A task that is still running, for a message that names it with another context.
             setup = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "stay busy", script=scenario.data["busy_script"])}, label="setup_stream",
+                "stay busy", script=scenario.data["busy_script"])}, label=SETUP_STREAM,
                 until=lambda ev: True)
             busy_id, busy_ctx = task_ids(setup)
             if busy_id and not idle:
                 await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-                    "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label="cross_context",
+                    "wrong context", task_id=busy_id, context_id=f"{busy_ctx}-other")}, label=CROSS_CONTEXT,
                     rpc_id=next(forms))
-                await client.call(a2a.CANCEL_TASK, {"id": busy_id}, label="cleanup_cancel")
+                await client.call(a2a.CANCEL_TASK, {"id": busy_id}, label=CLEANUP_CANCEL)
         else:
             unsupported(log, ["A2A-ERR-010"], "needs a running task, started here with a stream")
     finally:
@@ -450,10 +519,10 @@ PUSH_URL = "https://push.invalid/streamcert"
 
 def push_config_calls(task_id: str) -> dict[str, tuple[str, dict[str, Any]]]:
     return {
-        "push_create": (a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": PUSH_URL}),
-        "push_get": (a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
-        "push_list": (a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}),
-        "push_delete": (a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
+        PUSH_CREATE: (a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "url": PUSH_URL}),
+        PUSH_GET: (a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
+        PUSH_LIST: (a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}),
+        PUSH_DELETE: (a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": PUSH_CONFIG_ID}),
     }
 
 
@@ -473,7 +542,7 @@ async def _undeclared_capabilities(client: A2AClient, log: FrameLog, card: Any, 
     if capability_declared(card, "extendedAgentCard"):
         unsupported(log, ["A2A-ERR-014"], "the card declares capabilities.extendedAgentCard: true")
     else:
-        await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card", rpc_id=next(forms))
+        await client.call(a2a.GET_EXTENDED_CARD, {}, label=EXTENDED_CARD, rpc_id=next(forms))
 
 
 UNKNOWN_MEMBER = "streamcertUnknownMember"  # a member no Message has (A2A-ERR-015)
@@ -487,10 +556,10 @@ async def _unknown_member(client: A2AClient, log: FrameLog, scenario: Scenario, 
     message = user_message("finish at once", script=scenario.data["done_script"])
     message[UNKNOWN_MEMBER] = "ignore me"
     message["parts"][0][UNKNOWN_MEMBER] = "ignore me too"
-    sent = await client.call(a2a.SEND_MESSAGE, {"message": message}, label="unknown_member", rpc_id=next(forms))
+    sent = await client.call(a2a.SEND_MESSAGE, {"message": message}, label=SEND_UNKNOWN_MEMBER, rpc_id=next(forms))
     task_id = (unary_task(sent) or {}).get("id")
     if task_id:
-        await client.call(a2a.GET_TASK, {"id": task_id}, label="unknown_member_get", rpc_id=next(forms))
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=GET_UNKNOWN_MEMBER, rpc_id=next(forms))
 
 
 async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: Any, forms: Iterator[Any]) -> None:
@@ -508,21 +577,21 @@ async def _flawed_messages(client: A2AClient, scenario: Scenario, context_id: An
             message[setting[0]] = setting[1]
         await client.call(a2a.SEND_MESSAGE, {"message": message}, label=label, rpc_id=next(forms))
     if context:
-        await client.call(a2a.LIST_TASKS, {"contextId": context}, label="list_refused", rpc_id=next(forms))
+        await client.call(a2a.LIST_TASKS, {"contextId": context}, label=LIST_REFUSED, rpc_id=next(forms))
 
 
 async def _envelopes(client: A2AClient, params: dict[str, Any], forms: Iterator[Any]) -> None:
     """WIRE-008/009: Request objects that JSON-RPC 2.0 §4 does not allow, then notifications (no id), sent
     as raw bodies so that nothing mends them."""
     invalid = {
-        "invalid_jsonrpc": {"jsonrpc": "1.0", "id": next(forms), "method": a2a.GET_TASK, "params": params},
-        "invalid_no_method": {"jsonrpc": "2.0", "id": next(forms), "params": params},
-        "invalid_id_bool": {"jsonrpc": "2.0", "id": True, "method": a2a.GET_TASK, "params": params},
-        "invalid_id_object": {"jsonrpc": "2.0", "id": {"n": 1}, "method": a2a.GET_TASK, "params": params},
+        INVALID_JSONRPC: {"jsonrpc": "1.0", "id": next(forms), "method": a2a.GET_TASK, "params": params},
+        INVALID_NO_METHOD: {"jsonrpc": "2.0", "id": next(forms), "params": params},
+        INVALID_ID_BOOL: {"jsonrpc": "2.0", "id": True, "method": a2a.GET_TASK, "params": params},
+        INVALID_ID_OBJECT: {"jsonrpc": "2.0", "id": {"n": 1}, "method": a2a.GET_TASK, "params": params},
     }
     for label, body in invalid.items():
         await client.call(body.get("method", a2a.GET_TASK), None, label=label, raw_body=_raw(body))
-    notifications = {"notify_get": (a2a.GET_TASK, params), "notify_unknown": (UNKNOWN_METHOD, {})}
+    notifications = {NOTIFY_GET: (a2a.GET_TASK, params), NOTIFY_UNKNOWN: (UNKNOWN_METHOD, {})}
     for label, (method, values) in notifications.items():
         await client.call(method, None, label=label,
                           raw_body=_raw({"jsonrpc": "2.0", "method": method, "params": values}))
@@ -561,7 +630,7 @@ async def extension_required(target: Target, scenario: Scenario, log: FrameLog) 
         return
     client = client_for(target, log, url or "")
     async with client:
-        card_ex = await client.get_card(label="card_required")
+        card_ex = await client.get_card(label=CARD_REQUIRED)
         note_unreachable(log, card_ex)
         card, _ = card_ex.json()
         client.use_card(card)
@@ -569,7 +638,7 @@ async def extension_required(target: Target, scenario: Scenario, log: FrameLog) 
             unsupported(log, list(scenario.requirements), f"the agent at {url} marks no extension required: true")
             return
         await client.call(a2a.SEND_MESSAGE, {"message": user_message("finish at once", script=scenario.script)},
-                          label="ext_not_activated")
+                          label=EXT_NOT_ACTIVATED)
 
 
 @driver("no-streaming")
@@ -582,7 +651,7 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
         return
     client = client_for(target, log, url or "", stream_limit=min(target.stream_limit, 5.0))
     async with client:
-        card_ex = await client.get_card(label="card_nostream")
+        card_ex = await client.get_card(label=CARD_NOSTREAM)
         note_unreachable(log, card_ex)
         card, _ = card_ex.json()
         if not isinstance(card, dict):  # no card: nothing is presumed of the agent (A2A-ERR-001 says why)
@@ -592,12 +661,12 @@ async def no_streaming(target: Target, scenario: Scenario, log: FrameLog) -> Non
             unsupported(log, list(scenario.requirements), f"the agent at {url} declares streaming: true")
             return
         setup = await client.call(a2a.SEND_MESSAGE, {"message": user_message(
-            "finish at once", script=scenario.data["done_script"])}, label="setup_nostream")
+            "finish at once", script=scenario.data["done_script"])}, label=SETUP_NOSTREAM)
         task = unary_task(setup) or {}
         await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-            "please stream", script=scenario.script)}, label="stream_refused")
+            "please stream", script=scenario.script)}, label=STREAM_REFUSED)
         await client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task.get("id") or str(uuid.uuid4())},
-                            label="subscribe_refused")
+                            label=SUBSCRIBE_REFUSED)
 
 
 AUTH_IDS = ("A2A-AUTH-001", "A2A-AUTH-002", "A2A-AUTH-003")
@@ -622,7 +691,7 @@ async def security(target: Target, scenario: Scenario, log: FrameLog) -> None:
     client = client_for(target, log, url or "")
     bare = client_for(target, log, url or "", credentials=False)
     async with client, bare:
-        card_ex = await client.get_card(label="card_secured")
+        card_ex = await client.get_card(label=CARD_SECURED)
         note_unreachable(log, card_ex)
         card, _ = card_ex.json()
         if not isinstance(card, dict):
@@ -634,14 +703,14 @@ async def security(target: Target, scenario: Scenario, log: FrameLog) -> None:
             unsupported(log, list(AUTH_IDS), "the card's securityRequirements require no credentials")
         elif judged:
             script = scenario.script
-            await client.call(a2a.SEND_MESSAGE, {"message": user_message("served", script=script)}, label="auth_send")
+            await client.call(a2a.SEND_MESSAGE, {"message": user_message("served", script=script)}, label=AUTH_SEND)
             context_id = str(uuid.uuid4())  # a context of its own: a task the refused message made shows there
             await bare.call(a2a.SEND_MESSAGE, {"message": user_message("refused", script=script, context_id=context_id)},
-                            label="unauth_send")
-            await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="unauth_list")
+                            label=UNAUTH_SEND)
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=UNAUTH_LIST)
         if not a2a.extended_card_declared(card):
             unsupported(log, ["A2A-AUTH-004", "A2A-AUTH-005"], "the card does not declare capabilities.extendedAgentCard")
             return
-        await client.call(a2a.GET_EXTENDED_CARD, {}, label="extended_card")
+        await client.call(a2a.GET_EXTENDED_CARD, {}, label=EXTENDED_CARD)
         if judged:
-            await bare.call(a2a.GET_EXTENDED_CARD, {}, label="extended_unauth")
+            await bare.call(a2a.GET_EXTENDED_CARD, {}, label=EXTENDED_UNAUTH)

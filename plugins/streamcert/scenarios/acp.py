@@ -34,13 +34,16 @@ from typing import Any
 
 from .. import limits
 from ..catalogue import Scenario
+from ..contract.acp import ACP
+from ..contract.labels.acp import AGENT
+from ..contract.run import UNREACHABLE
 from ..framelog import FrameLog
 from ..protocols import acp
 from ..protocols.script import SCRIPT_KEY
 from ..wire.jsonlines import read_lines
 from ..wire.stdio import StdioPeer
 from . import Target, driver
-from .a2a import UNREACHABLE, make_script, unsupported
+from .a2a import make_script, unsupported
 
 # Judged whatever version the agent answers; the rest need the scenario's version.
 VERSION_FREE = ("ACP-PLAN-001", "ACP-PLAN-002", "ACP-PLAN-003")
@@ -99,8 +102,8 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
     script = scenario.script or make_script(scenario.id, [{"finish": "done"}])
     log.target = target.acp_cmd or ""
     with tempfile.TemporaryDirectory(prefix="streamcert-acp-") as cwd:
-        log.notes["acp"] = {"requested_version": version, "plan_capability": capable, "cwd": cwd}
-        peer = StdioPeer(target.acp_cmd or "", log, label="agent", max_bytes=target.max_stream_bytes,
+        log.notes[ACP] = {"requested_version": version, "plan_capability": capable, "cwd": cwd}
+        peer = StdioPeer(target.acp_cmd or "", log, label=AGENT, max_bytes=target.max_stream_bytes,
                          max_line=target.max_event_bytes)
         await peer.start()
         if not peer.started:

@@ -39,16 +39,18 @@ from typing import Any
 
 from .. import limits
 from ..catalogue import Scenario
+from ..contract.acp import ACP_CLIENT_CASE, AGENT_RUNS, ENDED
+from ..contract.capture import PARTIAL_LINE
+from ..contract.labels.acp import AGENT, CLIENT
+from ..contract.run import UNREACHABLE
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Event, Exchange, FrameLog
 from ..targets import reference_command
 from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.stdio import StdioPeer
 from . import Target, driver
-from .a2a import UNREACHABLE, make_script
+from .a2a import make_script
 
-CASE_NOTE = "acp_client_case"
-CLIENT, AGENT = "client", "agent"  # exchange labels
 # docs/contracts.md §7's variables, and the one ACP adds
 AGENT_CMD, CASE, CONTEXT = "STREAMCERT_AGENT_CMD", "STREAMCERT_CASE", "STREAMCERT_CONTEXT"
 
@@ -72,7 +74,7 @@ async def acp_client_case(target: Target, scenario: Scenario, log: FrameLog) -> 
     context = scenario.data.get("context") or {}
     script = scenario.script or make_script(scenario.id, [{"finish": "done"}])
     log.target = target.acp_client_cmd or ""
-    log.notes[CASE_NOTE] = {"id": scenario.id, "context": context, "expected": scenario.data.get("expected") or {}}
+    log.notes[ACP_CLIENT_CASE] = {"id": scenario.id, "context": context, "expected": scenario.data.get("expected") or {}}
     seconds = script_seconds(script) + target.timeout
     cap, limit = (limits.EXCHANGE, seconds) if seconds < target.stream_limit else (limits.STREAM, target.stream_limit)
     clock = Clock()
@@ -128,13 +130,13 @@ def read_record(path: Path, command: str, clock: Clock) -> Exchange | None:
             ex.events.append(Event(index=len(ex.events), t=t, data=item["out"]))
             ex.chunks.append(Chunk(t, (item["out"] + "\n").encode("utf-8")))
         elif isinstance(item.get("partial"), str):
-            ex.notes["partial_line"] = item["partial"]
+            ex.notes[PARTIAL_LINE] = item["partial"]
         elif "end" in item:
             ended = str(item["end"])
         ex.t_end = t
     ex.end = END_CLOSED if ended is not None else END_CLIENT_STOP
-    ex.notes["ended"] = ended or "no end recorded: it was stopped (by the client, or with the client's process group)"
-    ex.notes["agent_runs"] = len(runs)
+    ex.notes[ENDED] = ended or "no end recorded: it was stopped (by the client, or with the client's process group)"
+    ex.notes[AGENT_RUNS] = len(runs)
     return ex
 
 

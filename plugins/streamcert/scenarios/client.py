@@ -48,15 +48,16 @@ import os
 
 from .. import client_cases, limits
 from ..catalogue import Scenario
+from ..contract.capture import STDERR
+from ..contract.client import CASE_ERROR, CLIENT_CASE, RETURNCODE, SERVED_AS, STDERR_TAIL, STREAM_CLOSED_AT
+from ..contract.labels.client import CLIENT, SENT, SERVED
 from ..framelog import END_CLOSED, FrameLog
-from ..replay import SENT, ReplayServer
+from ..replay import ReplayServer
 from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.stdio import StdioPeer
 from . import Target, driver
 
-LABEL = "client"
-SERVED = "served"
 STDERR_KEPT = 2000  # characters of the client's stderr kept in `stderr_tail`
 CASE_KEYS = ("id", "base", "serve", "variations", "context", "expected", "pace")
 
@@ -71,13 +72,13 @@ def environment(url: str, case_id: str, context: dict) -> dict[str, str]:
 async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None:
     case = scenario.data
     log.target = target.client_cmd or ""
-    log.notes["client_case"] = {key: case.get(key) for key in CASE_KEYS}
-    log.notes["client_case"]["pace"] = pace = case.get("pace") or "fast"
-    log.notes["stream_closed_at"] = None
+    log.notes[CLIENT_CASE] = {key: case.get(key) for key in CASE_KEYS}
+    log.notes[CLIENT_CASE]["pace"] = pace = case.get("pace") or "fast"
+    log.notes[STREAM_CLOSED_AT] = None
     try:
         served = client_cases.build(case, target.client_base)
     except client_cases.CaseError as exc:
-        log.notes["case_error"] = str(exc)
+        log.notes[CASE_ERROR] = str(exc)
         return
     context = case.get("context") or {}
     clock = Clock()
@@ -87,9 +88,9 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
     server.start()
     try:
         url = server.url  # an origin: the card at its /.well-known/agent-card.json (docs/clients.md)
-        log.notes["client_case"].update(streaming=client_cases.card_streaming(served), url=url,
+        log.notes[CLIENT_CASE].update(streaming=client_cases.card_streaming(served), url=url,
                                         limit_s=min(allowed, target.stream_limit))
-        peer = StdioPeer(target.client_cmd or "", log, label=LABEL, clock=clock,
+        peer = StdioPeer(target.client_cmd or "", log, label=CLIENT, clock=clock,
                          env=environment(url, scenario.id, context), max_bytes=target.max_stream_bytes,
                          max_line=target.max_event_bytes)
         await peer.start()
@@ -104,10 +105,10 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
     finally:
         await asyncio.to_thread(server.stop)
     ex = peer.ex
-    ex.notes["returncode"] = ex.status
-    ex.notes["stderr_tail"] = str(ex.notes.get("stderr") or "")[-STDERR_KEPT:]
+    ex.notes[RETURNCODE] = ex.status
+    ex.notes[STDERR_TAIL] = str(ex.notes.get(STDERR) or "")[-STDERR_KEPT:]
     for answer in served.exchanges:
-        log.add(dataclasses.replace(answer, label=SERVED, notes={**answer.notes, "served_as": answer.label}))
+        log.add(dataclasses.replace(answer, label=SERVED, notes={**answer.notes, SERVED_AS: answer.label}))
     closed = [sent.t_end for sent in log.all(SENT) if sent.end == END_CLOSED and sent.t_end is not None
               and sent.response_headers.get("content-type", "").startswith("text/event-stream")]
-    log.notes["stream_closed_at"] = max(closed) if closed else None
+    log.notes[STREAM_CLOSED_AT] = max(closed) if closed else None

@@ -50,6 +50,25 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.interactions import ACTIVATED, EXTENSION, INTERACTIONS, PAUSES, SENTINEL, SILENT_SUBSCRIPTION
+from ..contract.labels.a2a import ANSWER_PREFIX, STREAM
+from ..contract.labels.interactions import (
+    ANSWER_TERMINAL,
+    GET_AFTER_PREFIX,
+    GET_AFTER_RETRY_PREFIX,
+    GET_AFTER_TEXT_PREFIX,
+    GET_FINAL,
+    GET_IX_PREFIX,
+    GET_PAUSE_PREFIX,
+    LIST_PAUSE_PREFIX,
+    RETRY_PREFIX,
+    REUSE_PREFIX,
+    STALE_PREFIX,
+    SUBSCRIBE_PREFIX,
+    TEXT_REPLY_PREFIX,
+    TWIN_SUFFIX,
+    WRONG_ID_PREFIX,
+)
 from ..framelog import END_TIME_LIMIT, Event, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.interactions_v1 import URI, interaction_of, status_key
@@ -149,12 +168,11 @@ async def interactions(target: Target, scenario: Scenario, log: FrameLog) -> Non
 
 async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts: list[str]) -> None:
     data = scenario.data
-    notes: dict[str, Any] = {"extension": bool(exts), "sentinel": data.get("sentinel"), "pauses": [],
-                             "activated": []}
-    log.notes["interactions"] = notes
+    notes: dict[str, Any] = {EXTENSION: bool(exts), SENTINEL: data.get("sentinel"), PAUSES: [], ACTIVATED: []}
+    log.notes[INTERACTIONS] = notes
     feed = Feed(client.binding)
     first = user_message(data.get("prompt", "Run the scenario"), script=scenario.script)
-    feed.start("stream", lambda cb: client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": first}, label="stream",
+    feed.start(STREAM, lambda cb: client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": first}, label=STREAM,
                                                   extensions=exts, on_event=cb))
     seen: set = set()
     sent: dict[int, dict[str, Any]] = {}  # answer N's message
@@ -171,9 +189,9 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
         status = update.get("status")
         interaction = interaction_of(status.get("message") if isinstance(status, dict) else None) or {}
         opened[n] = interaction.get("interactionId") if isinstance(interaction.get("interactionId"), str) else None
-        notes["pauses"].append({"stream": label, "interactionId": opened[n]})
-        if "silent_subscription" not in notes:
-            sub = f"subscribe_{n}"
+        notes[PAUSES].append({"stream": label, "interactionId": opened[n]})
+        if SILENT_SUBSCRIPTION not in notes:
+            sub = f"{SUBSCRIBE_PREFIX}{n}"
             feed.start(sub, lambda cb, sub=sub, tid=task_id: client.stream(a2a.SUBSCRIBE_TO_TASK, {"id": tid},
                                                                            label=sub, extensions=exts, on_event=cb))
             await feed.first[sub].wait()
@@ -183,21 +201,21 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
             if getattr(ex, "end", None) == END_TIME_LIMIT and not ex.data_events():
                 # The server's subscription carried nothing until the stream limit cut it (not even the Task it
                 # starts with): that is shown, and the later pauses would only wait the limit out again.
-                notes["silent_subscription"] = sub
-        await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_pause_{n}", extensions=exts)
-        await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"list_pause_{n}", extensions=exts)
+                notes[SILENT_SUBSCRIPTION] = sub
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=f"{GET_PAUSE_PREFIX}{n}", extensions=exts)
+        await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=f"{LIST_PAUSE_PREFIX}{n}", extensions=exts)
         await _before(client, pause.get("before", []), n, task_id, context_id, opened, sent, exts)
         answer_exts = exts
         if pause.get("activate") and not exts:
             answer_exts = [URI]
             if opened[n] is None:
-                opened[n] = await _interaction_id(client, task_id, f"get_ix_{n}", notes)
+                opened[n] = await _interaction_id(client, task_id, f"{GET_IX_PREFIX}{n}", notes)
         message = answer_message(pause["answer"], task_id, context_id, opened[n])
         sent[n] = message
         twins = [message, copy.deepcopy(message)] if pause.get("concurrent") else [message]
-        labels = [f"answer_{n}", f"answer_{n}_twin"][:len(twins)]
+        labels = [f"{ANSWER_PREFIX}{n}", f"{ANSWER_PREFIX}{n}{TWIN_SUFFIX}"][:len(twins)]
         if answer_exts != exts:
-            notes["activated"] += labels
+            notes[ACTIVATED] += labels
         if pause.get("via") == STREAMED or all(t.done() for t in feed.tasks.values()):
             # Streamed: as the scenario says, or because every stream has ended (the close reading of D3,
             # a subscription closed or refused at the pause): the answer's own stream carries the task on.
@@ -209,22 +227,22 @@ async def _play(client, target: Target, scenario: Scenario, log: FrameLog, exts:
             await asyncio.gather(*(client.call(a2a.SEND_MESSAGE, {"message": m}, label=lab, extensions=answer_exts)
                                    for m, lab in zip(twins, labels)))
         if "retry" in pause.get("after", []):
-            await client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)}, label=f"retry_{n}",
+            await client.call(a2a.SEND_MESSAGE, {"message": copy.deepcopy(message)}, label=f"{RETRY_PREFIX}{n}",
                               extensions=exts)
     await feed.finish()
     if task_id is None:
         return
-    await client.call(a2a.GET_TASK, {"id": task_id}, label="get_final", extensions=exts)
+    await client.call(a2a.GET_TASK, {"id": task_id}, label=GET_FINAL, extensions=exts)
     if "answer_terminal" in data.get("after_end", []) and sent:
         last = max(sent)
         spec = data["pauses"][last - 1]["answer"]
         await client.call(a2a.SEND_MESSAGE, {"message": answer_message(spec, task_id, context_id, opened.get(last))},
-                          label="answer_terminal", extensions=exts)
+                          label=ANSWER_TERMINAL, extensions=exts)
 
 
 async def _interaction_id(client, task_id: str, label: str, notes: dict[str, Any]) -> str | None:
     """The open interaction's id, read by GetTask with the extension activated."""
-    notes["activated"].append(label)
+    notes[ACTIVATED].append(label)
     ex = await client.call(a2a.GET_TASK, {"id": task_id}, label=label, extensions=[URI])
     result = bindings.read_answer(ex).result
     task = result.get("task", result) if isinstance(result, dict) else None
@@ -241,20 +259,21 @@ async def _before(client, actions: list[str], n: int, task_id: str, context_id: 
 
     for action in actions:
         if action == "text_reply":
-            await send(answer_message({"text": "Yes, go ahead."}, task_id, context_id, None), f"text_reply_{n}")
-            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_text_{n}", extensions=exts)
+            await send(answer_message({"text": "Yes, go ahead."}, task_id, context_id, None), f"{TEXT_REPLY_PREFIX}{n}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"{GET_AFTER_TEXT_PREFIX}{n}", extensions=exts)
         elif action == "retry_prev" and n - 1 in sent:
-            await send(copy.deepcopy(sent[n - 1]), f"retry_{n - 1}")
-            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_retry_{n}", extensions=exts)
+            await send(copy.deepcopy(sent[n - 1]), f"{RETRY_PREFIX}{n - 1}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"{GET_AFTER_RETRY_PREFIX}{n}", extensions=exts)
         elif action == "reuse_prev" and n - 1 in sent:
             other = copy.deepcopy(sent[n - 1])
             other["parts"] = [{"data": {"value": "a different answer"}, "mediaType": "application/json"}]
             other["metadata"][URI] = {**other["metadata"][URI], "value": "a different answer"}
-            await send(other, f"reuse_{n - 1}")
+            await send(other, f"{REUSE_PREFIX}{n - 1}")
         elif action == "wrong_id":
             await send(answer_message({"value": "to nothing"}, task_id, context_id,
-                                      f"ix-not-an-interaction-{uuid.uuid4()}"), f"wrong_id_{n}")
-            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_wrong_id_{n}", extensions=exts)
+                                      f"ix-not-an-interaction-{uuid.uuid4()}"), f"{WRONG_ID_PREFIX}{n}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"{GET_AFTER_PREFIX}{WRONG_ID_PREFIX}{n}",
+                              extensions=exts)
         elif action == "stale" and n - 1 in opened:
-            await send(answer_message({"value": "too late"}, task_id, context_id, opened[n - 1]), f"stale_{n}")
-            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"get_after_stale_{n}", extensions=exts)
+            await send(answer_message({"value": "too late"}, task_id, context_id, opened[n - 1]), f"{STALE_PREFIX}{n}")
+            await client.call(a2a.GET_TASK, {"id": task_id}, label=f"{GET_AFTER_PREFIX}{STALE_PREFIX}{n}", extensions=exts)

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from .. import limits
 from ..catalogue import Scenario
+from ..contract.labels.line import LINE
+from ..contract.line import CASES, CASES_ERROR, CASES_SOURCE, INPUTS, LINES_MISSING
 from ..framelog import FrameLog
 from ..progress_cases import CasesError, load_cases
 from ..wire.stdio import StdioPeer
 from . import Target, driver
-
-LABEL = "line"
 
 
 def plan_inputs(cases: list[dict]) -> list[tuple[int, str, int]]:
@@ -49,13 +49,13 @@ async def line_cases(target: Target, scenario: Scenario, log: FrameLog) -> None:
     try:
         doc, source = load_cases(target.progress_cases)
     except CasesError as exc:
-        log.notes["cases_error"] = str(exc)
+        log.notes[CASES_ERROR] = str(exc)
         return
     cases = doc["cases"]
     plan = plan_inputs(cases)
-    log.notes.update(cases=cases, cases_source=source,
-                     inputs=[{"case": cases[i]["name"], "form": form, "pass": p} for i, form, p in plan])
-    peer = StdioPeer(target.line_cmd or "", log, label=LABEL, max_bytes=target.max_stream_bytes,
+    log.notes.update({CASES: cases, CASES_SOURCE: source,
+                      INPUTS: [{"case": cases[i]["name"], "form": form, "pass": p} for i, form, p in plan]})
+    peer = StdioPeer(target.line_cmd or "", log, label=LINE, max_bytes=target.max_stream_bytes,
                      max_line=target.max_event_bytes)
     await peer.start()
     if not peer.started:
@@ -71,5 +71,5 @@ async def line_cases(target: Target, scenario: Scenario, log: FrameLog) -> None:
                              start=n) is None:
             break
     if len(peer.ex.events) < want:
-        peer.ex.notes["lines_missing"] = want - len(peer.ex.events)
+        peer.ex.notes[LINES_MISSING] = want - len(peer.ex.events)
     await peer.close()

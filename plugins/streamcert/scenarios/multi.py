@@ -23,6 +23,7 @@ import asyncio
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.labels.a2a import ANSWER, FOLLOW_UP, GET_TASK, STREAM, SUBSCRIBE_1, SUBSCRIBE_2
 from ..framelog import Event, FrameLog
 from ..protocols import a2a, bindings
 from ..wire.clients import client_for
@@ -60,31 +61,31 @@ async def multi_client(target: Target, scenario: Scenario, log: FrameLog) -> Non
         watch = Watch(a.binding)
         main = asyncio.create_task(a.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
             scenario.data.get("prompt", "Two clients watch this task"), script=scenario.script)},
-            label="stream", on_event=watch.on_event))
+            label=STREAM, on_event=watch.on_event))
         held.append(main)
         task_id = context_id = None
         if await _wait(watch.moved, main, target.timeout):
-            task_id, context_id = task_ids(log.get("stream"))
+            task_id, context_id = task_ids(log.get(STREAM))
         if not task_id:  # the stream showed no task at work: nothing to watch, it is judged as it came
             await main
             return
         opened = asyncio.Event()
-        sub = asyncio.create_task(b.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label="subscribe_1",
+        sub = asyncio.create_task(b.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label=SUBSCRIBE_1,
                                            on_event=lambda ev: opened.set()))
         held.append(sub)
         await _wait(opened, sub, target.timeout)
         # One subscriber leaves at once: the task and the other streams go on without it.
-        await b.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label="subscribe_2", until=lambda ev: not ev.is_comment)
+        await b.stream(a2a.SUBSCRIBE_TO_TASK, {"id": task_id}, label=SUBSCRIBE_2, until=lambda ev: not ev.is_comment)
         await _until(watch.again, (main, sub), target.timeout)
         follow = await b.call(a2a.SEND_MESSAGE, {
             "message": user_message("A second client adds a note", task_id=task_id, context_id=context_id),
-            "configuration": {"returnImmediately": False}}, label="follow_up")
+            "configuration": {"returnImmediately": False}}, label=FOLLOW_UP)
         if _paused(unary_task(follow)):
             held.append(asyncio.create_task(a.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                scenario.data.get("answer", "main"), task_id=task_id, context_id=context_id)}, label="answer")))
+                scenario.data.get("answer", "main"), task_id=task_id, context_id=context_id)}, label=ANSWER)))
         await asyncio.gather(*held)
         held.clear()
-        await a.call(a2a.GET_TASK, {"id": task_id}, label="get_task")
+        await a.call(a2a.GET_TASK, {"id": task_id}, label=GET_TASK)
     finally:
         for task in held:  # an early return leaves none open behind it
             task.cancel()

@@ -16,6 +16,8 @@ its requirements are UNSUPPORTED with the reason. log.notes["plan_agent"] says w
 from __future__ import annotations
 
 from ..catalogue import Scenario
+from ..contract.a2a import PLAN_AGENT
+from ..contract.labels.a2a import GET_TASK, LIST_TASKS, STREAM
 from ..framelog import FrameLog
 from ..protocols import a2a, progress_v1
 from . import Target, driver
@@ -29,7 +31,7 @@ AGENT_URLS = {"no-plan": ("no_plan_url", "--no-plan-url", "agent without update_
 @driver("plans")
 async def plans(target: Target, scenario: Scenario, log: FrameLog) -> None:
     name = scenario.data.get("agent")
-    log.notes["plan_agent"] = AGENT_KINDS.get(name, "plan")
+    log.notes[PLAN_AGENT] = AGENT_KINDS.get(name, "plan")
     url = target.a2a_url or ""
     if name:
         field, option, what = AGENT_URLS[name]
@@ -53,12 +55,12 @@ async def plans(target: Target, scenario: Scenario, log: FrameLog) -> None:
             return
         exts = [progress_v1.URI]
         stream = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-            scenario.data.get("prompt", "Plan the work"), script=scenario.script)}, label="stream", extensions=exts)
+            scenario.data.get("prompt", "Plan the work"), script=scenario.script)}, label=STREAM, extensions=exts)
         task_id, context_id = task_ids(stream)
         if not task_id:
             return
-        await client.call(a2a.GET_TASK, {"id": task_id}, label="get_task", extensions=exts)
+        await client.call(a2a.GET_TASK, {"id": task_id}, label=GET_TASK, extensions=exts)
         if context_id:
-            await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label="list_tasks", extensions=exts)
+            await client.call(a2a.LIST_TASKS, {"contextId": context_id}, label=LIST_TASKS, extensions=exts)
     finally:
         await client.__aexit__()

@@ -12,19 +12,18 @@ Log notes: `progress_pointer` (the pointer the rules read with).
 from __future__ import annotations
 
 from ..catalogue import Scenario
+from ..contract.labels.line import PROGRESS
+from ..contract.line import PROGRESS_POINTER
 from ..framelog import FrameLog
 from ..protocols.script import SCRIPT_KEY
 from ..wire.clients import client_for
 from . import Target, driver
-
-LABEL = "progress"
-POINTER_NOTE = "progress_pointer"
 
 
 @driver("progress-stream")
 async def progress_stream(target: Target, scenario: Scenario, log: FrameLog) -> None:
     assert target.progress_url, "the progress profile runs only with a progress URL"
     log.target = target.progress_url
-    log.notes[POINTER_NOTE] = target.progress_pointer
+    log.notes[PROGRESS_POINTER] = target.progress_pointer
     async with client_for(target, log, target.progress_url) as client:
-        await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=LABEL)
+        await client.post_stream(target.progress_url, {SCRIPT_KEY: scenario.script}, label=PROGRESS)

@@ -32,6 +32,24 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.labels.a2a import STREAM
+from ..contract.labels.push import (
+    PUSH_CREATE_A,
+    PUSH_CREATE_B,
+    PUSH_CREATE_C,
+    PUSH_CREATE_NOURL,
+    PUSH_CREATE_SLOW,
+    PUSH_CREATE_UNKNOWN_TASK,
+    PUSH_DELETE_C,
+    PUSH_DELETE_UNKNOWN,
+    PUSH_GET,
+    PUSH_GET_DELETED,
+    PUSH_GET_UNKNOWN,
+    PUSH_LIST,
+    PUSH_LIST_UNKNOWN_TASK,
+    PUSH_TASK,
+)
+from ..contract.push import HOOK_PATHS, PUSH, SETTLED, SLOW_DELAY_S, TOKENS
 from ..framelog import FrameLog
 from ..protocols import a2a, push
 from ..wire.a2a_client import A2AClient
@@ -39,10 +57,9 @@ from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import _open, capability_declared, task_ids, unary_task, unsupported, user_message
 
-NOTES = "push"  # log.notes key the rules read
-HOOKS = {"push_create_slow": "/slow/{delay}/s", "push_create_a": "/hook/a", "push_create_b": "/hook/b",
-         "push_create_c": "/hook/c"}
-ID_GIVEN = ("push_create_slow", "push_create_c")  # configs whose id the suite gives (the others: PUSH-001/002)
+HOOKS = {PUSH_CREATE_SLOW: "/slow/{delay}/s", PUSH_CREATE_A: "/hook/a", PUSH_CREATE_B: "/hook/b",
+         PUSH_CREATE_C: "/hook/c"}
+ID_GIVEN = (PUSH_CREATE_SLOW, PUSH_CREATE_C)  # configs whose id the suite gives (the others: PUSH-001/002)
 NO_SUCH_CONFIG = "streamcert-no-such-config"
 
 
@@ -79,11 +96,11 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
         delay = float(scenario.data.get("slow_delay_s", 1.5))
         hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
-        log.notes[NOTES] = {"hooks": hooks, "tokens": tokens, "slow_delay_s": delay}
+        log.notes[PUSH] = {HOOK_PATHS: hooks, TOKENS: tokens, SLOW_DELAY_S: delay}
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
             first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "Run the scenario", script=scenario.script)}, label="push_task",
+                "Run the scenario", script=scenario.script)}, label=PUSH_TASK,
                 until=lambda ev: a2a.INPUT_REQUIRED in ev.data)
             task_id, context_id = task_ids(first)
             if not task_id:
@@ -94,32 +111,32 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
                 ex = await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, **given, "url": rx.url(hooks[label]),
                                                                 "token": tokens[label]}, label=label)
                 made[label] = config_id(ex)
-            if made["push_create_c"]:
-                await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_c"]},
-                                  label="push_delete_c")
+            if made[PUSH_CREATE_C]:
+                await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made[PUSH_CREATE_C]},
+                                  label=PUSH_DELETE_C)
             await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "token": "streamcert-no-url"},
-                              label="push_create_nourl")
+                              label=PUSH_CREATE_NOURL)
             # The answer moves the task on; its stream carries the events the webhooks are compared with.
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "Yes", task_id=task_id, context_id=context_id)}, label="stream")
+                "Yes", task_id=task_id, context_id=context_id)}, label=STREAM)
             # Wait (bounded) for each kept webhook's terminal delivery; the slow one is not waited for.
-            kept = [hooks["push_create_a"], hooks["push_create_b"]]
+            kept = [hooks[PUSH_CREATE_A], hooks[PUSH_CREATE_B]]
             settled = await rx.settle(lambda _got: all(any(push.is_terminal_body(ex.request_body)
                                                            for ex in rx.at(path)) for path in kept), target.timeout)
-            log.notes[NOTES]["settled"] = settled
-            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}, label="push_list")
-            if made["push_create_a"]:
-                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_a"]},
-                                  label="push_get")
-            await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": NO_SUCH_CONFIG}, label="push_get_unknown")
+            log.notes[PUSH][SETTLED] = settled
+            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id}, label=PUSH_LIST)
+            if made[PUSH_CREATE_A]:
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made[PUSH_CREATE_A]},
+                                  label=PUSH_GET)
+            await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": NO_SUCH_CONFIG}, label=PUSH_GET_UNKNOWN)
             await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": NO_SUCH_CONFIG},
-                              label="push_delete_unknown")
-            if made["push_create_c"]:
-                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made["push_create_c"]},
-                                  label="push_get_deleted")
+                              label=PUSH_DELETE_UNKNOWN)
+            if made[PUSH_CREATE_C]:
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": made[PUSH_CREATE_C]},
+                                  label=PUSH_GET_DELETED)
             unknown = str(uuid.uuid4())
-            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": unknown}, label="push_list_unknown_task")
+            await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": unknown}, label=PUSH_LIST_UNKNOWN_TASK)
             await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": unknown, "url": rx.url("/hook/none")},
-                              label="push_create_unknown_task")
+                              label=PUSH_CREATE_UNKNOWN_TASK)
     finally:
         await client.__aexit__()

@@ -35,14 +35,33 @@ import uuid
 from typing import Any
 
 from ..catalogue import Scenario
-from ..framelog import ABANDONED, FrameLog
+from ..contract.capture import ABANDONED
+from ..contract.labels.push import (
+    DELETE_SUFFIX,
+    INLINE,
+    INLINE_TASK,
+    NOPUSH_CARD,
+    NOPUSH_SEND,
+    PUSH_CREATE_D,
+    PUSH_CREATE_NOSCHEME,
+    PUSH_CREATE_RETRY,
+    PUSH_CREATE_WAIT,
+    PUSH_DELETE_D,
+    PUSH_DELETE_D_AGAIN,
+    PUSH_GET_INLINE,
+    PUSH_LIST_PAUSE,
+    PUSH_SCREEN_PREFIX,
+    STREAM_CUT,
+)
+from ..contract.push import AUTH, HOOK_PATHS, PUSH, SETTLED, TOKENS, WAIT_S
+from ..framelog import FrameLog
 from ..protocols import a2a, push
 from ..scrub import WEBHOOK_CREDENTIALS
 from ..wire.clients import client_for
 from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
-from .push import NOTES, config_id, given_id, open_push_agent
+from .push import config_id, given_id, open_push_agent
 
 AUTH_SCHEME = "Bearer"
 NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
@@ -55,19 +74,19 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
         return
     try:
         wait = float(scenario.data.get("wait_s", 1.5))
-        hooks = {"inline": "/hook/inline", "push_create_retry": "/fail/1/r", "push_create_wait": f"/slow/{wait:g}/w",
-                 "nopush_send": "/hook/nopush", "push_create_d": "/hook/d"}
+        hooks = {INLINE: "/hook/inline", PUSH_CREATE_RETRY: "/fail/1/r", PUSH_CREATE_WAIT: f"/slow/{wait:g}/w",
+                 NOPUSH_SEND: "/hook/nopush", PUSH_CREATE_D: "/hook/d"}
         tokens = {label: f"streamcert-{label.rsplit('_', 1)[-1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
         auth = {"scheme": AUTH_SCHEME, "credentials": WEBHOOK_CREDENTIALS}
-        notes: dict[str, Any] = {"hooks": hooks, "tokens": tokens, "auth": dict(auth), "wait_s": wait}
-        log.notes[NOTES] = notes
+        notes: dict[str, Any] = {HOOK_PATHS: hooks, TOKENS: tokens, AUTH: dict(auth), WAIT_S: wait}
+        log.notes[PUSH] = notes
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:
-            await _without_push(target, log, rx.url(hooks["nopush_send"]), tokens["nopush_send"], client.clock)
-            inline = {"url": rx.url(hooks["inline"]), "token": tokens["inline"], "authentication": auth}
+            await _without_push(target, log, rx.url(hooks[NOPUSH_SEND]), tokens[NOPUSH_SEND], client.clock)
+            inline = {"url": rx.url(hooks[INLINE]), "token": tokens[INLINE], "authentication": auth}
             first = await client.stream(a2a.SEND_STREAMING_MESSAGE, {
                 "message": user_message("Run the scenario", script=scenario.script),
-                "configuration": {"taskPushNotificationConfig": inline}}, label="inline_task",
+                "configuration": {"taskPushNotificationConfig": inline}}, label=INLINE_TASK,
                 until=lambda ev: a2a.INPUT_REQUIRED in ev.data)
             task_id, context_id = task_ids(first)
             if not task_id:
@@ -77,36 +96,36 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                 return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "id": given_id(label),
                                                                             **config}, label=label))
 
-            for label in ("push_create_retry", "push_create_wait"):
+            for label in (PUSH_CREATE_RETRY, PUSH_CREATE_WAIT):
                 await create(label, {"url": rx.url(hooks[label]), "token": tokens[label]})
-            await create("push_create_noscheme", {"url": rx.url("/hook/noscheme"),
+            await create(PUSH_CREATE_NOSCHEME, {"url": rx.url("/hook/noscheme"),
                                                   "authentication": {"credentials": "streamcert-no-scheme"}})
             for kind, url in screened(rx.port).items():
-                made = await create(f"push_screen_{kind}", {"url": url})
+                made = await create(f"{PUSH_SCREEN_PREFIX}{kind}", {"url": url})
                 if made:  # accepted: deleted at once, before the task moves on and anything is sent
                     await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made},
-                                      label=f"push_screen_{kind}_delete")
-            made_d = await create("push_create_d", {"url": rx.url(hooks["push_create_d"])})
+                                      label=f"{PUSH_SCREEN_PREFIX}{kind}{DELETE_SUFFIX}")
+            made_d = await create(PUSH_CREATE_D, {"url": rx.url(hooks[PUSH_CREATE_D])})
             if made_d:
-                for label in ("push_delete_d", "push_delete_d_again"):
+                for label in (PUSH_DELETE_D, PUSH_DELETE_D_AGAIN):
                     await client.call(a2a.DELETE_PUSH_CONFIG, {"taskId": task_id, "id": made_d}, label=label)
             listed = unary_task(await client.call(a2a.LIST_PUSH_CONFIGS, {"taskId": task_id},
-                                                  label="push_list_pause"))
+                                                  label=PUSH_LIST_PAUSE))
             inline_id = next((c.get("id") for c in (listed or {}).get("configs") or []
                               if isinstance(c, dict) and c.get("url") == inline["url"]), None)
             if isinstance(inline_id, str) and inline_id:
-                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": inline_id}, label="push_get_inline")
+                await client.call(a2a.GET_PUSH_CONFIG, {"taskId": task_id, "id": inline_id}, label=PUSH_GET_INLINE)
             # The answer moves the task on; the client drops its stream after the first event.
             await client.stream(a2a.SEND_STREAMING_MESSAGE, {"message": user_message(
-                "Yes", task_id=task_id, context_id=context_id)}, label="stream_cut", until=lambda _ev: True)
+                "Yes", task_id=task_id, context_id=context_id)}, label=STREAM_CUT, until=lambda _ev: True)
 
             def settled(_got: Any) -> bool:
                 ends = all(any(push.is_terminal_body(ex.request_body) for ex in rx.at(hooks[label]))
-                           for label in ("inline", "push_create_retry"))
-                slow = rx.at(hooks["push_create_wait"])
+                           for label in (INLINE, PUSH_CREATE_RETRY))
+                slow = rx.at(hooks[PUSH_CREATE_WAIT])
                 return ends and bool(slow) and (slow[0].status is not None or ABANDONED in slow[0].notes)
 
-            notes["settled"] = await rx.settle(settled, target.timeout)
+            notes[SETTLED] = await rx.settle(settled, target.timeout)
     finally:
         await client.__aexit__()
 
@@ -124,7 +143,7 @@ async def _without_push(target: Target, log: FrameLog, url: str, token: str, clo
         unsupported(log, [NO_PUSH], "the run names no A2A agent (--url) besides the push agent")
         return
     async with client_for(target, log, target.a2a_url, clock=clock) as other:
-        card, _ = (await other.get_card(label="nopush_card")).json()
+        card, _ = (await other.get_card(label=NOPUSH_CARD)).json()
         if capability_declared(card, "pushNotifications"):
             unsupported(log, [NO_PUSH], "the --url agent's card declares pushNotifications too")
             return
@@ -132,4 +151,4 @@ async def _without_push(target: Target, log: FrameLog, url: str, token: str, clo
         await other.call(a2a.SEND_MESSAGE, {"message": user_message("Hello"),
                                             "configuration": {"taskPushNotificationConfig": {"url": url,
                                                                                              "token": token}}},
-                         label="nopush_send")
+                         label=NOPUSH_SEND)

@@ -18,6 +18,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..catalogue import Scenario
+from ..contract.labels.a2a import SCRIPT_PROBE
+from ..contract.run import NOT_TESTED, UNSUPPORTED
 from ..framelog import END_CLOSED, FrameLog
 from ..protocols import a2a, bindings
 from ..protocols.script import (
@@ -38,8 +40,6 @@ from ..targets import Target
 from ..wallclock import now
 from ..wire.clients import client_for
 
-NOT_TESTED = "not_tested"  # log.notes key: {requirement id: reason} (rules/__init__.py reads it)
-PROBE_LABEL = "script_probe"
 # The probe waits this long at most: a target slower than that is not judged by it (never blamed), and a silent one
 # costs the run seconds, not its stream limit.
 PROBE_LIMIT_S = 3.0
@@ -100,7 +100,7 @@ async def learn(client: Any, card: Any, target: Target, log: FrameLog, scenario:
         log.notes.setdefault(NOT_TESTED, {}).update(
             {r: f"the test agent ignores the script ({log.notes[IGNORED_NOTE]})" for r in scenario.requirements})
     else:
-        log.notes.setdefault("unsupported", {}).update(
+        log.notes.setdefault(UNSUPPORTED, {}).update(
             {r: f"the test agent does not play {named(missing)}" for r in scenario.requirements})
     raise NotDriven(scenario.id)
 
@@ -119,13 +119,13 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     mark = uuid.uuid4().hex[:12]
     status, finish = f"streamcert probe {mark} working", f"streamcert probe {mark} done"
     message = {"messageId": str(uuid.uuid4()), "role": a2a.ROLE_USER, "parts": [{"text": "Play the script"}],
-               "metadata": {SCRIPT_KEY: {"version": SCRIPT_VERSION, "name": PROBE_LABEL,
+               "metadata": {SCRIPT_KEY: {"version": SCRIPT_VERSION, "name": SCRIPT_PROBE,
                                          "steps": [{"status": status}, {"finish": finish}]}}}
     # A log of its own: the probe is the suite's question to the harness, not a scenario's (nor in its cassette)
-    probe_log = FrameLog(scenario=PROBE_LABEL, target=url, started=now())
+    probe_log = FrameLog(scenario=SCRIPT_PROBE, target=url, started=now())
     async with client_for(target, probe_log, url, stream_limit=min(target.stream_limit, PROBE_LIMIT_S)) as probe:
         probe.use_card(card)
-        ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=PROBE_LABEL)
+        ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=SCRIPT_PROBE)
     said, states = _agent_texts(ex)
     # Only a whole turn tells: the agent closed the stream after a terminal state. Anything less (no answer, a
     # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.

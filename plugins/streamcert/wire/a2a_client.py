@@ -12,7 +12,7 @@ are bounded in time: a stream that never ends is cut at `stream_limit` and marke
 Every answer is bounded (`Bounds`, from the run's caps in limits.py): its size on the wire (a body past
 `max_body` is left unread, a stream past `max_stream` is read on but no longer kept), each event's size,
 what a Content-Encoding it did not ask for decodes to, and the silence between two reads. A bound
-reached is written into the exchange (`framelog.UNJUDGED`, with the sentence of `Cap.reached`), so the
+reached is written into the exchange (`contract.capture.UNJUDGED`, with the sentence of `Cap.reached`), so the
 requirements reading it are ERROR with that sentence, never a blame on the server. A connection that
 fails once the answer has begun ends `reset` with the bytes received, and what came is judged; one the server
 closed before any byte of the answer, when it had served an earlier answer, is sent again on another connection
@@ -33,18 +33,30 @@ from typing import Any, Iterable
 import httpx
 
 from .. import limits
-from ..framelog import (
+from ..contract.capture import (
     CONTENT_ENCODING,
     DECODED_LIMIT,
+    IDLE_S,
+    INVALID_UTF8,
+    LIMIT_S,
+    NOT_SENT,
+    ORIGIN,
+    OVERFLOW,
+    OVERSIZE,
+    RESENT,
+    RETRY,
+    STREAMING,
+    UNJUDGED,
+)
+from ..contract.labels.a2a import CARD
+from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
     END_ERROR,
     END_IDLE,
     END_RESET,
     END_TIME_LIMIT,
-    OVERFLOW,
     PAYLOAD_BUDGET,
-    UNJUDGED,
     ContentDecoder,
     Exchange,
     FrameLog,
@@ -143,7 +155,7 @@ class A2AClient:
         await self.transport.aclose()
 
     # -- discovery -------------------------------------------------------------------------------
-    async def get_card(self, label: str = "card", base_url: str | None = None,
+    async def get_card(self, label: str = CARD, base_url: str | None = None,
                        headers: dict[str, str] | None = None) -> Exchange:
         """GET the agent card (`headers`: more request headers, e.g. a conditional request's validator)."""
         url = join(base_url or self.base_url, a2a.CARD_PATH)
@@ -219,15 +231,15 @@ class A2AClient:
             label=label, method=http_method, url=passage.url, rpc_method=rpc_method,
             request_headers=sent,  # credentials are scrubbed on save
             request_body=json_body if raw_body is None else raw_body.decode("utf-8", "replace"),
-            t_sent=self.clock(), notes={"streaming": streaming} if streaming else {}, binding=self.binding,
+            t_sent=self.clock(), notes={STREAMING: streaming} if streaming else {}, binding=self.binding,
         ))
         if limit is not None:
-            ex.notes["limit_s"] = limit
+            ex.notes[LIMIT_S] = limit
         if passage.note:
-            ex.notes["origin"] = passage.note
+            ex.notes[ORIGIN] = passage.note
         if passage.refused:
             ex.end, ex.error, ex.t_end = END_ERROR, passage.refused, ex.t_sent
-            ex.notes["not_sent"] = True
+            ex.notes[NOT_SENT] = True
             return ex
         reading = _Reading(ex)
         # A unary answer has the --timeout in all (headers and body), or less once the target has shown it does
@@ -281,7 +293,7 @@ class A2AClient:
         ex = r.ex
         # A stream may rightly stay silent for a while (a task at work); no read may wait past the
         # idle-gap limit, which is named when it ends one, never mistaken for "no answer".
-        timeout = httpx.Timeout(self.timeout, read=self._read_timeout(bool(ex.notes.get("streaming"))))
+        timeout = httpx.Timeout(self.timeout, read=self._read_timeout(bool(ex.notes.get(STREAMING))))
         request = self._http.build_request(http_method, url, headers=headers, content=content, timeout=timeout)
         response = await self._http.send(request, stream=True)
         try:
@@ -291,7 +303,7 @@ class A2AClient:
             if r.on_headers is not None:
                 r.on_headers()
             if retried := response.extensions.get(RETRIED):
-                ex.notes["retried"] = retried  # sent again: the server had closed the reused connection
+                ex.notes[RESENT] = retried  # sent again: the server had closed the reused connection
             r.capture = response.extensions.get(CAPTURE)
             if r.capture is not None:
                 ex.chunks = r.capture.chunks  # the transport fills it as bytes arrive
@@ -416,7 +428,7 @@ class A2AClient:
         if ex.t_headers is None:
             ex.end = END_ERROR
             if isinstance(exc, httpx.ReadTimeout):
-                ex.error = f"no response headers within {self._read_timeout(bool(ex.notes.get('streaming'))):g} s"
+                ex.error = f"no response headers within {self._read_timeout(bool(ex.notes.get(STREAMING))):g} s"
             else:
                 ex.error = said
             return
@@ -425,13 +437,13 @@ class A2AClient:
             last = r.capture.last_t if r.capture is not None and r.capture.last_t is not None else ex.t_headers
             gap = self.clock() - last
             ex.end = END_IDLE
-            streaming = bool(ex.notes.get("streaming"))
+            streaming = bool(ex.notes.get(STREAMING))
             if streaming or self.bounds.idle <= self.timeout:
                 ex.error = limits.IDLE.reached(f"a silence of {gap:.1f} s after {received}", self.bounds.idle)
             else:
                 ex.error = f"a silence of {gap:.1f} s after {received} of the body, past the --timeout of " \
                            f"{self.timeout:g} s"
-            ex.notes["idle_s"] = round(gap, 3)
+            ex.notes[IDLE_S] = round(gap, 3)
             return
         ex.end = END_RESET
         if broken_by(exc, errno.ECONNRESET):
@@ -450,12 +462,12 @@ class A2AClient:
             parser.finish(self.clock())
             ex.discarded = parser.discarded
             if parser.invalid_utf8:
-                ex.notes["invalid_utf8"] = True
+                ex.notes[INVALID_UTF8] = True
             if parser.retry is not None:
-                ex.notes["retry"] = parser.retry
+                ex.notes[RETRY] = parser.retry
             if parser.oversize:
                 self._oversize(r)
-                ex.notes["oversize"] = [list(o) for o in parser.oversize[:10]]
+                ex.notes[OVERSIZE] = [list(o) for o in parser.oversize[:10]]
         capture = r.capture
         if capture is not None and capture.over:
             more = {"events": len(ex.events) + r.past_events, "kept_events": len(ex.events)} if parser else {}

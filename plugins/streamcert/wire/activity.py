@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contract.capture import STREAMING
+
 
 @dataclass
 class Wait:
@@ -65,7 +67,7 @@ def _describe(w: Wait) -> dict[str, Any] | None:
         what, unit, count = f"{w.awaiting or 'output'} from the {ex.label}", "line", frames
     elif ex.t_headers is None:
         what, unit, count = f"the answer to {op}", None, 0
-    elif ex.notes.get("streaming") or ex.is_sse:
+    elif ex.notes.get(STREAMING) or ex.is_sse:
         what = f"the {'next' if frames else 'first'} frame of {op}"
         unit, count = ("frame", frames) if frames else ("chunk", chunks) if chunks else (None, 0)
     else:

@@ -27,6 +27,18 @@ import grpc
 import grpc.aio
 
 from .. import limits
+from ..contract.capture import (
+    GRPC_STATUS,
+    IDLE_S,
+    LIMIT_S,
+    NOT_SENT,
+    OVERSIZE,
+    STREAMING,
+    TRAILERS,
+    TRANSPORT_FAILURE,
+    UNDECODABLE,
+    UNJUDGED,
+)
 from ..framelog import (
     END_CLIENT_STOP,
     END_CLOSED,
@@ -34,7 +46,6 @@ from ..framelog import (
     END_IDLE,
     END_TIME_LIMIT,
     PAYLOAD_BUDGET,
-    UNJUDGED,
     Chunk,
     Event,
     Exchange,
@@ -155,17 +166,17 @@ class GrpcTransport:
         ex = self.log.add(Exchange(
             label=label, method="POST", url=target_url.rstrip("/") + bindings.grpc_path(operation),
             rpc_method=operation, request_headers=sent, request_body=params, t_sent=self.clock(),
-            notes={"streaming": True} if streaming else {}, binding=bindings.GRPC,
+            notes={STREAMING: True} if streaming else {}, binding=bindings.GRPC,
         ))
         # a unary call has the --timeout in all, or less once the target has shown it does not answer the method
         kind = unanswered.kind("POST", ex.url)
         bound = (self.stream_limit if limit is None else limit) if streaming else unanswered.wait(kind, self.timeout)
         if streaming:
-            ex.notes["limit_s"] = bound
+            ex.notes[LIMIT_S] = bound
         request, target = self._prepare(ex, operation, params, target_url)
         if request is None or target is None:
             ex.end, ex.t_end = END_ERROR, ex.t_sent
-            ex.notes["not_sent"] = True
+            ex.notes[NOT_SENT] = True
             return ex
         activity.waiting(self.log.scenario, ex, bound)  # what the run waits for, shown while it lasts
         channel = self._channel(*target)
@@ -257,7 +268,7 @@ class GrpcTransport:
         try:
             head = await asyncio.wait_for(call.initial_metadata(), self._read_timeout(ex))
             self._headers(ex, head)
-            streaming = bool(ex.notes.get("streaming"))
+            streaming = bool(ex.notes.get(STREAMING))
             while True:
                 data = await asyncio.wait_for(call.read(), self._read_timeout(ex))
                 if data is grpc.aio.EOF:
@@ -298,7 +309,7 @@ class GrpcTransport:
 
     def _read_timeout(self, ex: Exchange) -> float:
         """How long one read may wait: the idle-gap limit (for a unary answer, the --timeout if shorter)."""
-        return self.bounds.idle if ex.notes.get("streaming") else min(self.timeout, self.bounds.idle)
+        return self.bounds.idle if ex.notes.get(STREAMING) else min(self.timeout, self.bounds.idle)
 
     def _headers(self, ex: Exchange, head: Any) -> None:
         if ex.t_headers is None:
@@ -317,7 +328,7 @@ class GrpcTransport:
             text = messages.dumps(messages.decode(r.response_type, data))
         except messages.ProtoError as exc:
             text = ""
-            ex.notes.setdefault("undecodable", []).append({"i": index, "error": str(exc)})
+            ex.notes.setdefault(UNDECODABLE, []).append({"i": index, "error": str(exc)})
         event = Event(index=index, t=t, data=text)
         event._budget = r.budget
         ex.events.append(event)
@@ -358,7 +369,7 @@ class GrpcTransport:
         gap = self.clock() - last
         ex.end = END_IDLE
         ex.error = limits.IDLE.reached(f"a silence of {gap:.1f} s after {r.received} bytes", self.bounds.idle)
-        ex.notes["idle_s"] = round(gap, 3)
+        ex.notes[IDLE_S] = round(gap, 3)
 
     async def _ended(self, r: _Call, call: Any) -> None:
         """The status the call ended with: the server's (recorded), or the client's own receive limit."""
@@ -373,7 +384,7 @@ class GrpcTransport:
             self._headers(ex, ())
             ex.notes.setdefault(UNJUDGED, {"reason": cap.reached(f"a message of {show(size, 'bytes')}", limit),
                                            "cap": cap.field, "figure": size, "limit": limit})
-            ex.notes["oversize"] = [[len(ex.events), size]]
+            ex.notes[OVERSIZE] = [[len(ex.events), size]]
             ex.end = END_CLIENT_STOP
             return
         self._headers(ex, ())
@@ -382,14 +393,14 @@ class GrpcTransport:
                                   f"library's own status: the server sent none)")
             return
         ex.end = END_CLOSED
-        ex.notes["grpc_status"] = _status(code, details, trailers)
-        ex.notes["trailers"] = _metadata(trailers)
+        ex.notes[GRPC_STATUS] = _status(code, details, trailers)
+        ex.notes[TRAILERS] = _metadata(trailers)
 
 
 def _transport_failed(ex: Exchange, why: str) -> None:
     """The call ended in a failure of the transport, not with a status the server sent: `error`, saying so."""
     ex.end, ex.error = END_ERROR, f"gRPC transport failure: {why}"
-    ex.notes["transport_failure"] = True
+    ex.notes[TRANSPORT_FAILURE] = True
 
 
 def _status(code: Any, details: str, trailers: Any) -> dict[str, Any]:

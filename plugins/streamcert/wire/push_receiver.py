@@ -26,13 +26,13 @@ import re
 from typing import Any
 
 from .. import limits
-from ..framelog import ABANDONED, END_CLOSED, END_ERROR, END_IDLE, PUSH_RECEIVER, UNJUDGED, Exchange, FrameLog
+from ..contract.capture import ABANDONED, BODY_BYTES, PUSH_OVERFLOW, PUSH_RECEIVER, UNJUDGED, WEBHOOK_PATH
+from ..contract.labels.push import WEBHOOK_PREFIX
+from ..framelog import END_CLOSED, END_ERROR, END_IDLE, Exchange, FrameLog
 from .capture import Clock
 
 HEAD_LIMIT = 64 * 1024  # bytes of request line and headers
 MAX_POSTS = 1000  # requests recorded in one scenario; past it each is answered 503 and only counted
-OVERFLOW = "push_overflow"  # log.notes key: {"refused": n} requests past MAX_POSTS
-LABEL = "webhook_"  # the exchanges it writes: webhook_1, webhook_2, … in arrival order
 WATCH_S = 0.05  # how often a slow answer looks whether its sender closed the connection
 _SLOW = re.compile(r"^/slow/(\d+(?:\.\d+)?)(?:/|$)")
 _FAIL = re.compile(r"^/fail/(\d+)(?:/|$)")
@@ -88,7 +88,7 @@ class PushReceiver:
 
     def at(self, path: str) -> list[Exchange]:
         """The requests received at `path` (a webhook URL's path), in arrival order."""
-        return [ex for ex in self.received if ex.notes.get("path") == "/" + path.lstrip("/")]
+        return [ex for ex in self.received if ex.notes.get(WEBHOOK_PATH) == "/" + path.lstrip("/")]
 
     async def settle(self, done: Any, limit: float) -> bool:
         """Wait until `done(received)` holds or `limit` seconds passed (a condition, never a blind sleep)."""
@@ -144,7 +144,7 @@ class PushReceiver:
                 key = name.strip().lower()
                 headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
         ex.method, ex.url, ex.request_headers = method, self.base + path, headers
-        ex.notes["path"] = path.split("?", 1)[0]
+        ex.notes[WEBHOOK_PATH] = path.split("?", 1)[0]
         body = await self._body(reader, headers, ex)
         if body is None:
             self._record(ex)
@@ -155,11 +155,11 @@ class PushReceiver:
             ex.request_body = json.loads(text) if text.strip() else None
         except ValueError:
             ex.request_body = text
-        ex.notes["body_bytes"] = len(body)
+        ex.notes[BODY_BYTES] = len(body)
         if len(self.received) >= MAX_POSTS:
-            self.log.notes.setdefault(OVERFLOW, {"refused": 0, "limit": MAX_POSTS})["refused"] += 1
+            self.log.notes.setdefault(PUSH_OVERFLOW, {"refused": 0, "limit": MAX_POSTS})["refused"] += 1
             return self._answer(writer, 503, close=True)
-        delay, path = slow_delay(ex.notes["path"]), ex.notes["path"]
+        delay, path = slow_delay(ex.notes[WEBHOOK_PATH]), ex.notes[WEBHOOK_PATH]
         status = 503 if len(self.at(path)) < failures(path) else 200  # a failing webhook, on purpose
         self._record(ex)
         if delay and not await self._wait_open(reader, delay):  # the sender gave up waiting and closed
@@ -223,7 +223,7 @@ class PushReceiver:
     def _record(self, ex: Exchange) -> None:
         if len(self.received) >= MAX_POSTS:
             return
-        ex.label = f"{LABEL}{len(self.received) + 1}"
+        ex.label = f"{WEBHOOK_PREFIX}{len(self.received) + 1}"
         ex.end = ex.end or END_CLOSED
         self.received.append(ex)
         self.log.add(ex)

@@ -33,6 +33,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import limits
+from ..contract.capture import (
+    EXITED_AFTER,
+    INVALID_UTF8,
+    LIMIT,
+    PARTIAL_LINE,
+    PARTIAL_LINE_BYTES,
+    STDERR,
+    STDIN_CLOSED_EARLY,
+)
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog
 from . import activity, descendants
 from .capture import Clock
@@ -160,7 +169,7 @@ class StdioPeer:
         self.ex.request_body.append(line)
         if self._stdin is None or self._stdin.is_closing():
             if self.started:
-                self.ex.notes["stdin_closed_early"] = True
+                self.ex.notes[STDIN_CLOSED_EARLY] = True
             return
         self._stdin.write(line.encode("utf-8") + b"\n")
 
@@ -200,13 +209,13 @@ class StdioPeer:
             text = str(raw, "utf-8")
         except UnicodeDecodeError:
             text = str(raw, "utf-8", "replace")
-            self.ex.notes["invalid_utf8"] = True
+            self.ex.notes[INVALID_UTF8] = True
         self.ex.events.append(Event(index=len(self.ex.events), t=t, data=text.removesuffix("\r")))
 
     def _pipe_closed(self, fd: int, exc: Exception | None) -> None:
         if fd == 0:
             if exc is not None:
-                self.ex.notes["stdin_closed_early"] = True
+                self.ex.notes[STDIN_CLOSED_EARLY] = True
             return
         self._open[fd] = False
         self._wake()
@@ -308,7 +317,7 @@ class StdioPeer:
         if self._cut:
             return
         self._cut = True
-        self.ex.notes["limit"] = {"cap": cap.field, "figure": figure, "limit": limit, "awaiting": awaiting}
+        self.ex.notes[LIMIT] = {"cap": cap.field, "figure": figure, "limit": limit, "awaiting": awaiting}
         self._signal(signal.SIGTERM)
         self._wake()
 
@@ -343,14 +352,14 @@ class StdioPeer:
         self.ex.end = end
         self.ex.status = self._returncode if end == END_CLOSED else None
         if self._exited_at is not None and end == END_CLOSED:
-            self.ex.notes["exited_after"] = round(self._exited_at - self._started_at, 3)
+            self.ex.notes[EXITED_AFTER] = round(self._exited_at - self._started_at, 3)
         if self._stderr:
-            self.ex.notes["stderr"] = self._stderr.decode("utf-8", "replace")
+            self.ex.notes[STDERR] = self._stderr.decode("utf-8", "replace")
         if self._buffer:  # past a size cap, only its start: the rules judge no line the suite cut
             shown = self._buffer if not self._cut else self._buffer[:PARTIAL_WINDOW]
-            self.ex.notes["partial_line"] = shown.decode("utf-8", "replace")
+            self.ex.notes[PARTIAL_LINE] = shown.decode("utf-8", "replace")
             if len(shown) < len(self._buffer):
-                self.ex.notes["partial_line_bytes"] = len(self._buffer)
+                self.ex.notes[PARTIAL_LINE_BYTES] = len(self._buffer)
             self._buffer.clear()
         self.ex.t_end = self.clock()
 
@@ -406,7 +415,7 @@ def exit_words(status: int) -> str:
 
 def stderr_tail(ex: Exchange, limit: int = 300) -> str:
     """The end of what the program wrote on stderr, on one line, quoted; "" if nothing."""
-    text = " ".join(str(ex.notes.get("stderr") or "").split())
+    text = " ".join(str(ex.notes.get(STDERR) or "").split())
     if not text:
         return ""
     return repr(text if len(text) <= limit else "…" + text[-limit:])
@@ -418,14 +427,14 @@ def how_it_ended(ex: Exchange) -> str:
     of 2 s (raise it with --start-limit)"."""
     if ex.end == END_ERROR:
         return f"could not be started: {ex.error}"
-    stop = ex.notes.get("limit")
+    stop = ex.notes.get(LIMIT)
     cap = STOPS.get(stop.get("cap")) if isinstance(stop, dict) else None
     if cap is not None:  # what it was waiting for is in the note: a finding keeps to the cause
         figure = stop.get("figure")
         figure = figure if isinstance(figure, (int, float, str)) else "?"
         why = f"was cut at the {cap.what} limit: {cap.reached(figure, stop.get('limit'))}"
     elif ex.status is not None:
-        after = ex.notes.get("exited_after")
+        after = ex.notes.get(EXITED_AFTER)
         why = f"exited {exit_words(ex.status)}" + (f" after {after:g} s" if isinstance(after, (int, float)) else "")
     elif ex.end == END_CLIENT_STOP:
         why = "did not exit once its input was closed, and was stopped"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...contract.capture import NOT_SENT, ORIGIN
 from ...framelog import END_ERROR, Exchange
 from ...protocols import bindings
 from ..bounds import OnEvent, Until
@@ -46,7 +47,7 @@ class GrpcBindingTransport(BindingTransport):
                                     error=why, binding=bindings.GRPC))
             ex.t_end = ex.t_sent
             if passage.refused:
-                ex.notes["not_sent"] = True
+                ex.notes[NOT_SENT] = True
             return ex
         if self._calls is None:
             from ..grpc import GrpcTransport
@@ -59,5 +60,5 @@ class GrpcBindingTransport(BindingTransport):
                                     target_url=base, metadata=metadata, streaming=streaming, until=until,
                                     on_event=on_event, limit=limit)
         if passage.note:
-            ex.notes["origin"] = passage.note
+            ex.notes[ORIGIN] = passage.note
         return ex

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from ...contract.capture import PARAMS, ROUTE_RETRY
 from ...framelog import Exchange
 from ...protocols import a2a, bindings
 from ..bounds import OnEvent, Until
@@ -36,7 +37,7 @@ class HttpJsonTransport(BindingTransport):
         ex = await c.send_http(method, target, label=op.label, json_body=body, headers=headers, rpc_method=op.name,
                                streaming=streaming, until=until, on_event=on_event, limit=limit)
         if body is None or params != body:
-            ex.notes["params"] = params  # what the path and query carried, as the operation's request message
+            ex.notes[PARAMS] = params  # what the path and query carried, as the operation's request message
         if op.name == a2a.SUBSCRIBE_TO_TASK and ex.status == 405:
             # §11.3.2 says POST, the proto's google.api.http annotation GET: the other reading, asked again
             first = {"method": method, "status": ex.status}
@@ -44,6 +45,6 @@ class HttpJsonTransport(BindingTransport):
             again = await c.send_http("GET", target, label=op.label, json_body=None, headers=headers,
                                       rpc_method=op.name, streaming=streaming, until=until, on_event=on_event,
                                       limit=limit)
-            again.notes.update(params=params, route_retry={"first": first, "then": "GET"})
+            again.notes.update({PARAMS: params, ROUTE_RETRY: {"first": first, "then": "GET"}})
             return again
         return ex
