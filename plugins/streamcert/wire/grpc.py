@@ -362,7 +362,7 @@ class GrpcTransport:
         if ex.t_headers is None:
             ex.end, ex.error = END_ERROR, f"no answer within {self._read_timeout(ex):g} s"
             return
-        if not ex.notes.get("streaming"):
+        if not ex.notes.get(STREAMING):
             ex.end, ex.error = END_IDLE, self._no_status(ex, self._read_timeout(ex))
             return
         last = ex.events[-1].t if ex.events else ex.t_headers
