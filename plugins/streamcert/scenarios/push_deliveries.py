@@ -93,7 +93,7 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
                 return
 
             async def create(label: str, config: dict[str, Any]) -> str | None:
-                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "id": given_id(label),
+                return config_id(await client.call(a2a.CREATE_PUSH_CONFIG, {"taskId": task_id, "id": given_id(),
                                                                             **config}, label=label))
 
             for label in (PUSH_CREATE_RETRY, PUSH_CREATE_WAIT):
