@@ -446,11 +446,13 @@ def test_the_python_version_input_is_a_version_or_refused(tmp_path, wanted, code
 # The majors that run on the runners' current Node (24; Node 20 left the hosted runners in September 2026):
 # checkout v7 (2026-06), setup-python v7 (2026-07), upload-artifact v7 (2026-03). A lower major here is a step
 # that the runner would refuse or force onto a Node it was not built for.
-CURRENT_MAJORS = {"actions/checkout": 7, "actions/setup-python": 7, "actions/upload-artifact": 7}
+CURRENT_MAJORS = {"actions/checkout": 7, "actions/setup-python": 7, "actions/upload-artifact": 7,
+                  "actions/download-artifact": 8}  # download-artifact v8 (2026-03)
 USES = re.compile(r"^\s*(?:-\s+)?uses:\s*([\w.-]+/[\w.-]+)@v(\d+)\s*$", re.M)
 
 
-@pytest.mark.parametrize("path", ["action.yml", ".github/workflows/streamcert-example.yml"])
+@pytest.mark.parametrize("path", ["action.yml", ".github/workflows/streamcert-example.yml",
+                                  "examples/matrix-workflow.yml"])
 def test_the_actions_used_are_at_their_current_major(path):
     found = USES.findall((REPO / path).read_text("utf-8"))
     assert found, path
@@ -476,3 +478,38 @@ def test_actionlint_finds_nothing_in_the_workflow_and_the_action_it_uses():
     proc = subprocess.run([linter, "-no-color", str(REPO / ".github" / "workflows" / "streamcert-example.yml")],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# -- matrix mode -------------------------------------------------------------------------------------------
+
+def test_matrix_inputs_become_matrix_run_options():
+    inputs = Inputs(matrix="m.yaml", matrix_only="ref, early\nlate", matrix_jobs="3", report_dir="out",
+                    extra_args="--allow-mixed x", url="http://ignored")
+    assert github_action.matrix_args(inputs) == ["run", "m.yaml", "--out", "out", "--only", "ref", "--only", "early",
+                                                 "--only", "late", "--jobs", "3", "--allow-mixed", "x"]
+
+
+def _unanswered_matrix(tmp_path: Path, known: str = "") -> Path:
+    with socket.socket() as sock:  # a port nothing listens on: the cell is ERROR at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "matrix.yaml"
+    path.write_text(f"servers:\n  - {{name: gone, url: 'http://127.0.0.1:{port}'}}\n{known}", "utf-8")
+    return path
+
+
+def test_matrix_mode_summarises_the_matrix_and_annotates_each_failing_cell(tmp_path):
+    run = run_action(tmp_path, matrix=str(_unanswered_matrix(tmp_path)), matrix_jobs="1", report_dir="m")
+    assert run.code == 1 and "streamcert matrix run " in run.stdout
+    assert (tmp_path / "m" / "matrix.json").is_file()
+    assert run.summary.startswith((tmp_path / "m" / "summary.md").read_text("utf-8").rstrip("\n"))
+    assert run.outputs["verdict"] == "FAIL" and run.outputs["exit-code"] == "1"
+    (error,) = run.lines("error")
+    assert error.startswith("::error title=streamcert matrix ERROR gone@jsonrpc::") and "127.0.0.1" in error, error
+
+
+def test_matrix_mode_passes_when_every_failure_is_known(tmp_path):
+    known = "known_failures:\n  - {cells: 'gone@*', reason: the server is switched off on purpose}\n"
+    run = run_action(tmp_path, matrix=str(_unanswered_matrix(tmp_path, known)), matrix_jobs="1", report_dir="m")
+    assert run.code == 0 and run.outputs["verdict"] == "PASS"
+    assert not run.lines("error") and "switched off on purpose" in run.summary

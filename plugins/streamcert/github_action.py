@@ -75,6 +75,9 @@ class Inputs:
     extra_args: str = ""  # more `streamcert run` options, split like a shell would (shlex)
     badge_dir: str = ""  # where to copy badge.json and badge-<profile>.json
     artifact_name: str = ""  # the artifact the Action uploads the reports as (named in the summary)
+    matrix: str = ""  # a matrix file: the step runs `streamcert matrix run` instead (docs/matrix.md)
+    matrix_only: str = ""  # the cells or groups to run of it, separated like profiles (a strategy.matrix job's)
+    matrix_jobs: str = ""  # cells at once (default: the number of cores)
 
 
 def read_inputs(environ: Mapping[str, str]) -> Inputs:
@@ -102,6 +105,35 @@ def command_args(inputs: Inputs) -> list[str]:
         args += ["--header", line.strip()] if line.strip() else []
     args += ["--baseline", inputs.baseline] if inputs.baseline else []
     return args + shlex.split(inputs.extra_args)  # last: it may end with `-- <pytest options>`
+
+
+def matrix_args(inputs: Inputs) -> list[str]:
+    """The arguments of `streamcert matrix run` for these inputs (ValueError: extra-args cannot be split): the
+    cells go into the report directory, one folder each beside matrix.json and the dashboard."""
+    args = ["run", inputs.matrix, "--out", inputs.report_dir]
+    for cell in re.split(r"[\s,]+", inputs.matrix_only):
+        args += ["--only", cell] if cell else []
+    args += ["--jobs", inputs.matrix_jobs] if inputs.matrix_jobs else []
+    return args + shlex.split(inputs.extra_args)
+
+
+def matrix_annotations(directory: Path, code: int, stderr_tail: list[str]) -> list[Annotation]:
+    """One error per cell that fails beyond its known failures (as the command's exit code counts them), at
+    most MAX_ROOT_ANNOTATIONS; a matrix that wrote no matrix.json: the generic one."""
+    from .matrix.command import unexcused
+
+    try:
+        matrix = json.loads((directory / "matrix.json").read_text("utf-8"))
+        cells = {cell["id"]: cell for cell in matrix["cells"]}
+        failing = unexcused(matrix)
+    except (OSError, ValueError, KeyError, TypeError):
+        return annotations(None, code, stderr_tail)
+    out = []
+    for cell_id in failing[:MAX_ROOT_ANNOTATIONS]:
+        cell = cells[cell_id]
+        why = cell.get("error") or f"failed: {listed(cell.get('failed') or [])}"
+        out.append(Annotation("error", f"streamcert matrix {cell['verdict']} {cell_id}", first_line(str(why))))
+    return out
 
 
 # -- secrets ---------------------------------------------------------------------------------------------
@@ -231,9 +263,9 @@ def annotations(report: dict[str, Any] | None, code: int, stderr_tail: list[str]
 
 # -- the run ---------------------------------------------------------------------------------------------
 
-def run_streamcert(args: list[str], environ: Mapping[str, str]) -> tuple[int, list[str]]:
-    """Run `streamcert run ARGS` (with workflow commands stopped: `commands_stopped`), its output shown as
-    it comes; its exit code and the last lines of its stderr.
+def run_streamcert(args: list[str], environ: Mapping[str, str], command: str = "run") -> tuple[int, list[str]]:
+    """Run `streamcert COMMAND ARGS` (`run`, or `matrix` in matrix mode; with workflow commands stopped:
+    `commands_stopped`), its output shown as it comes; its exit code and the last lines of its stderr.
 
     Its stderr is relayed onto this script's stdout, the pipe its stdout writes to: the runner reads the
     two pipes apart, so a line the target sent, printed on stderr, could otherwise be read after the
@@ -241,7 +273,7 @@ def run_streamcert(args: list[str], environ: Mapping[str, str]) -> tuple[int, li
     tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
     env = {k: v for k, v in environ.items() if not k.startswith("INPUT_")}  # the inputs are in ARGS
     sys.stdout.flush()
-    with subprocess.Popen([sys.executable, "-m", "streamcert", "run", *args], stderr=subprocess.PIPE,
+    with subprocess.Popen([sys.executable, "-m", "streamcert", command, *args], stderr=subprocess.PIPE,
                           env=env) as proc:
         assert proc.stderr is not None
         for raw in proc.stderr:  # shown as it comes, and kept for a run that writes no report
@@ -376,6 +408,8 @@ def main(environ: Mapping[str, str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     inputs = read_inputs(environ)
     directory = Path(inputs.report_dir).absolute()
+    if inputs.matrix:
+        return main_matrix(inputs, directory, environ)
     try:
         args: list[str] | None = command_args(inputs)
         refused = ""
@@ -396,6 +430,38 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     for annotation in annotations(result.report, result.code, result.stderr_tail):
         print(annotation.command(scrubber), flush=True)
     return result.code
+
+
+def main_matrix(inputs: Inputs, directory: Path, environ: Mapping[str, str]) -> int:
+    """Matrix mode: `streamcert matrix run` with the matrix file, the cells this job runs and the report
+    directory; its summary.md as the step summary, one annotation per cell failing beyond its known failures.
+    The credentials a matrix's cells use come from the options' environment variables, masked as a run's."""
+    scrubber = mask(secrets_of([], environ))
+    before, badges_before = snapshot(directory), snapshot(directory / "badges")  # an earlier run's are not this one's
+    with commands_stopped():
+        try:
+            args = matrix_args(inputs)
+        except ValueError as exc:
+            code, tail = EXIT_USAGE, [f"extra-args: {exc}"]
+        else:
+            print(f"streamcert matrix {shown(scrubber.text(shlex.join(args)))}", flush=True)
+            code, tail = run_streamcert(args, environ, command="matrix")
+        fresh = written(directory / "matrix.json", before)
+        summary = directory / "summary.md"
+        if environ.get("GITHUB_STEP_SUMMARY"):
+            text = (summary.read_text("utf-8").rstrip("\n") if fresh and summary.is_file() else
+                    f"# streamcert matrix could not start\n\nexit code {code}\n\n```\n"
+                    + "\n".join(tail[-5:]).replace("```", "'''") + "\n```")
+            append(environ["GITHUB_STEP_SUMMARY"], scrubber.text(f"{text}\n\n_streamcert exit code {code}_\n"))
+        if environ.get("GITHUB_OUTPUT"):
+            badges = [p for p in sorted((directory / "badges").glob("*.json")) if written(p, badges_before)]
+            verdict = {0: "PASS", 1: "FAIL"}.get(code, "") if fresh else ""
+            outputs = {"verdict": verdict, "report-dir": str(directory), "exit-code": str(code),
+                       "badges": "\n".join(str(p) for p in badges)}
+            append(environ["GITHUB_OUTPUT"], "".join(output_line(k, scrubber.text(v)) for k, v in outputs.items()))
+    for annotation in (matrix_annotations(directory, code, tail) if fresh else annotations(None, code, tail)):
+        print(annotation.command(scrubber), flush=True)
+    return code
 
 
 def mask(secrets: tuple[str, ...]) -> Scrubber:
