@@ -12,7 +12,8 @@ and variations (client_cases.build) and served by the replay server (replay.py) 
   STREAMCERT_CONTEXT  the case's `context` as JSON: the message to send, the answers to give, `retry`
 and nothing on its standard input (closed at once). It must print its final view, one JSON object, and exit.
 Its limit: the served answers' own time under the pace (none under `fast`) plus `target.timeout`, and at most
-`target.stream_limit`; at the limit its group is stopped (SIGTERM, then SIGKILL).
+`target.stream_limit`; at the limit its group is stopped (SIGTERM, then SIGKILL; an in-process client's task is
+cancelled).
 
 Labels written (in this order):
   client  the client's run (wire/stdio.py's layout; note `in_process` when played in the suite's process):
