@@ -1,22 +1,28 @@
 """Start-up: wall time of `streamcert --help`, `streamcert list`, `streamcert explain WIRE-001` and of
 `python -c "import streamcert.cli"` (the median of several runs each, every run a fresh process), and the
-heaviest imports of the CLI and of `streamcert list` (python -X importtime).
-Goal: `streamcert --help` and `streamcert list` each under 0.3 s.
+heaviest imports of the CLI and of `streamcert list` (python -X importtime). Then `streamcert run` itself, in
+CPU seconds (user + system of the process and its children): collecting the suite (`run -- --collect-only`:
+the embedded reference is not started) and one `--profile a2a` run against one URL (a `streamcert serve` the
+bench starts; its CPU is the agent's, not counted).
+Goals: `streamcert --help` and `streamcert list` each under 0.3 s; the a2a run under 1.2 s of CPU (issue 29).
 
-    python bench/startup.py [--runs 9]
+    python bench/startup.py [--runs 9] [--run-runs 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 GOAL_S = 0.3
+RUN_CPU_GOAL_S = 1.2  # one a2a run against one URL (issue 29)
 CATALOGUE_NOTE = "read from cases/, no network"
 CAP_S = 60  # one start-up may take this long before the bench gives up on it
 
@@ -28,6 +34,35 @@ def wall(cmd: list[str], runs: int) -> float:
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=CAP_S)
         times.append(time.monotonic() - started)
     return statistics.median(times)
+
+
+def cpu(cmd: list[str], runs: int) -> float:
+    """The median CPU seconds (user + system, its children included) of `cmd`, run `runs` times."""
+    used = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=CAP_S)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(used)
+
+
+def run_cpu(command: list[str], runs: int) -> tuple[float, float]:
+    """CPU seconds of `streamcert run -- --collect-only` and of `streamcert run --url URL --profile a2a` against a
+    reference agent started here (medians of `runs`)."""
+    with tempfile.TemporaryDirectory() as report:
+        collect = cpu([*command, "run", "--report", report, "--", "--collect-only"], runs)
+        server = subprocess.Popen([*command, "serve", "--port", "0"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        try:
+            url = server.stdout.readline().strip() if server.stdout else ""
+            if not url.startswith("http://127.0.0.1:"):
+                raise SystemExit(f"streamcert serve did not start (first line {url!r})")
+            a2a = cpu([*command, "run", "--url", url, "--profile", "a2a", "--report", report], runs)
+        finally:
+            server.terminate()
+            server.wait(10)
+    return collect, a2a
 
 
 def heaviest_imports(n: int = 6, args: tuple[str, ...] = ("-c", "import streamcert.cli")) -> list[tuple[float, str]]:
@@ -47,6 +82,7 @@ def heaviest_imports(n: int = 6, args: tuple[str, ...] = ("-c", "import streamce
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--run-runs", type=int, default=3, help="runs of each `streamcert run` measured")
     args = parser.parse_args()
     exe = shutil.which("streamcert")
     command = [exe] if exe else [sys.executable, "-m", "streamcert"]
@@ -65,9 +101,13 @@ def main() -> int:
           + ", ".join(f"{name} {seconds:.3f} s" for seconds, name in heaviest_imports()))
     print("heaviest imports behind streamcert list: "
           + ", ".join(f"{name} {seconds:.3f} s" for seconds, name in heaviest_imports(args=("-m", "streamcert", "list"))))
+    collect, a2a = run_cpu(command, args.run_runs)
+    print(f"{shown} run -- --collect-only: {collect:.2f} s CPU; {shown} run --url URL --profile a2a: {a2a:.2f} s CPU "
+          f"(medians of {args.run_runs})")
     print(f"medians of {args.runs}: streamcert --help {helps:.3f} s ({helps / GOAL_S:.2f}x the {GOAL_S} s goal), "
           f"list {lists:.3f} s ({lists / GOAL_S:.2f}x), explain {explains:.3f} s, "
-          f"import streamcert.cli {imports:.3f} s, interpreter {python:.3f} s")
+          f"import streamcert.cli {imports:.3f} s, interpreter {python:.3f} s; "
+          f"a2a run against one URL {a2a:.2f} s CPU ({a2a / RUN_CPU_GOAL_S:.2f}x the {RUN_CPU_GOAL_S} s goal)")
     return 0
 
 

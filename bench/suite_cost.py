@@ -49,7 +49,7 @@ def step_ms(step: dict) -> float:
 
 def plays(profile: str) -> int:
     """How many times the embedded run plays a scenario of this profile: once per binding it certifies."""
-    from streamcert.binding_choice import BOUND_PROFILES
+    from streamcert.catalogue import BOUND_PROFILES
     from streamcert.protocols.grpc_messages import grpc_available
 
     if profile not in BOUND_PROFILES:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from streamcert.catalogue import load_scenario
 from streamcert.outcomes import Outcome, worst
+from streamcert.reference.client import in_process
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
@@ -44,11 +45,14 @@ STREAM_LIMIT = 5.0
 # a race lost under load (A2A-STREAM-009 "no terminal state within the per-stream limit"). A passing run never
 # waits this out: its streams close at the terminal state.
 D3_OPEN_STREAM_LIMIT = 20.0
-# A client under certification is one process per case, cut at the case's limit (its stream time plus the
-# timeout, at most the stream limit): start-up and exit included. Thirty of them starting at once on two
-# cores take 3.5 s to print their view and 0.8 s more to exit, so a client program gets the default
-# timeout (10 s) as its limit, not STREAM_LIMIT; a client that hangs is still cut there.
+# A client under certification is one process per case (the reference A2A client: a task in this process, as the
+# embedded run plays it), cut at the case's limit (its stream time plus the timeout, at most the stream limit):
+# start-up and exit included. Thirty of them starting at once on two cores take 3.5 s to print their view and
+# 0.8 s more to exit, so a client program gets the default timeout (10 s) as its limit, not STREAM_LIMIT; a
+# client that hangs is still cut there.
 CLIENT_PROFILES = ("client", "acp-client")
+IN_PROCESS_CLIENTS = 2
+_IN_PROCESS_SLOTS = threading.BoundedSemaphore(IN_PROCESS_CLIENTS)
 CLIENT_LIMIT = 15.0
 # Bounds of a run: starting its program, then each scenario (a stream is cut at STREAM_LIMIT and a
 # unary call at the driver's timeout; this only catches a run that hangs).
@@ -100,8 +104,17 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
                          own_interfaces=True)
     else:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
-        yield Target(**{slot.field: reference_command(program, fault) for slot in slots},
-                     stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
+        target = Target(**{slot.field: reference_command(program, fault) for slot in slots},
+                        stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
+        if program != "client":
+            yield target
+            return
+        # The reference A2A client is played in this process, as the embedded run plays it (docs/clients.md), at most
+        # IN_PROCESS_CLIENTS at once: a case that sends every byte in a read of its own (client-utf8-bytes) wakes
+        # the client 10 000 times, and each wake waits for the interpreter lock held by the other runs' threads.
+        target.client_program = in_process(fault)
+        with _IN_PROCESS_SLOTS:
+            yield target
 
 
 def play(run: Run) -> Results:

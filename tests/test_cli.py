@@ -309,7 +309,7 @@ def test_diff(tmp_path, reference_run):
 
 def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
     """The suite asserts nothing with `assert`: `streamcert run` gives pytest --assert=plain (no plugin's modules
-    rewritten as they load), and an --assert after -- comes later, so it wins."""
+    rewritten as they load), and an --assert after -- comes later, so it wins; hypothesis's plugin is not loaded."""
     from streamcert import cli
 
     given = []
@@ -320,6 +320,10 @@ def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
     assert "--assert=plain" in plain and "--assert=rewrite" not in plain
     assert told.index("--assert=plain") < told.index("--assert=rewrite")
     assert pytest.Config.fromdictargs({}, ["--assert=plain", "--assert=rewrite"]).getoption("assertmode") == "rewrite"
+    # nor is hypothesis's plugin loaded (the test extra's: the suite has no use for it), unless an argument after -- names it
+    assert plain[plain.index("no:hypothesispytest") - 1] == "-p" and "no:hypothesispytest" in told
+    cli.main(["run", "--report", "rep", "--", "--hypothesis-show-statistics"])
+    assert "no:hypothesispytest" not in given[-1]
 
 
 def test_serve_lists_every_fault(tmp_path):

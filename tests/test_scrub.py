@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from streamcert.framelog import Chunk, Event, Exchange, FrameLog
 from streamcert.plugin import target_json
-from streamcert.scrub import MASK, NOBODY, Scrubber
+from streamcert.scrub import MASK, NAMES_KEPT, NOBODY, Scrubber
 from streamcert.targets import Target
 
 NO_ENV: dict[str, str] = {}
@@ -112,6 +112,18 @@ def test_value_masks_credential_names_but_not_the_protocols_own_fields():
     assert (out["access_token"], out["client_secret"], out["authRequired"]) == (MASK, MASK, True)
     assert out["params"] == data["params"]  # identifiers and counts the rules read
     assert scrubber(scrub=("sessionid",)).value(data)["params"]["sessionId"] == MASK  # unless asked
+
+
+
+def test_names_answer_alike_asked_again_and_past_the_names_kept():
+    s = scrubber()
+    names = ["Authorization", "X-API-Key", "id", "status", "access_token", "sessionId"]
+    first = [s.is_credential_name(n) for n in names]
+    assert first == [True, True, False, False, True, False]
+    for n in range(NAMES_KEPT + 10):  # a frame with more names than are kept
+        assert s.is_credential_name(f"field{n}") is False
+    assert [s.is_credential_name(n) for n in names] == first and s.is_credential_name("my_password") is True
+    assert s.value({"Authorization": "x", "field5000": "y"}) == {"Authorization": MASK, "field5000": "y"}
 
 
 def test_url_masks_user_info_and_named_parameters_and_keeps_the_rest_as_written():

@@ -146,6 +146,10 @@ class StreamcertRun:
                 self._target = dataclasses.replace(self._target, own_interfaces=True,
                                                    card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
                                                    headers=embedded_headers(self._target.headers)[0])
+                if "client" in self.selected_profiles():  # its client is played here, not started per case
+                    from .reference.client import in_process_for
+
+                    self._target.client_program = in_process_for(self._target.client_cmd)
         return self._target
 
     def _starts_embedded(self) -> bool:

@@ -58,6 +58,7 @@ AUTH_SCHEMES = frozenset({"bearer", "basic", "token", "digest", "apikey", "api-k
 # many are named like credentials and hold short incidental values (XDG_SESSION_TYPE=x11,
 # XDG_SESSION_ID=2). A short value under a credential name is still masked by name.
 MIN_SECRET_CHARS = 4
+NAMES_KEPT = 4096  # names whose is_credential_name answer a scrubber keeps
 MIN_ENV_SECRET_CHARS = 6
 # A URL inside an environment value: a scheme, `://`, and what follows up to a space, a quote or a separator
 # of a list of URLs (`,`, `;`); `|` and `<>` end it too (a URL never holds them unencoded).
@@ -87,6 +88,7 @@ class Scrubber:
         self._text_re = re.compile("|".join(map(re.escape, forms))) if forms else None
         self._bytes_re = re.compile(b"|".join(map(re.escape, self._bneedles))) if forms else None
         self._longest = max((len(b) for b in self._bneedles), default=0)
+        self._named: dict[str, bool] = {}  # is_credential_name's answers: a report repeats a few hundred names
 
     @classmethod
     def of(cls, target: Target, environ: Mapping[str, str] | None = None) -> Scrubber:
@@ -114,11 +116,14 @@ class Scrubber:
     # -- names ---------------------------------------------------------------------------------------
     def is_credential_name(self, name: str) -> bool:
         """Whether values under this header, field, parameter or variable name are credentials."""
-        low = name.lower()
-        if low in self.names:
-            return True
-        patterns = self.user_patterns if low in self.exempt else self.patterns
-        return any(fnmatch.fnmatchcase(low, p) for p in patterns)
+        known = self._named.get(name)
+        if known is None:
+            low = name.lower()
+            patterns = self.user_patterns if low in self.exempt else self.patterns
+            known = low in self.names or any(fnmatch.fnmatchcase(low, p) for p in patterns)
+            if len(self._named) < NAMES_KEPT:  # bounded: a hostile frame may hold any number of names
+                self._named[name] = known
+        return known
 
     # -- values --------------------------------------------------------------------------------------
     def text(self, s: str) -> str:

@@ -119,6 +119,9 @@ class Target:
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (docs/contracts.md §7)
     client_base: str | None = None  # the recordings the client cases are built from (None: the reference's)
+    # The program client_cmd runs, played in the suite's own process instead (wire/inprocess.py): only the embedded
+    # reference's client is, set by the run that starts it (docs/clients.md); None: client_cmd, a process per case.
+    client_program: Any = field(default=None, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)

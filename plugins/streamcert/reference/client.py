@@ -62,7 +62,10 @@ import json
 import os
 import sys
 import time
+import traceback
 import uuid
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -74,9 +77,11 @@ from .. import limits
 from ..protocols import a2a, interactions_v1, progress_v1
 from ..protocols.bindings import jsonrpc_url
 from ..protocols.script import SCRIPT_KEY
+from ..targets import reference_command
+from ..wire.inprocess import Program
 from ..wire.pool import Pool
 from ..wire.sse import SSEParser
-from .faults import check_fault, fault_argument, switch, variant
+from .faults import FAULTS, check_fault, fault_argument, switch, variant
 
 DEADLINE_VARIABLE = "STREAMCERT_CLIENT_DEADLINE"
 DEADLINE_S = 30.0  # the whole run, when the environment does not say
@@ -95,6 +100,21 @@ CLOSED, QUIET, UNCLOSED, DEADLINE, GAVE_UP = "closed", "quiet", "unclosed", "dea
 
 class ClientError(Exception):
     """The client cannot do its work at all (no card): said on stderr, exit 1, no view."""
+
+
+# Where the client's diagnostics go: its stderr when it runs as a program; what the run gave `in_process` when the
+# suite plays it in its own process (each run's tasks see their own).
+_STDERR: ContextVar[Callable[[str], None] | None] = ContextVar("streamcert_client_stderr", default=None)
+
+
+def say(text: str) -> None:
+    """One line of diagnostics: `streamcert client: TEXT`."""
+    line = f"streamcert client: {text}\n"
+    write = _STDERR.get()
+    if write is None:
+        sys.stderr.write(line)
+    else:
+        write(line)
 
 
 # -- the view ----------------------------------------------------------------------------------------
@@ -395,7 +415,7 @@ class Feed:
         try:
             value = json.loads(text)
         except ValueError:
-            print(f"streamcert client: a frame that is not JSON, left aside: {text[:200]!r}", file=sys.stderr)
+            say(f"a frame that is not JSON, left aside: {text[:200]!r}")
             return
         self.count += 1
         self.items.put_nowait(value)
@@ -419,10 +439,11 @@ class Feed:
 
     async def close(self) -> None:
         self._task.cancel()
-        try:
-            await self._task
-        except (asyncio.CancelledError, Exception):  # noqa: BLE001  (closing: how it ended does not matter)
-            pass
+        # Waited for without taking its end as ours: a cancel of the client itself (the suite stopping it at a limit)
+        # still ends the client here, rather than being swallowed with the reader's.
+        await asyncio.wait([self._task])
+        if not self._task.cancelled():
+            self._task.exception()  # closing: how the reader ended does not matter
 
 
 class Agent:
@@ -640,8 +661,7 @@ class Client:
             return feed
         if feed.failed_before_answer and self.context.get("retry") is True and not self.retried:
             self.retried = True
-            print(f"streamcert client: the answer's connection dropped ({feed.error}); sending it again",
-                  file=sys.stderr)
+            say(f"the answer's connection dropped ({feed.error}); sending it again")
             await feed.close()
             feed = agent.post(method, {"message": _break_retry(message, self.fault)}, (interactions_v1.URI,))
         return feed
@@ -688,7 +708,7 @@ def read_context(text: str | None) -> dict[str, Any]:
     return context
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m streamcert.reference.client",
                                      description="The reference A2A client: prints its final view as one JSON line.")
     parser.add_argument("url", nargs="?", help="the agent's base URL (default: STREAMCERT_URL)")
@@ -696,23 +716,73 @@ def main(argv: list[str] | None = None) -> int:
                         help="behave as this fault variant (`streamcert serve --list-faults`: the CLIENT- ones)")
     parser.add_argument("--deadline", type=float, metavar="SECONDS",
                         help=f"the whole run's time limit (default: {DEADLINE_VARIABLE}, else {DEADLINE_S:g})")
-    args = parser.parse_args(argv)
+    return parser
+
+
+async def run(url: str, fault: str | None, deadline_s: float | None, env: Mapping[str, str],
+              out: Callable[[str], None], err: Callable[[str], None]) -> int:
+    """One run of the program after its arguments: the context read from `env`, the work done, the final view
+    written to `out` as one line, diagnostics to `err`; its exit status."""
+    said = _STDERR.set(err)
+    try:
+        try:
+            deadline = deadline_s or float(env.get(DEADLINE_VARIABLE) or DEADLINE_S)
+            client = Client(url, read_context(env.get("STREAMCERT_CONTEXT")), fault, deadline)
+            view = await client.run()
+        except (ClientError, ValueError) as exc:
+            say(str(exc))
+            return 1
+        if client.remaining() <= 0:
+            say(f"the deadline ({deadline:g} s) was reached; the view is what came before it")
+        out(json.dumps(view, ensure_ascii=False) + "\n")
+        return 0
+    finally:
+        _STDERR.reset(said)
+
+
+def main(argv: list[str] | None = None) -> int:
+    command = parser()
+    args = command.parse_args(argv)
     sys.stdout.reconfigure(encoding="utf-8")
     url = args.url or os.environ.get("STREAMCERT_URL")
     if not url:
-        parser.error("no agent URL: give URL or set STREAMCERT_URL")
-    try:
-        deadline = args.deadline or float(os.environ.get(DEADLINE_VARIABLE) or DEADLINE_S)
-        client = Client(url, read_context(os.environ.get("STREAMCERT_CONTEXT")), args.fault, deadline)
-        view = asyncio.run(client.run())
-    except (ClientError, ValueError) as exc:
-        print(f"streamcert client: {exc}", file=sys.stderr)
-        return 1
-    if client.remaining() <= 0:
-        print(f"streamcert client: the deadline ({deadline:g} s) was reached; the view is what came before it",
-              file=sys.stderr)
-    print(json.dumps(view, ensure_ascii=False), flush=True)
-    return 0
+        command.error("no agent URL: give URL or set STREAMCERT_URL")
+
+    def out(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    return asyncio.run(run(url, args.fault, args.deadline, os.environ, out, sys.stderr.write))
+
+
+def in_process(fault: str | None = None) -> Program:
+    """The program `targets.reference_command("client", fault)` runs, as a coroutine the suite plays in its own process
+    (wire/inprocess.py; the embedded run, docs/clients.md): the same environment read (STREAMCERT_URL, _CASE,
+    _CONTEXT, the deadline), the same view and diagnostics written, the same exit status, without a Python start-up
+    per case. An error that would end the process with a traceback writes it and exits 1, as the interpreter does."""
+    check_fault(fault)
+
+    async def program(env: Mapping[str, str], out: Callable[[str], None], err: Callable[[str], None]) -> int:
+        url = env.get("STREAMCERT_URL")
+        if not url:
+            err("streamcert client: no agent URL: give URL or set STREAMCERT_URL\n")
+            return 2  # argparse's usage error, as the command exits
+        try:
+            return await run(url, fault, None, env, out, err)
+        except Exception:  # noqa: BLE001  (the interpreter's way: the traceback on stderr, status 1)
+            err(traceback.format_exc())
+            return 1
+
+    return program
+
+
+def in_process_for(command: str | None) -> Program | None:
+    """The in-process program of `command` when it is the reference client's own (`reference_command("client",
+    fault)`, with or without one of its faults), else None: any other command runs as itself."""
+    for fault in (None, *(f.name for f in FAULTS.values() if f.target == "client")):
+        if command == reference_command("client", fault):
+            return in_process(fault)
+    return None
 
 
 # -- fault variants: each a client that gets one thing wrong ---------------------------------------------

@@ -3,7 +3,8 @@
 One client case (cases/client/<id>.json) per scenario. The case's stream is built from its base recording
 and variations (client_cases.build) and served by the replay server (replay.py) on 127.0.0.1, at the case's
 `pace` (default `fast`). The client command (`target.client_cmd`) is run once, in a process group of its own
-(wire/stdio.py), with the caller's environment plus
+(wire/stdio.py); the embedded run's reference client is played in the suite's process instead
+(`target.client_program`, wire/inprocess.py), recorded the same way. Either gets the caller's environment plus
   STREAMCERT_URL      the replay's origin (http://127.0.0.1:PORT, no path): the card at its
                       /.well-known/agent-card.json, the JSON-RPC interface at the URL the card declares (the
                       only URL answered: any other path gets 404)
@@ -11,10 +12,12 @@ and variations (client_cases.build) and served by the replay server (replay.py) 
   STREAMCERT_CONTEXT  the case's `context` as JSON: the message to send, the answers to give, `retry`
 and nothing on its standard input (closed at once). It must print its final view, one JSON object, and exit.
 Its limit: the served answers' own time under the pace (none under `fast`) plus `target.timeout`, and at most
-`target.stream_limit`; at the limit its group is stopped (SIGTERM, then SIGKILL).
+`target.stream_limit`; at the limit its group is stopped (SIGTERM, then SIGKILL; an in-process client's task is
+cancelled).
 
 Labels written (in this order):
-  client  the client's run (wire/stdio.py's layout): method "STDIO", url the command, request_body
+  client  the client's run (wire/stdio.py's layout; note `in_process` when played in the suite's process):
+          method "STDIO", url the command, request_body
           {"case", "context"} (never the environment), events its stdout lines, status its exit code (None
           when it was stopped), end closed | time_limit | client_stop | error (not started: `error` says
           why); notes `returncode` (the exit code, None when stopped), `stderr_tail` (the last 2000
@@ -55,6 +58,7 @@ from ..framelog import END_CLOSED, FrameLog
 from ..replay import ReplayServer
 from ..wire import activity
 from ..wire.capture import Clock
+from ..wire.inprocess import InProcessPeer
 from ..wire.stdio import StdioPeer
 from . import Target, driver
 
@@ -90,9 +94,10 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
         url = server.url  # an origin: the card at its /.well-known/agent-card.json (docs/clients.md)
         log.notes[CLIENT_CASE].update(streaming=client_cases.card_streaming(served), url=url,
                                         limit_s=min(allowed, target.stream_limit))
-        peer = StdioPeer(target.client_cmd or "", log, label=CLIENT, clock=clock,
-                         env=environment(url, scenario.id, context), max_bytes=target.max_stream_bytes,
-                         max_line=target.max_event_bytes)
+        kept = {"label": CLIENT, "clock": clock, "env": environment(url, scenario.id, context),
+                "max_bytes": target.max_stream_bytes, "max_line": target.max_event_bytes}
+        peer = StdioPeer(target.client_cmd or "", log, **kept) if target.client_program is None else \
+            InProcessPeer(target.client_program, target.client_cmd or "", log, **kept)
         await peer.start()
         peer.ex.request_body = {"case": scenario.id, "context": context}
         if peer.started:
