@@ -15,6 +15,7 @@ import time
 import pytest
 
 from streamcert.catalogue import load_scenario
+from streamcert.contract.capture import IN_PROCESS
 from streamcert.framelog import END_CLOSED, END_TIME_LIMIT, FrameLog
 from streamcert.reference.client import in_process, in_process_for
 from streamcert.reference.faults import FAULTS
@@ -22,7 +23,6 @@ from streamcert.replay import SENT
 from streamcert.rules import RuleContext, judge
 from streamcert.scenarios import run_scenario
 from streamcert.targets import Target, reference_command
-from streamcert.wire.inprocess import IN_PROCESS
 
 pytest_plugins = ["pytester"]
 
@@ -116,12 +116,14 @@ def test_records(streamcert_capture):
 
 
 def test_the_embedded_run_plays_its_client_in_process_and_a_given_command_as_a_process(pytester):
+    # In a subprocess: pytester's in-process run restores sys.modules after it, and httpcore first imported inside
+    # (httpx imports it lazily) would come back as a second copy whose exceptions httpx no longer maps.
     pytester.makepyfile(test_records=RECORDS)
     args = ("-p", "no:cacheprovider", "-p", "no:randomly", "test_records.py", "--streamcert-profile", "client")
-    pytester.runpytest(*args).assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=1)
     embedded = json.loads((pytester.path / "client.json").read_text())
     assert embedded == {"url": reference_command("client"), "in_process": True, "status": 0}
     given = reference_command("client")  # the same program, given as a command: a process per case, as any other
-    pytester.runpytest(*args, f"--streamcert-client-cmd={given}").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*args, f"--streamcert-client-cmd={given}").assert_outcomes(passed=1)
     assert json.loads((pytester.path / "client.json").read_text()) == {"url": given, "in_process": None, "status": 0}
     assert shlex.split(given)[1:] == ["-m", "streamcert.reference.client"]

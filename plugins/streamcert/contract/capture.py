@@ -42,3 +42,6 @@ SERVED_END = "served"  # how the answer to a request ended (None: none was serve
 ANSWERED_BY = "answer"  # the label of the recorded exchange that answered it
 NO_MATCH = "unmatched"  # why no recorded exchange answered it
 REFUSED = "refused"  # why the request was refused before it was read whole (a body past its cap)
+
+# the embedded run's reference client played in the suite's process (wire/inprocess.py)
+IN_PROCESS = "in_process"  # True: the command's program ran in the suite's process, recorded as its process would be

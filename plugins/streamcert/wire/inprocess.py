@@ -21,11 +21,11 @@ import signal
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
 
+from ..contract.capture import IN_PROCESS
 from ..framelog import FrameLog
 from .stdio import StdioPeer
 
 Program = Callable[[Mapping[str, str], Callable[[str], None], Callable[[str], None]], Awaitable[int]]
-IN_PROCESS = "in_process"  # the exchange's note: the command's program was played in the suite's process
 
 
 class InProcessPeer(StdioPeer):
