@@ -211,6 +211,9 @@ def test_failing_report_in_the_browser(browser, record_property):
     banner = page.locator("header.banner").inner_text()
     assert banner.startswith("streamcert verdict: FAIL")
     assert "7 failing (6 FAIL, 1 ERROR) in 5 root causes" in banner
+    # the failures come before the counts: the first screen shows what broke
+    first_failure = page.locator(".root").first.bounding_box()
+    assert first_failure["y"] < page.locator("section.overview").bounding_box()["y"]
 
     # One root cause for the three requirements its cut frame fails; each keeps its own status.
     grouped = page.locator(".root.grouped")

@@ -838,11 +838,6 @@ def render_html(report: dict[str, Any]) -> str:
                 + "</header>", meta]
     sections += html_notices(report)
     sections += html_regressions(report)
-    sections += ['<section class="overview"><div><h2>By profile</h2>', html_matrix(report),
-                 '</div><div><h2>By level</h2>', html_level_table(report), "</div>",
-                 *(['<div id="by-binding"><h2>By binding</h2>', html_binding_table(report), "</div>"]
-                   if report.get("bindings") is not None else []),
-                 "</section>", html_filters(report)]
     if roots:
         sections += [f'<section data-group="section"><h2>Failures by root cause <span class="count">'
                      f'{plural(len(failures), "requirement")}, {plural(len(roots), "root cause")}</span></h2>'
@@ -854,6 +849,12 @@ def render_html(report: dict[str, Any]) -> str:
         sections += ['<section data-group="section"><h2>Warnings and non-strict readings '
                      f'<span class="count">{len(soft)}</span></h2>',
                      *[f'<div class="root" data-group="root">{html_requirement(e)}</div>' for e in soft], "</section>"]
+    # the failures come first (the first screen shows what broke), then the counts
+    sections += ['<section class="overview"><div><h2>By profile</h2>', html_matrix(report),
+                 '</div><div><h2>By level</h2>', html_level_table(report), "</div>",
+                 *(['<div id="by-binding"><h2>By binding</h2>', html_binding_table(report), "</div>"]
+                   if report.get("bindings") is not None else []),
+                 "</section>", html_filters(report)]
     sections += ['<section><h2>All requirements</h2>', html_requirement_rows(report, opened), "</section>"]
     return _html_page(verdict, sections)
 
