@@ -15,7 +15,7 @@ NOT_TESTED, or NOT_TESTED over a binding the run certified (or when nothing at a
 empty run certifies nothing); otherwise PASS.
 
 A2A bindings (`build_report(bindings=...)`, issue 15; None: a run without an A2A target): a requirement of
-a profile that runs over the bindings (BINDING_PROFILES) gets `"bindings": {binding: status}` for every
+a profile that runs over the bindings (catalogue.BOUND_PROFILES) gets `"bindings": {binding: status}` for every
 binding it applies to (`Requirement.bindings`, empty: all). A binding the run did not certify is SKIPPED
 (its reason is in the report's `bindings.skipped`); a certified one takes the worst outcome of the findings
 over it — a finding without a binding (a scenario run once, such as the card's) counts for every one — and
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..catalogue import LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
+from ..catalogue import BOUND_PROFILES, LEVELS, PROFILES, Requirement, catalogue_version, load_catalogue
 from ..limits import MESSAGE_CHARS, REPORT_EVIDENCE_CHARS, cut
 from ..outcomes import Finding, Outcome, worst
 from ..protocols.bindings import BINDINGS, TITLE
@@ -212,10 +212,6 @@ def _level_rank(level: str) -> int:
 
 # -- A2A bindings (issue 15) ------------------------------------------------------------------------------
 
-# The profiles whose scenarios run over an A2A binding; the others speak ACP, a progress stream or a client.
-BINDING_PROFILES = ("a2a", "interactions", "plans")
-
-
 @dataclass(frozen=True)
 class BindingSelection:
     """`build_report(bindings=...)`: the bindings the run certified, those it did not with why, and those the
@@ -240,7 +236,7 @@ class BindingSelection:
 
     def applicable(self, req: Requirement) -> tuple[str, ...] | None:
         """The bindings `req` is judged over, in BINDINGS order; None when its profile runs over none."""
-        if req.profile not in BINDING_PROFILES:
+        if req.profile not in BOUND_PROFILES:
             return None
         return tuple(b for b in BINDINGS if req.applies_to(b))
 
@@ -374,7 +370,7 @@ def build_report(agg: Aggregator, *, selected_profiles: set[str], level: str, ta
 
     `bindings` (a run with an A2A target): `{"certified": [...], "skipped": {binding: why}, "declared": [...] or
     None}`, binding names as in protocols/bindings.py. It goes into the report as given, and each requirement
-    of BINDING_PROFILES gets its per-binding statuses (see the module's docstring). None: no A2A target, and
+    of BOUND_PROFILES gets its per-binding statuses (see the module's docstring). None: no A2A target, and
     the report is as it was before bindings."""
     unknown_profiles = set(selected_profiles) - set(PROFILES)
     if unknown_profiles:
