@@ -20,7 +20,7 @@ import pytest
 from streamcert.catalogue import PROFILES, load_catalogue
 from streamcert.outcomes import Finding, Outcome
 from streamcert.report.aggregate import Aggregator, build_report, regressions_section
-from streamcert.report.html import render_html
+from streamcert.report.html import html_frame, render_html
 from streamcert.report.sources import source_url
 
 CHROMIUM = "/usr/bin/chromium"
@@ -436,3 +436,11 @@ def test_a_big_failing_report_stays_reasonable():
     size = len(json.dumps(report, ensure_ascii=False).encode("utf-8"))
     print(f"{len(CATALOGUE)} failing requirements: report {size // 1024} KB, report.html {len(page) // 1024} KB")
     assert len(page) < 3 * size and len(page) < 4_000_000
+
+
+def test_a_frame_shows_the_request_that_was_sent_beside_it():
+    shown = html_frame({"exchange": "stream", "request": "SendStreamingMessage", "sent": '{"id":1,"x":"<b>"}'},
+                       is_root=False)
+    assert '<div class="sent">sent <code>{&quot;id&quot;:1,&quot;x&quot;:&quot;&lt;b&gt;&quot;}</code></div>' in shown
+    assert "sent <strong>" not in shown  # once, on its own line, not again among the head's facts
+    assert '<div class="sent">' not in html_frame({"exchange": "card", "request": "GET"}, is_root=False)

@@ -120,7 +120,17 @@ def test_a_content_finding_cites_the_frame_it_could_not_read_and_shares_its_root
 def test_a_stream_without_an_unreadable_frame_is_cited_as_before():
     ex = stream()
     assert unread_frame(ex) is None
-    assert set(ex_evidence(ex)) == {"exchange", "request", "status", "content_type"}
+    assert set(ex_evidence(ex)) == {"exchange", "request", "sent", "status", "content_type"}
+
+
+def test_the_request_sent_is_quoted_beside_the_answer():
+    ex = stream()
+    assert json.loads(ex_evidence(ex)["sent"]) == ex.request_body  # what the suite sent, as it went
+    ex.request_body = {"params": {"message": {"parts": [{"text": "x" * 5000}]}}}
+    sent = ex_evidence(ex)["sent"]
+    assert len(sent) < 500 and sent.endswith(" chars)")  # quoted, never copied whole
+    ex.request_body = None  # a GET sends nothing: nothing is shown
+    assert "sent" not in ex_evidence(ex)
 
 
 def not_utf8_in_frame_3(ex):

@@ -245,7 +245,7 @@ def short_test(nodeid: str) -> str:
     return nodeid.rsplit("::", 1)[-1] if nodeid else ""
 
 
-_HEAD_KEYS = ("test", "exchange", "frame", "t", "note", "data", "body", "error")
+_HEAD_KEYS = ("test", "exchange", "frame", "t", "note", "data", "body", "error", "sent")
 
 
 def html_frame(item: dict[str, Any], *, is_root: bool) -> str:
@@ -273,8 +273,10 @@ def html_frame(item: dict[str, Any], *, is_root: bool) -> str:
         why = ""
     root = '<span class="root-tag">root frame</span>' if is_root else ""
     said = f"note “{esc(note)}”" if note else ""
+    sent = item.get("sent")
     return (f'<div class="frame{" whole" if whole else ""}"><div class="frame-head">{root}'
             f'{" · ".join(w for w in where if w)}</div>'
+            + (f'<div class="sent">sent <code>{esc(sent)}</code></div>' if isinstance(sent, str) else "")
             + (f'<div class="note">{said}{why}</div>' if said or why else "")
             + f'<pre class="json">{shown}</pre></div>')
 
@@ -923,6 +925,7 @@ pre.message{background:#fff8f8;border-color:#f5c2c0}pre.message.soft{background:
 .frame{margin:6px 0;min-width:0}.frame-head{font-size:13px;color:var(--muted)}
 .frame-head strong{color:var(--fg);font-weight:600}.frame .note{font-size:13px;margin:1px 0 3px}
 .frame .note code{background:#ffd8b5;border-radius:2px;padding:0 3px}
+.frame .sent{font-size:12px;color:var(--muted);overflow-wrap:anywhere}.frame .sent code{color:var(--fg)}
 .tag{font:12px ui-monospace,monospace;background:var(--soft);border:1px solid var(--line);border-radius:4px;
 padding:0 4px;margin-right:2px}
 .root-tag{font-size:11px;font-weight:600;color:#fff;background:var(--fail);border-radius:4px;padding:1px 5px;

@@ -348,7 +348,7 @@ def md_diff(item: dict[str, Any], summary: str, shown: int) -> str:
 
 # -- evidence ----------------------------------------------------------------------------------------------
 
-_SHOWN_APART = ("exchange", "frame", "t", "data", "body", "request", "status", "content_type", "test",
+_SHOWN_APART = ("exchange", "frame", "t", "data", "body", "request", "sent", "status", "content_type", "test",
                 "unread", "note", "error", "unjudged", "content_encoding")
 _NOTES = (("unread", "could not be read: "), ("note", ""), ("error", "error: "), ("unjudged", "not judged: "),
           ("content_encoding", "content encoding: "))

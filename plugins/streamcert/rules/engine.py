@@ -17,6 +17,7 @@ from the catalogue, so no rule writes its own citation.
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -318,15 +319,27 @@ def ev_evidence(exchange: Exchange, event: Any, note: str = "") -> dict[str, Any
     return out
 
 
+def _sent(exchange: Exchange) -> str | None:
+    """What the suite sent in the exchange's request, quoted (JSON as it went, or the raw text of a body broken
+    on purpose); None when the request had no body (a GET)."""
+    body = exchange.request_body
+    if body is None or body == "":
+        return None
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return quote(text)
+
+
 def ex_evidence(exchange: Exchange, note: str = "") -> dict[str, Any]:
-    """One exchange as evidence: the request, the status and content type, the body (its first bytes) or
-    the error, and how the body came when it was encoded or cut. For an event stream, whose body is too long
-    to quote, the first frame that could not be read as it was sent (`unread_frame`) stands where the body
-    would: its number, arrival time and data, and why (`unread`). A finding about what the stream says is
-    then tied to the frame that kept it from being said, as the finding on that frame is (the reports group
-    the two under one root)."""
+    """One exchange as evidence: the request (its operation, and what was sent, quoted), the status and content
+    type, the body (its first bytes) or the error, and how the body came when it was encoded or cut. For an
+    event stream, whose body is too long to quote, the first frame that could not be read as it was sent
+    (`unread_frame`) stands where the body would: its number, arrival time and data, and why (`unread`). A
+    finding about what the stream says is then tied to the frame that kept it from being said, as the finding
+    on that frame is (the reports group the two under one root)."""
     out: dict[str, Any] = {"exchange": exchange.label, "request": exchange.rpc_method or exchange.method,
                            "status": exchange.status, "content_type": exchange.content_type}
+    if (sent := _sent(exchange)) is not None:
+        out["sent"] = sent
     if exchange.error:
         out["error"] = exchange.error
     elif exchange.binding == "grpc":
