@@ -23,7 +23,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """--version: `streamcert 0.1.0 (catalogue 2026.12.1)`; the catalogue is read only when asked."""
+    """--version: `streamcert 0.1.0 (catalogue 2026.12.2)`; the catalogue is read only when asked."""
 
     def __init__(self, option_strings, dest, **kwargs):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
