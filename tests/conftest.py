@@ -20,6 +20,11 @@ E2E_MODULES = frozenset({
 })
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # registered here too: `streamcert run` in this folder loads this file under its own options, not pyproject's
+    config.addinivalue_line("markers", "e2e: starts what a run starts (tests/conftest.py)")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
