@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import importlib
 import pkgutil
-from typing import Awaitable, Callable
+import signal
+import threading
+from typing import Any, Awaitable, Callable
 
 from ..catalogue import BOUND_PROFILES, Scenario, load_scenario
 from ..contract.run import BINDING, STREAM_LIMIT_S
@@ -49,7 +51,52 @@ def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     if scenario.profile in BOUND_PROFILES:
         log.notes[BINDING] = target.binding  # the A2A binding this play of the scenario went over
     try:
-        asyncio.run(fn(target, scenario, log))
+        _run_interruptibly(fn(target, scenario, log))
     except NotDriven:  # its requirements are noted in the log (UNSUPPORTED or NOT_TESTED, with the reason)
         pass
     return log
+
+
+CANCEL_AGAIN_S = 0.5
+
+
+def _run_interruptibly(driving: Awaitable[None]) -> None:
+    """asyncio.run, with Ctrl-C (SIGINT) ending the run as it ends one outside a scenario. asyncio's own handler
+    only cancels the main task, and a driver that waits on several tasks may go on (a cancellation taken by a
+    task it gathers): the interrupt was then lost, and the run went on to PASS. Here a SIGINT cancels every task
+    of the loop (again every CANCEL_AGAIN_S until the driver is out) and is then raised as KeyboardInterrupt."""
+    interrupted: list[bool] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        previous: Any = signal.getsignal(signal.SIGINT)
+        # asyncio's handler is installed by now (it replaces the default one); an ignored SIGINT stays ignored
+        mine = threading.current_thread() is threading.main_thread() and callable(previous)
+
+        def cancel_all() -> None:
+            # again every half second: a task that took one cancellation (a cleanup that waits) gets another
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+            loop.call_later(CANCEL_AGAIN_S, cancel_all)
+
+        def on_sigint(signum: int, frame: Any) -> None:
+            if interrupted:  # a second Ctrl-C: at once
+                raise KeyboardInterrupt
+            interrupted.append(True)
+            loop.call_soon_threadsafe(cancel_all)
+
+        if mine:
+            signal.signal(signal.SIGINT, on_sigint)
+        try:
+            await driving
+        finally:
+            if mine:
+                signal.signal(signal.SIGINT, previous)
+
+    try:
+        asyncio.run(main())
+    except asyncio.CancelledError:
+        if not interrupted:
+            raise
+    if interrupted:
+        raise KeyboardInterrupt
