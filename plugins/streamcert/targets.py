@@ -122,6 +122,10 @@ class Target:
     # The program client_cmd runs, played in the suite's own process instead (wire/inprocess.py): only the embedded
     # reference's client is, set by the run that starts it (docs/clients.md); None: client_cmd, a process per case.
     client_program: Any = field(default=None, compare=False, repr=False)
+    # agent URL -> why its test agent is held to ignore the script (None: it played the probe), for this run: the
+    # copies a run makes of its target (one per binding) share it, so an agent is probed once a run
+    # (scenarios/script_steps.py); a new target, even at a URL another server had, starts empty.
+    script_probes: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)

@@ -51,8 +51,6 @@ OBSERVED_DRIVERS = frozenset({"card", "errors", "stream-task", "cancel-subscribe
 # Whether this scenario's messages carry the script (False when the run sends prompts alone)
 SENDS_SCRIPT: ContextVar[bool] = ContextVar("SENDS_SCRIPT", default=True)
 
-# agent URL -> why its test agent is held to ignore the script (None: it played the probe), per process
-_PROBED: dict[str, str | None] = {}
 
 
 class NotDriven(Exception):
@@ -110,9 +108,9 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     stream ends (closed by the agent) having shown neither text, the agent ignores the script (returned: why).
     None when it plays it, or when there is no whole stream to tell by (the card declares no streaming, no answer,
     or a stream still going at PROBE_LIMIT_S: a slow agent is never taken for one that ignores the script)."""
-    url = client.base_url
-    if url in _PROBED:
-        return _PROBED[url]
+    url, probed = client.base_url, target.script_probes
+    if url in probed:
+        return probed[url]
     caps = card.get("capabilities") if isinstance(card, dict) else None
     if not (isinstance(caps, dict) and caps.get("streaming") is True):
         return None
@@ -131,11 +129,11 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.
     whole = ex.end == END_CLOSED and any(state in a2a.TERMINAL_STATES for state in states)
     if ex.status is None or not whole:
-        _PROBED[url] = None
+        probed[url] = None
         return None
     verdict = None if status in said or finish in said else (
         f"its first stream, a script of one status and a finish, showed neither text (it said {said[:2]!r})")
-    _PROBED[url] = verdict
+    probed[url] = verdict
     return verdict
 
 
