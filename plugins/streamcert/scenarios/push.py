@@ -63,6 +63,11 @@ ID_GIVEN = (PUSH_CREATE_SLOW, PUSH_CREATE_C)  # configs whose id the suite gives
 NO_SUCH_CONFIG = "streamcert-no-such-config"
 
 
+def webhook_tokens(hooks: dict[str, str]) -> dict[str, str]:
+    """A token of the suite's own for each config label, new each run (its last word names the config)."""
+    return {label: f"streamcert-{label.rsplit('_', 1)[-1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
+
+
 def given_id() -> str:
     """A config id of the suite's own, unique to the run: a UUID, so that a recording
     compared with a later run reads it as an id wherever it is echoed (an error's message too), never as a change."""
@@ -96,7 +101,7 @@ async def push_configs(target: Target, scenario: Scenario, log: FrameLog) -> Non
     try:
         delay = float(scenario.data.get("slow_delay_s", 1.5))
         hooks = {label: path.format(delay=f"{delay:g}") for label, path in HOOKS.items()}
-        tokens = {label: f"streamcert-{label.rsplit('_', 1)[1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
+        tokens = webhook_tokens(hooks)
         log.notes[PUSH] = {HOOK_PATHS: hooks, TOKENS: tokens, SLOW_DELAY_S: delay}
         async with PushReceiver(log, client.clock, bind=target.push_receiver, public_url=target.push_url,
                                 max_body=target.max_body_bytes, idle=target.idle_limit) as rx:

@@ -31,7 +31,6 @@ deliveries settled.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from ..catalogue import Scenario
@@ -61,7 +60,7 @@ from ..wire.clients import client_for
 from ..wire.push_receiver import PushReceiver
 from . import Target, driver
 from .a2a import capability_declared, task_ids, unary_task, unsupported, user_message
-from .push import config_id, given_id, open_push_agent
+from .push import config_id, given_id, open_push_agent, webhook_tokens
 
 AUTH_SCHEME = "Bearer"
 NO_PUSH = "PUSH-029"  # judged on the --url agent, when its card does not declare push
@@ -76,7 +75,7 @@ async def push_deliveries(target: Target, scenario: Scenario, log: FrameLog) -> 
         wait = float(scenario.data.get("wait_s", 1.5))
         hooks = {INLINE: "/hook/inline", PUSH_CREATE_RETRY: "/fail/1/r", PUSH_CREATE_WAIT: f"/slow/{wait:g}/w",
                  NOPUSH_SEND: "/hook/nopush", PUSH_CREATE_D: "/hook/d"}
-        tokens = {label: f"streamcert-{label.rsplit('_', 1)[-1]}-{uuid.uuid4().hex[:8]}" for label in hooks}
+        tokens = webhook_tokens(hooks)
         auth = {"scheme": AUTH_SCHEME, "credentials": WEBHOOK_CREDENTIALS}
         notes: dict[str, Any] = {HOOK_PATHS: hooks, TOKENS: tokens, AUTH: dict(auth), WAIT_S: wait}
         log.notes[PUSH] = notes
