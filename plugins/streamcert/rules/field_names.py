@@ -22,6 +22,33 @@ from .engine import cannot_judge
 _FOLDED = {message: {a2a.folded(f): f for f in fields} for message, fields in a2a.ANSWER_MESSAGES.items()}
 
 
+_KEYS = {message: fields.keys() for message, fields in a2a.ANSWER_MESSAGES.items()}
+_NESTED = {message: tuple((f, inner) for f, inner in fields.items() if inner is not None)
+           for message, fields in a2a.ANSWER_MESSAGES.items()}
+
+
+def any_misspelt(value: Any, message: str) -> bool:
+    """Whether `misspelt` finds anything in `value`, told without building its paths: a message whose members
+    are all under names the proto has is passed at once, and only the members holding messages are walked
+    (the walk over a flood's frames asks this of each frame)."""
+    stack = [(value, message)]
+    while stack:
+        item, message = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        if not item.keys() <= _KEYS[message]:
+            fields, folded = a2a.ANSWER_MESSAGES[message], _FOLDED[message]
+            if any(key not in fields and a2a.folded(key) in folded for key in item):
+                return True
+        for name, inner in _NESTED[message]:
+            held = item.get(name)
+            if isinstance(held, list):
+                stack.extend((each, inner) for each in held)
+            elif held is not None:
+                stack.append((held, inner))
+    return False
+
+
 def misspelt(value: Any, message: str, path: str) -> list[str]:
     """The members of `value` (a `message` as JSON) and of the messages it holds that are spelt otherwise than
     their ProtoJSON names, each as `path.key (ProtoJSON writes name)`."""
@@ -43,19 +70,20 @@ def misspelt(value: Any, message: str, path: str) -> list[str]:
     return found
 
 
-def _answers(ex: Exchange) -> Iterator[tuple[Event | None, Any, str]]:
-    """(frame or None, result, message type) of each result an exchange carried: its body's, or each frame's,
-    one at a time (a stream's parsed frames are never all held at once: 100 000 of them are 200 MB)."""
+def _answers(ex: Exchange) -> Iterator[tuple[Event | None, tuple[str, ...] | list[str]]]:
+    """(frame or None, its members spelt otherwise) of each result an exchange carried: its body's, or each
+    frame's as the one walk over a stream's frames read it (framewalk: a stream is never parsed again here)."""
     message = a2a.ANSWER_TYPES.get(ex.rpc_method or "")
     if message is None:
         return
     if ex.is_stream:
-        for ev in ex.data_events():
-            yield ev, bindings.frame_answer(ex.binding, ev.payload)[0], "StreamResponse"
+        from .framewalk import frame_facts  # the walk imports this module
+
+        yield from zip(ex.data_events(), (f.misspelt for f in frame_facts(ex)))
         return
     result = bindings.read_answer(ex).result
     if result is not None:
-        yield None, result, message
+        yield None, misspelt(result, message, message)
 
 
 @rule("WIRE-010", view=Run)
@@ -64,9 +92,9 @@ def protojson_names(run: Run, out: Verdict) -> None:
     for ex in run.log.exchanges:
         if ex.binding == bindings.GRPC or ex.end == END_ERROR or ex.status is None or cannot_judge(ex):
             continue  # no JSON of the server's, or nothing that can be read (other requirements say why)
-        for ev, result, message in _answers(ex):
+        for ev, wrong in _answers(ex):
             judged += 1
-            if wrong := misspelt(result, message, message):
+            if wrong:
                 where = f"{ex.label} ({ex.rpc_method})" + (f" frame {ex.frame_number(ev)}" if ev else "")
                 note = "; ".join(wrong[:5]) + (f"; and {len(wrong) - 5} more" if len(wrong) > 5 else "")
                 bad.append((f"{where}: {note}", ev_evidence(ex, ev, note) if ev else ex_evidence(ex, note)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator
+from typing import Any, ClassVar, Iterator, NamedTuple
 
 from ..contract.capture import INVALID_UTF8, NOT_SENT, STREAMING
 from ..contract.labels.a2a import CARD
@@ -204,10 +204,9 @@ class UnaryBodies(Answers):
     READS = "unary"
 
 
-@dataclass(slots=True)
-class Envelope:
+class Envelope(NamedTuple):
     """What the WIRE rules read of one JSON-RPC response an exchange carried (an event, or the body when
-    `event` is None): read once per exchange for the three rules that ask, so a flood is parsed once here."""
+    `event` is None). A stream's are read in the one walk over its frames (framewalk.Facts.envelope)."""
 
     event: Event | None
     error: str | None  # the JSON complaint
@@ -226,14 +225,16 @@ class Envelope:
                    "result" in value, "error" in value)
 
 
-def _envelopes(ex: Exchange) -> list[Envelope]:
-    """The responses an exchange carried: each event of a stream, or a JSON body. Evidence is made only
-    for the ones a rule blames (`_evidence`)."""
+def _envelopes(ex: Exchange) -> Iterator[Envelope]:
+    """The responses an exchange carried: each event of a stream (as the walk over its frames read them), or a
+    JSON body. Evidence is made only for the ones a rule blames (`_evidence`)."""
     if ex.is_sse:
-        return ex.derived("_envelopes", lambda: [Envelope.of(ev, *ev.json()) for ev in ex.data_events()])
-    if ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
-        return [Envelope.of(None, *ex.json())]
-    return []
+        from .framewalk import frame_facts  # the walk imports this module
+
+        for ev, facts in zip(ex.data_events(), frame_facts(ex)):
+            yield Envelope(ev, *facts.envelope)
+    elif ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
+        yield Envelope.of(None, *ex.json())
 
 
 def _responses(ex: Exchange) -> Iterator[Envelope]:
@@ -279,17 +280,22 @@ def events_are_jsonrpc(v: Answers, out: Verdict) -> None:
             out.passed(f"{ex.label}: {len(events)} events, each a JSON-RPC 2.0 response")
 
 
+_UNSEEN = object()
+
+
 @rule("WIRE-003", view=Bodies)
 def ids_match(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
         if not is_jsonrpc(ex) or is_notification(ex):
             continue  # not JSON-RPC (a progress stream), or a notification (WIRE-009)
         wants, why = expected_ids(ex)
-        count, wrong, seen = 0, [], []
+        count, wrong, seen, matched = 0, [], [], _UNSEEN
         for e in _responses(ex):
             count += 1
-            if e.has_id and any(same_id(e.id, w) for w in wants):
+            # the very id object found right before is right again (the walk's alike frames share their facts)
+            if e.has_id and (e.id is matched or any(same_id(e.id, w) for w in wants)):
                 seen.append(e.id)
+                matched = e.id
                 continue
             wrong.append((f"carries id {e.id!r} ({json_type(e.id)})" if e.has_id else "carries no id",
                           _evidence(ex, e.event)))
