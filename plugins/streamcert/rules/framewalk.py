@@ -16,6 +16,7 @@ What each field is for is said beside it; a field a rule reads is computed as th
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from ..framelog import Exchange
@@ -29,7 +30,7 @@ from .wire import Envelope
 class Facts(NamedTuple):
     """What the stream rules read of one data event (see the module's docstring)."""
 
-    envelope: tuple[Any, ...]  # Envelope's fields after its event: the WIRE rules' reading of the JSON-RPC envelope
+    envelope: Envelope  # the WIRE rules' reading of the JSON-RPC envelope
     answered: bool  # the JSON holds a `result` or an `error` object (engine.unread_frame)
     kind: str | None  # the first StreamResponse member the result holds as an object (None: none)
     members: int  # how many StreamResponse members the result names (-1: no result at all) (A2A-STREAM-005)
@@ -44,18 +45,11 @@ class Facts(NamedTuple):
     held: tuple[str, ...]  # the artifactIds a Task holds (A2A-STREAM-006)
 
 
-_NOT_AN_OBJECT = (False, False, False, None, False, False)  # Envelope's fields after `error`, for a value no object
-
-
 def read_facts(binding: str, value: Any, error: str | None, result: Any) -> tuple[Facts, str | None]:
     """The facts of one frame, from its parsed value (or the parser's complaint) and the result `frame_answer`
     reads in it; with the one StreamResponse member the result holds as an object (None: none or several)."""
-    if not isinstance(value, dict) or error:
-        envelope, answered = (error, *_NOT_AN_OBJECT), False
-    else:
-        get = value.get
-        envelope = (None, True, get("jsonrpc") == "2.0", "id" in value, get("id"), "result" in value, "error" in value)
-        answered = isinstance(get("result"), dict) or isinstance(get("error"), dict)
+    envelope = Envelope.of(value, error)
+    answered = envelope.is_object and (isinstance(value.get("result"), dict) or isinstance(value.get("error"), dict))
     if binding == bindings.JSONRPC:
         has = isinstance(value, dict) and "result" in value
     else:
@@ -112,20 +106,48 @@ def frame_facts(ex: Exchange) -> list[Facts]:
     return ex.derived("_facts", lambda: _walk(ex))
 
 
+# Alike frames: two frames whose texts differ only in the strings under "text" keys (a Part's text, the one thing a
+# flood of chunks changes) have the same facts, for no fact reads such a string. Their key is the text without those
+# members. In valid JSON an unescaped quote after `{` or `,` (and white space) opens a string, and a string followed
+# by a colon is a key: a match not preceded so (a "text" inside another string) leaves the frame without a key.
+_TEXT_MEMBER = re.compile(r'"text"\s*:\s*"[^"\\]*(?:\\.[^"\\]*)*"')
+_WHITE = " \t\r\n"
+
+
+def alike_key(data: str) -> str | None:
+    """The key alike frames share (see above); None when a match is not a "text" member for certain."""
+    pieces = _TEXT_MEMBER.split(data)
+    for piece in pieces[:-1]:
+        if piece.rstrip(_WHITE)[-1:] not in ("{", ","):
+            return None
+    return "\0".join(pieces)  # NUL is never in valid JSON text, so the pieces are told apart
+
+
+ALIKE_KEPT = 4096  # the distinct keys one walk remembers
+ALIKE_TEXT = 4096  # a longer event is read on its own (its key would copy it)
+
+
 def _walk(ex: Exchange) -> list[Facts]:
     binding, out = ex.binding, []
-    alike: dict[Facts, Facts] = {}
+    alike: dict[str, tuple[Facts, str | None]] = {}
+    shared: dict[Facts, Facts] = {}
     stream = TaskStream(exchange=ex)
     answer = bindings.frame_answer
     for ev in ex.data_events():
         value, error = ev.json()
         result, answer_error = answer(binding, value)
-        facts, sole = read_facts(binding, value, error, result)
-        try:
-            facts = alike.setdefault(facts, facts)
-        except TypeError:  # an unhashable id or member value: kept as it is
-            pass
-        out.append(facts)
-        stream.take(ev, result, answer_error, sole)
+        data = ev.data
+        key = alike_key(data) if error is None and len(data) <= ALIKE_TEXT else None
+        known = alike.get(key) if key is not None else None
+        if known is None:
+            known = read_facts(binding, value, error, result)
+            try:
+                known = (shared.setdefault(known[0], known[0]), known[1])
+            except TypeError:  # an unhashable id or member value: kept as it is
+                pass
+            if key is not None and len(alike) < ALIKE_KEPT:
+                alike[key] = known
+        out.append(known[0])
+        stream.take(ev, result, answer_error, known[1])
     ex.derived("_task_stream", lambda: stream)
     return out
