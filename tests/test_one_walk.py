@@ -8,10 +8,10 @@ import json
 
 import pytest
 from logs import artifact_update, frame_log, script, sse, status_update, stream_task
+from test_parse_cache import parses  # noqa: F401  (the fixture counting the frame log's JSON reads)
 
-from streamcert import framelog
 from streamcert.catalogue import load_scenario
-from streamcert.framelog import ParseBudget, forget_last_parse
+from streamcert.framelog import ParseBudget
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.everystream import STREAM_RULES
@@ -19,22 +19,6 @@ from streamcert.rules.framewalk import alike_key, frame_facts, read_facts
 from streamcert.rules.streamview import TaskStream
 
 P, F = Outcome.PASS, Outcome.FAIL
-
-
-@pytest.fixture
-def parses(monkeypatch):
-    """How many times the frame log's JSON reader ran."""
-    count = {"n": 0}
-    real = framelog.read_json
-
-    def counting(text):
-        count["n"] += 1
-        return real(text)
-
-    monkeypatch.setattr(framelog, "read_json", counting)
-    forget_last_parse()
-    yield count
-    forget_last_parse()
 
 
 def flood(n: int, *extra: dict, budget: int = 0):
@@ -48,7 +32,7 @@ def flood(n: int, *extra: dict, budget: int = 0):
     return ex
 
 
-def test_judging_a_long_stream_with_every_stream_rule_parses_each_event_about_once(parses):
+def test_judging_a_long_stream_with_every_stream_rule_parses_each_event_about_once(parses):  # noqa: F811
     ex = flood(10_000)
     scenario = load_scenario("stream-basic")
     log = frame_log(ex, script=script({"status": "working"}, {"finish": "done"}))

@@ -46,7 +46,6 @@ from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
 
-
 MISSING = "\0missing"  # framewalk.Facts: a member the frame does not have (a timestamp, `final`)
 
 
