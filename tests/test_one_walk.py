@@ -15,8 +15,8 @@ from streamcert.framelog import ParseBudget
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.everystream import STREAM_RULES
-from streamcert.rules.framewalk import alike_key, frame_facts, read_facts
-from streamcert.rules.streamview import TaskStream
+from streamcert.rules.framewalk import alike_key, read_facts
+from streamcert.rules.streamview import TaskStream, frame_facts
 
 P, F = Outcome.PASS, Outcome.FAIL
 

@@ -11,63 +11,13 @@ The keys of metadata and of a Part's data are the agent's own and are not read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..framelog import END_ERROR, Event, Exchange
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge
-
-# Each message's members by their folded names, built once (not once per value walked: a flood walks 100 000 frames).
-_FOLDED = {message: {a2a.folded(f): f for f in fields} for message, fields in a2a.ANSWER_MESSAGES.items()}
-
-
-_KEYS = {message: fields.keys() for message, fields in a2a.ANSWER_MESSAGES.items()}
-_NESTED = {message: tuple((f, inner) for f, inner in fields.items() if inner is not None)
-           for message, fields in a2a.ANSWER_MESSAGES.items()}
-
-
-def any_misspelt(value: Any, message: str) -> bool:
-    """Whether `misspelt` finds anything in `value`, told without building its paths: a message whose members
-    are all under names the proto has is passed at once, and only the members holding messages are walked
-    (the walk over a flood's frames asks this of each frame)."""
-    stack = [(value, message)]
-    while stack:
-        item, message = stack.pop()
-        if not isinstance(item, dict):
-            continue
-        if not item.keys() <= _KEYS[message]:
-            fields, folded = a2a.ANSWER_MESSAGES[message], _FOLDED[message]
-            if any(key not in fields and a2a.folded(key) in folded for key in item):
-                return True
-        for name, inner in _NESTED[message]:
-            held = item.get(name)
-            if isinstance(held, list):
-                stack.extend((each, inner) for each in held)
-            elif held is not None:
-                stack.append((held, inner))
-    return False
-
-
-def misspelt(value: Any, message: str, path: str) -> list[str]:
-    """The members of `value` (a `message` as JSON) and of the messages it holds that are spelt otherwise than
-    their ProtoJSON names, each as `path.key (ProtoJSON writes name)`."""
-    fields = a2a.ANSWER_MESSAGES[message]
-    if not isinstance(value, dict):
-        return []
-    folded = _FOLDED[message]
-    found = []
-    for key, item in value.items():
-        name = key if key in fields else folded.get(a2a.folded(key))
-        if name is None:
-            continue  # a member the proto does not have: ignored
-        if name != key:
-            found.append(f"{path}.{key} (ProtoJSON writes {name})")
-        inner = fields[name]
-        if inner is not None:
-            for i, each in enumerate(item if isinstance(item, list) else [item]):
-                found += misspelt(each, inner, f"{path}.{name}[{i}]" if isinstance(item, list) else f"{path}.{name}")
-    return found
+from .framewalk import misspelt
+from .streamview import frame_facts
 
 
 def _answers(ex: Exchange) -> Iterator[tuple[Event | None, tuple[str, ...] | list[str]]]:
@@ -77,8 +27,6 @@ def _answers(ex: Exchange) -> Iterator[tuple[Event | None, tuple[str, ...] | lis
     if message is None:
         return
     if ex.is_stream:
-        from .framewalk import frame_facts  # the walk imports this module
-
         yield from zip(ex.data_events(), (f.misspelt for f in frame_facts(ex)))
         return
     result = bindings.read_answer(ex).result

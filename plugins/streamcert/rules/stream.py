@@ -21,7 +21,8 @@ from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .framewalk import state_in
+from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames
 
 # What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
 NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"

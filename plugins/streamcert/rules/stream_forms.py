@@ -17,7 +17,8 @@ from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge, unjudged_entry
-from .streamview import MISSING, StreamFrames, read_frames, state_in
+from .framewalk import MISSING
+from .streamview import StreamFrames, read_frames
 
 ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3,}Z$")
@@ -107,57 +108,6 @@ def timestamps_millis(v: Timestamps, out: Verdict) -> None:
 
 
 # -- names and shapes ----------------------------------------------------------------------------------
-
-def _messages_parts(body: dict, kind: str) -> Iterator[tuple[str, Any]]:
-    """(where, object) for the messages and parts a result carries, for shape checks."""
-    if kind == a2a.TASK:
-        for i, m in enumerate(body.get("history") or []):
-            yield f"history[{i}]", m
-        for i, a in enumerate(body.get("artifacts") or []):
-            yield f"artifacts[{i}]", a
-    status = body.get("status")
-    if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        yield "status.message", status["message"]
-    if kind == a2a.ARTIFACT_UPDATE and isinstance(body.get("artifact"), dict):
-        yield "artifact", body["artifact"]
-    if kind == a2a.MESSAGE:
-        yield "message", body
-
-
-def _shape_problems(obj: Any, where: str) -> list[str]:
-    """States, roles and parts in their 1.0 form (A2A §4): the 0.3 spellings are departures."""
-    problems = []
-    if not isinstance(obj, dict):
-        return [f"{where} is not an object"]
-    if "role" in obj and obj["role"] not in a2a.ROLES:
-        problems.append(f"{where}.role {obj['role']!r} is not ROLE_USER/ROLE_AGENT")
-    if "kind" in obj:
-        problems.append(f"{where} has a 0.3 'kind' field ({obj['kind']!r})")
-    for i, part in enumerate(obj.get("parts") or []):
-        if not isinstance(part, dict):
-            problems.append(f"{where}.parts[{i}] is not an object")
-            continue
-        held = [k for k in a2a.PART_CONTENT_FIELDS if k in part]
-        if len(held) != 1:
-            problems.append(f"{where}.parts[{i}] holds {held or 'none'} of text, raw, url, data")
-        if "kind" in part:
-            problems.append(f"{where}.parts[{i}] has a 0.3 'kind' field ({part['kind']!r})")
-    return problems
-
-
-def result_problems(kind: str, body: Any) -> list[str]:
-    """Where one StreamResponse member departs from the 1.0 names and shapes (read in the one walk over a stream's
-    frames: framewalk.Facts.problems)."""
-    problems = []
-    state = state_in(kind, body)
-    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and state not in a2a.TASK_STATES:
-        problems.append(f"state {state!r} is not a TASK_STATE_* name")
-    if isinstance(body, dict) and "kind" in body:
-        problems.append(f"the {kind} has a 0.3 'kind' field ({body['kind']!r})")
-    for where, obj in _messages_parts(body, kind):
-        problems += _shape_problems(obj, where)
-    return problems
-
 
 @rule("A2A-STREAM-013", view=StreamFrames)
 def names_and_shapes(v: StreamFrames, out: Verdict) -> None:

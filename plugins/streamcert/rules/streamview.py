@@ -45,8 +45,7 @@ from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
-
-MISSING = "\0missing"  # framewalk.Facts: a member the frame does not have (a timestamp, `final`)
+from .framewalk import ALIKE_KEPT, ALIKE_TEXT, Facts, alike_key, read_facts
 
 
 @dataclass(slots=True)
@@ -162,8 +161,6 @@ class TaskStream:
         """The stream `ex` carried, read once per events list (every view asking for it shares it)."""
         if ex is None:
             return cls()
-        from .framewalk import frame_facts  # the walk imports this module: it reads the stream in its one pass
-
         def read() -> TaskStream:  # the walk kept it beside the events; read again only for a list changed since
             stream = cls(exchange=ex)
             for ev in ex.data_events():
@@ -408,17 +405,7 @@ def read_frames(ex: Exchange) -> FrameList:
     """(event, kind, body) for every data event: kind is the first StreamResponse member the result holds
     (None when it holds none), body that member's object (the whole result when kind is None). Read in the one
     walk over the exchange's frames (framewalk), once per events list."""
-    from .framewalk import frame_facts  # the walk imports this module
-
     return ex.derived("_frames", lambda: FrameList(ex.data_events(), frame_facts(ex), ex.binding))
-
-
-def state_in(kind: str | None, body: Any) -> Any:
-    """The task state a Task or a statusUpdate shows (None for other frames)."""
-    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and isinstance(body, dict):
-        status = body.get("status")
-        return status.get("state") if isinstance(status, dict) else None
-    return None
 
 
 @dataclass
@@ -531,3 +518,38 @@ class StreamFrames:
                 elif is_task_stream(ex, frames := read_frames(ex)):
                     streams.append(Frames(ex, frames, repeats=answered_once(ex, frames, log)))
         return cls(streams, unjudged)
+
+
+# -- the one walk over a stream's frames (framewalk.py says what it reads of each) ------------------------------
+
+def frame_facts(ex: Exchange) -> list[Facts]:
+    """One Facts per data event of `ex`, in order: the events are walked once per events list, each parsed once
+    (its parse kept only as its exchange's parse budget says), and the exchange's TaskStream is read in the same
+    walk (TaskStream.from_exchange gives it)."""
+    return ex.derived("_facts", lambda: _walk(ex))
+
+
+def _walk(ex: Exchange) -> list[Facts]:
+    binding, out = ex.binding, []
+    alike: dict[str, tuple[Facts, str | None]] = {}
+    shared: dict[Facts, Facts] = {}
+    stream = TaskStream(exchange=ex)
+    answer = bindings.frame_answer
+    for ev in ex.data_events():
+        value, error = ev.json()
+        result, answer_error = answer(binding, value)
+        data = ev.data
+        key = alike_key(data) if error is None and len(data) <= ALIKE_TEXT else None
+        known = alike.get(key) if key is not None else None
+        if known is None:
+            known = read_facts(binding, value, error, result)
+            try:
+                known = (shared.setdefault(known[0], known[0]), known[1])
+            except TypeError:  # an unhashable id or member value: kept as it is
+                pass
+            if key is not None and len(alike) < ALIKE_KEPT:
+                alike[key] = known
+        out.append(known[0])
+        stream.take(ev, result, answer_error, known[1])
+    ex.derived("_task_stream", lambda: stream)
+    return out

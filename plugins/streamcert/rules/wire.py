@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, NamedTuple
+from typing import Any, ClassVar, Iterator
 
 from ..contract.capture import INVALID_UTF8, NOT_SENT, STREAMING
 from ..contract.labels.a2a import CARD
@@ -29,6 +29,8 @@ from ..protocols import a2a, bindings
 from . import RuleContext, Run, Verdict, ev_evidence, ex_evidence, quote, rule
 from .engine import cannot_judge, unjudged_entry
 from .errors import refusal
+from .framewalk import Envelope
+from .streamview import frame_facts
 from .unary import dump
 
 # -- what the suite sent ------------------------------------------------------------------------------
@@ -204,32 +206,10 @@ class UnaryBodies(Answers):
     READS = "unary"
 
 
-class Envelope(NamedTuple):
-    """What the WIRE rules read of one JSON-RPC response an exchange carried (an event, or the body). A stream's
-    are read in the one walk over its frames (framewalk.Facts.envelope), alike frames sharing one."""
-
-    error: str | None  # the JSON complaint
-    is_object: bool
-    jsonrpc: bool  # "jsonrpc": "2.0"
-    has_id: bool
-    id: Any
-    has_result: bool
-    has_error: bool
-
-    @classmethod
-    def of(cls, value: Any, error: str | None) -> Envelope:
-        if error or not isinstance(value, dict):
-            return cls(error, False, False, False, None, False, False)
-        get = value.get
-        return cls(None, True, get("jsonrpc") == "2.0", "id" in value, get("id"), "result" in value, "error" in value)
-
-
 def _envelopes(ex: Exchange) -> Iterator[tuple[Event | None, Envelope]]:
     """(event, envelope) of each response an exchange carried: each event of a stream (as the walk over its
     frames read them), or a JSON body (event None). Evidence is made only for the ones a rule blames (`_evidence`)."""
     if ex.is_sse:
-        from .framewalk import frame_facts  # the walk imports this module
-
         yield from zip(ex.data_events(), (facts.envelope for facts in frame_facts(ex)))
     elif ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
         yield None, Envelope.of(*ex.json())
