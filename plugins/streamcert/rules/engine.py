@@ -377,15 +377,16 @@ def unread_frame(exchange: Exchange) -> tuple[Any, str] | None:
         return None
 
     def find() -> tuple[Any, str] | None:
+        from .streamview import frame_facts  # each frame as the one walk over the stream read it (no parse again)
+
         not_utf8 = _not_utf8_event(exchange) if exchange.notes.get(INVALID_UTF8) else None
-        for event in exchange.data_events():
+        responses = bool(exchange.rpc_method) and exchange.binding == "jsonrpc"
+        for event, facts in zip(exchange.data_events(), frame_facts(exchange)):
             if event is not_utf8:
                 return event, NOT_UTF8
-            value, error = event.json()
-            if error:
+            if error := facts.envelope[0]:
                 return event, f"data is not JSON ({error})"
-            if exchange.rpc_method and exchange.binding == "jsonrpc" and not (isinstance(value, dict) and (
-                    isinstance(value.get("result"), dict) or isinstance(value.get("error"), dict))):
+            if responses and not facts.answered:
                 return event, NOT_A_RESPONSE
         return None
 

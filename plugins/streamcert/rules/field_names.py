@@ -11,51 +11,27 @@ The keys of metadata and of a Part's data are the agent's own and are not read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from ..framelog import END_ERROR, Event, Exchange
 from ..protocols import a2a, bindings
 from . import Run, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge
-
-# Each message's members by their folded names, built once (not once per value walked: a flood walks 100 000 frames).
-_FOLDED = {message: {a2a.folded(f): f for f in fields} for message, fields in a2a.ANSWER_MESSAGES.items()}
-
-
-def misspelt(value: Any, message: str, path: str) -> list[str]:
-    """The members of `value` (a `message` as JSON) and of the messages it holds that are spelt otherwise than
-    their ProtoJSON names, each as `path.key (ProtoJSON writes name)`."""
-    fields = a2a.ANSWER_MESSAGES[message]
-    if not isinstance(value, dict):
-        return []
-    folded = _FOLDED[message]
-    found = []
-    for key, item in value.items():
-        name = key if key in fields else folded.get(a2a.folded(key))
-        if name is None:
-            continue  # a member the proto does not have: ignored
-        if name != key:
-            found.append(f"{path}.{key} (ProtoJSON writes {name})")
-        inner = fields[name]
-        if inner is not None:
-            for i, each in enumerate(item if isinstance(item, list) else [item]):
-                found += misspelt(each, inner, f"{path}.{name}[{i}]" if isinstance(item, list) else f"{path}.{name}")
-    return found
+from .framewalk import misspelt
+from .streamview import frame_facts
 
 
-def _answers(ex: Exchange) -> Iterator[tuple[Event | None, Any, str]]:
-    """(frame or None, result, message type) of each result an exchange carried: its body's, or each frame's,
-    one at a time (a stream's parsed frames are never all held at once: 100 000 of them are 200 MB)."""
+def _answers(ex: Exchange) -> Iterator[tuple[Event | None, tuple[str, ...] | list[str]]]:
+    """(frame or None, its members spelt otherwise) of each result an exchange carried: its body's, or each
+    frame's as the one walk over a stream's frames read it (framewalk: a stream is never parsed again here)."""
     message = a2a.ANSWER_TYPES.get(ex.rpc_method or "")
     if message is None:
         return
     if ex.is_stream:
-        for ev in ex.data_events():
-            yield ev, bindings.frame_answer(ex.binding, ev.payload)[0], "StreamResponse"
+        yield from zip(ex.data_events(), (f.misspelt for f in frame_facts(ex)))
         return
     result = bindings.read_answer(ex).result
     if result is not None:
-        yield None, result, message
+        yield None, misspelt(result, message, message)
 
 
 @rule("WIRE-010", view=Run)
@@ -64,9 +40,9 @@ def protojson_names(run: Run, out: Verdict) -> None:
     for ex in run.log.exchanges:
         if ex.binding == bindings.GRPC or ex.end == END_ERROR or ex.status is None or cannot_judge(ex):
             continue  # no JSON of the server's, or nothing that can be read (other requirements say why)
-        for ev, result, message in _answers(ex):
+        for ev, wrong in _answers(ex):
             judged += 1
-            if wrong := misspelt(result, message, message):
+            if wrong:
                 where = f"{ex.label} ({ex.rpc_method})" + (f" frame {ex.frame_number(ev)}" if ev else "")
                 note = "; ".join(wrong[:5]) + (f"; and {len(wrong) - 5} more" if len(wrong) > 5 else "")
                 bad.append((f"{where}: {note}", ev_evidence(ex, ev, note) if ev else ex_evidence(ex, note)))

@@ -21,7 +21,8 @@ from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from ..protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from . import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
-from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames, state_in
+from .framewalk import state_in
+from .streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames
 
 # What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
 NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"
@@ -120,7 +121,7 @@ def task_only_first(v: StreamFrames, out: Verdict) -> None:
         if not s.results or s.results[0][1] != a2a.TASK:
             continue  # A2A-STREAM-001 says what frame 1 is
         snapshot = final_snapshot(s)
-        later = [ev for i, (ev, kind) in enumerate(s.results.kinds) if i and kind == a2a.TASK and ev is not snapshot]
+        later = [ev for ev, _ in s.results.facts_of(a2a.TASK) if ev is not s.results.events[0] and ev is not snapshot]
         if not later:
             out.passed(f"{s.label}: one Task, frame 1" + (", and a final snapshot of it before the close"
                                                          if snapshot is not None else ""),
@@ -177,16 +178,16 @@ def ids_in_history(v: FirstTask, out: Verdict) -> None:
 @rule("A2A-STREAM-004", view=StreamFrames)
 def events_name_task(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
-        anchor = next(((b.get("id"), b.get("contextId")) for _, k, b in s.results if k == a2a.TASK), None)
+        anchor = next((f.ids for _, f in s.results.facts_of(a2a.TASK)), None)
         if anchor is None:
             continue
         bad, updates = [], 0
-        for ev, kind, body in s.results.of_kind(a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE):
+        for ev, f in s.results.facts_of(a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE):
             updates += 1
-            got = (body.get("taskId"), body.get("contextId"))
+            got = f.ids
             if got != anchor:
-                why = f"{kind} names task {got[0]!r}, context {got[1]!r}"
-            elif kind == a2a.STATUS_UPDATE and not isinstance(body.get("status"), dict):
+                why = f"{f.kind} names task {got[0]!r}, context {got[1]!r}"
+            elif f.kind == a2a.STATUS_UPDATE and not f.has_status:
                 why = "statusUpdate without status"
             else:
                 continue
@@ -201,8 +202,8 @@ def events_name_task(v: StreamFrames, out: Verdict) -> None:
 def one_kind(v: StreamFrames, out: Verdict) -> None:
     for s in v.streams:
         results, bad = 0, []
-        for ev, members in zip(s.results.events, s.results.members):  # counted as the frames were read
-            if members < 0:
+        for ev, f in zip(s.results.events, s.results.facts):  # counted as the frames were read
+            if (members := f.members) < 0:
                 continue
             results += 1
             if members != 1:
@@ -224,15 +225,15 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
     started: set[str] = set()
     closed: set[str] = set()
     unstarted, after_last, count = [], [], 0
-    for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.ARTIFACT_UPDATE):
-        if kind == a2a.TASK:
+    for ev, f in s.results.facts_of(a2a.TASK, a2a.ARTIFACT_UPDATE):
+        if f.kind == a2a.TASK:
             # The Task is the task's current state (§3.1.6): an artifact it holds has begun, and a chunk with
             # append: true extends it (a subscription, or a continuation, joining mid-artifact).
-            started |= set(task_artifact_ids(body))
+            started |= set(f.held)
             continue
         count += 1
-        aid = (body.get("artifact") if isinstance(body.get("artifact"), dict) else {}).get("artifactId")
-        if body.get("append") is True:
+        aid, append, last_chunk = f.artifact
+        if append:
             if aid not in started:
                 unstarted.append((f"artifact {aid!r}", s.evidence(ev, "append: true, yet neither the Task nor an earlier "
                                                                        "chunk started it")))
@@ -241,15 +242,9 @@ def _read_chunks(s: Frames) -> tuple[int, list[tuple[str, dict]], list[tuple[str
         else:
             started.add(aid)
             closed.discard(aid)  # a chunk without append starts the artifact afresh
-        if body.get("lastChunk") is True:
+        if last_chunk:
             closed.add(aid)
     return count, unstarted, after_last
-
-
-def task_artifact_ids(task: Any) -> list[str]:
-    """The artifactIds a Task frame holds."""
-    artifacts = task.get("artifacts") if isinstance(task, dict) else None
-    return [a["artifactId"] for a in artifacts or [] if isinstance(a, dict) and isinstance(a.get("artifactId"), str)]
 
 
 @rule("A2A-STREAM-006", view=StreamFrames)
@@ -411,7 +406,7 @@ def _artifact_problems(step: dict[str, Any], stream: TaskStream) -> list[str]:
     if "data" in step:
         if got.data != [step["data"]]:
             problems.append(f"artifact {aid!r} carries data {got.data!r}, not [{step['data']!r}]")
-        types = [p.get("mediaType") for p in got.parts if "data" in p]
+        types = [p.get("mediaType") for p in got.data_parts]
         if types and types != [a2a.JSON_MEDIA_TYPE]:
             problems.append(f"artifact {aid!r} data part has mediaType {types}, not application/json")
     if not got.last_chunk:

@@ -17,7 +17,8 @@ from ..outcomes import Outcome
 from ..protocols import a2a, bindings
 from . import RuleContext, Unjudgeable, Verdict, ev_evidence, ex_evidence, rule
 from .engine import cannot_judge, unjudged_entry
-from .streamview import StreamFrames, read_frames, state_in
+from .framewalk import MISSING
+from .streamview import StreamFrames, read_frames
 
 ISO_Z = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 ISO_MS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3,}Z$")
@@ -37,23 +38,24 @@ def _tasks_in(result: Any) -> list[dict]:
     return []
 
 
-def _statuses(log: FrameLog, unjudged: list[tuple[str, list[dict[str, Any]]]]) -> Iterator[tuple[dict[str, Any], dict]]:
-    """(evidence, TaskStatus) for every status the log holds: in stream events and in unary results
-    (tasks and task lists). An answer that cannot be judged goes to `unjudged` instead."""
+def _statuses(log: FrameLog, unjudged: list[tuple[str, list[dict[str, Any]]]]) -> Iterator[tuple[dict[str, Any], Any]]:
+    """(evidence, its timestamp or MISSING) for every TaskStatus the log holds: in stream events (as the walk over
+    the frames read them) and in unary results (tasks and task lists). An answer that cannot be judged goes to
+    `unjudged` instead."""
     for ex in log.exchanges:
         if ex.method == "POST" and ex.notes.get(NOT_SENT):
             unjudged.append(unjudged_entry(ex, ex.error or "not sent"))
         elif ex.method == "POST" and ex.status is not None and (why := cannot_judge(ex)):
             unjudged.append(unjudged_entry(ex, why))
         elif ex.is_stream:
-            for ev, _, body in read_frames(ex).of_kind(a2a.TASK, a2a.STATUS_UPDATE):
-                if isinstance(body.get("status"), dict):
-                    yield ev_evidence(ex, ev), body["status"]
+            for ev, f in read_frames(ex).facts_of(a2a.TASK, a2a.STATUS_UPDATE):
+                if f.has_status:
+                    yield ev_evidence(ex, ev), f.timestamp
         elif ex.status is not None:
             result = bindings.read_answer(ex).result
             for task in _tasks_in(result):
                 if isinstance(task.get("status"), dict):
-                    yield ex_evidence(ex), task["status"]
+                    yield ex_evidence(ex), task["status"].get("timestamp", MISSING)
 
 
 @dataclass
@@ -69,7 +71,7 @@ class Timestamps:
     @classmethod
     def of(cls, log: FrameLog, ctx: RuleContext) -> Timestamps:
         unjudged: list[tuple[str, list[dict[str, Any]]]] = []
-        stamped = [(where, s["timestamp"]) for where, s in _statuses(log, unjudged) if "timestamp" in s]
+        stamped = [(where, ts) for where, ts in _statuses(log, unjudged) if ts is not MISSING]
         if not stamped:
             raise Unjudgeable(*unjudged[0]) if unjudged else Unjudgeable(missing="no status carried a timestamp")
         not_z = [(w, ts) for w, ts in stamped if not isinstance(ts, str) or not ISO_Z.match(ts)]
@@ -107,62 +109,13 @@ def timestamps_millis(v: Timestamps, out: Verdict) -> None:
 
 # -- names and shapes ----------------------------------------------------------------------------------
 
-def _messages_parts(body: dict, kind: str) -> Iterator[tuple[str, Any]]:
-    """(where, object) for the messages and parts a result carries, for shape checks."""
-    if kind == a2a.TASK:
-        for i, m in enumerate(body.get("history") or []):
-            yield f"history[{i}]", m
-        for i, a in enumerate(body.get("artifacts") or []):
-            yield f"artifacts[{i}]", a
-    status = body.get("status")
-    if isinstance(status, dict) and isinstance(status.get("message"), dict):
-        yield "status.message", status["message"]
-    if kind == a2a.ARTIFACT_UPDATE and isinstance(body.get("artifact"), dict):
-        yield "artifact", body["artifact"]
-    if kind == a2a.MESSAGE:
-        yield "message", body
-
-
-def _shape_problems(obj: Any, where: str) -> list[str]:
-    """States, roles and parts in their 1.0 form (A2A §4): the 0.3 spellings are departures."""
-    problems = []
-    if not isinstance(obj, dict):
-        return [f"{where} is not an object"]
-    if "role" in obj and obj["role"] not in a2a.ROLES:
-        problems.append(f"{where}.role {obj['role']!r} is not ROLE_USER/ROLE_AGENT")
-    if "kind" in obj:
-        problems.append(f"{where} has a 0.3 'kind' field ({obj['kind']!r})")
-    for i, part in enumerate(obj.get("parts") or []):
-        if not isinstance(part, dict):
-            problems.append(f"{where}.parts[{i}] is not an object")
-            continue
-        held = [k for k in a2a.PART_CONTENT_FIELDS if k in part]
-        if len(held) != 1:
-            problems.append(f"{where}.parts[{i}] holds {held or 'none'} of text, raw, url, data")
-        if "kind" in part:
-            problems.append(f"{where}.parts[{i}] has a 0.3 'kind' field ({part['kind']!r})")
-    return problems
-
-
-def _result_problems(kind: str, body: Any) -> list[str]:
-    problems = []
-    state = state_in(kind, body)
-    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and state not in a2a.TASK_STATES:
-        problems.append(f"state {state!r} is not a TASK_STATE_* name")
-    if isinstance(body, dict) and "kind" in body:
-        problems.append(f"the {kind} has a 0.3 'kind' field ({body['kind']!r})")
-    for where, obj in _messages_parts(body, kind):
-        problems += _shape_problems(obj, where)
-    return problems
-
-
 @rule("A2A-STREAM-013", view=StreamFrames)
 def names_and_shapes(v: StreamFrames, out: Verdict) -> None:
     judged, bad = 0, []
     for s in v.streams:
-        for ev, kind, body in s.results.of_kind(*a2a.STREAM_RESULT_KINDS):
+        for ev, f in s.results.facts_of(*a2a.STREAM_RESULT_KINDS):
             judged += 1
-            if problems := _result_problems(kind, body):
+            if problems := f.problems:
                 bad.append((f"{s.label} frame {s.exchange.frame_number(ev)}: " + "; ".join(problems),
                             s.evidence(ev, "; ".join(problems))))
     if not out.fail_each("result(s) not in the 1.0 names and shapes (ProtoJSON enum names, a Part with exactly "
@@ -222,15 +175,14 @@ class StatusOrder:
             # A status past the stream's terminal one came after the task's end: A2A-STREAM-008 blames it, and
             # is not compared here (it may reach the client before another stream's terminal, on its own connection)
             over = False
-            for ev, kind, body in s.results.of_kind(a2a.TASK, a2a.STATUS_UPDATE):
-                status = body.get("status") if isinstance(body.get("status"), dict) else {}
-                task_id = body.get("id") if kind == a2a.TASK else body.get("taskId")
+            for ev, f in s.results.facts_of(a2a.TASK, a2a.STATUS_UPDATE):
+                task_id = f.ids[0]
                 ended[task_id] = max(ended.get(task_id, 0.0), s.exchange.t_end or ev.t)
-                if over or (when := instant(status.get("timestamp"))) is None:
+                if over or (when := instant(None if f.timestamp is MISSING else f.timestamp)) is None:
                     over = over or ev is first_terminal
                     continue
                 over = ev is first_terminal
-                seen = Stamped(task_id, when, status["timestamp"], status.get("state"), ev.t, s.evidence(ev))
+                seen = Stamped(task_id, when, f.timestamp, f.state, ev.t, s.evidence(ev))
                 streamed.setdefault(task_id, []).append(seen)
                 if ev is first_terminal:
                     terminals.append(seen)
@@ -278,10 +230,10 @@ def terminal_stamped_last(v: StatusOrder, out: Verdict) -> None:
 def no_final_flag(v: StreamFrames, out: Verdict) -> None:
     flagged, updates = [], 0
     for s in v.streams:
-        for ev, _, body in s.results.of_kind(a2a.STATUS_UPDATE):
+        for ev, f in s.results.facts_of(a2a.STATUS_UPDATE):
             updates += 1
-            if "final" in body:
-                why = f"{s.label} frame {s.exchange.frame_number(ev)}: final: {body['final']!r}"
+            if f.final is not MISSING:
+                why = f"{s.label} frame {s.exchange.frame_number(ev)}: final: {f.final!r}"
                 flagged.append((why, s.evidence(ev, "a 0.3 final member")))
     # Version 1.0 removed the flag (the close ends a stream); a 1.0 client ignores a member it does not know
     # (A2A §5.7, SHOULD), so its presence is reported, not failed.

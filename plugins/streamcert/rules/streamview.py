@@ -45,6 +45,7 @@ from ..contract.labels.a2a import STREAM
 from ..framelog import END_CLIENT_STOP, END_CLOSED, Event, Exchange, FrameLog
 from ..protocols import a2a, bindings
 from .engine import RuleContext, Unjudgeable, answered, cannot_judge, ev_evidence, unjudged_entry
+from .framewalk import ALIKE_KEPT, ALIKE_TEXT, Facts, alike_key, read_facts
 
 
 @dataclass(slots=True)
@@ -91,8 +92,11 @@ class StreamedArtifact:
     held: list[dict[str, Any] | str] = field(default_factory=list, repr=False)
 
     def add(self, parts: list[Any]) -> None:
-        self.held.extend(p["text"] if len(p) == 1 and isinstance(p.get("text"), str) else p
-                         for p in parts if isinstance(p, dict))
+        held = self.held
+        for p in parts:
+            if isinstance(p, dict):
+                text = p.get("text")
+                held.append(text if len(p) == 1 and isinstance(text, str) else p)
 
     @property
     def parts(self) -> list[dict[str, Any]]:
@@ -111,13 +115,19 @@ class StreamedArtifact:
         return "".join(parts) if parts else None
 
     @property
+    def data_parts(self) -> list[dict[str, Any]]:
+        """The data parts, in order."""
+        return [p for p in self.held if not isinstance(p, str) and "data" in p]
+
+    @property
     def data(self) -> list[Any]:
         """The values of the data parts, in order."""
-        return [p["data"] for p in self.parts if "data" in p]
+        return [p["data"] for p in self.data_parts]
 
     @property
     def others(self) -> list[dict[str, Any]]:
-        return [p for p in self.parts if not isinstance(p.get("text"), str) and "data" not in p]
+        return [p for p in self.held if not isinstance(p, str) and not isinstance(p.get("text"), str)
+                and "data" not in p]
 
 
 @dataclass
@@ -151,27 +161,32 @@ class TaskStream:
         """The stream `ex` carried, read once per events list (every view asking for it shares it)."""
         if ex is None:
             return cls()
-
-        def read() -> TaskStream:
+        def read() -> TaskStream:  # the walk kept it beside the events; read again only for a list changed since
             stream = cls(exchange=ex)
             for ev in ex.data_events():
-                stream._add(ev)
+                stream.add(ev)
             return stream
 
+        frame_facts(ex)
         return ex.derived("_task_stream", read)
 
-    def _add(self, ev: Event) -> None:
+    def add(self, ev: Event) -> None:
+        """Read one more frame into the stream."""
         binding = self.exchange.binding if self.exchange is not None else bindings.JSONRPC
         result, error = bindings.frame_answer(binding, ev.payload)
+        self.take(ev, result, error, a2a.sole_stream_kind(result))
+
+    def take(self, ev: Event, result: Any, error: Any, sole: str | None) -> None:
+        """Read one more frame into the stream, as `frame_answer` read it (`result`, `error`), with the one
+        StreamResponse member its result holds as an object (`sole`, None when it holds none or several)."""
+        binding = self.exchange.binding if self.exchange is not None else bindings.JSONRPC
         item = StreamItem(ev, None, binding)
         body: Any = None
         if error is not None:
             item.kind = "error"
             self.errors.append((ev, error))
-        elif isinstance(result, dict):
-            kind = a2a.sole_stream_kind(result)
-            if kind:
-                item.kind, body = kind, result[kind]
+        elif sole is not None:
+            item.kind, body = sole, result[sole]
         self.items.append(item)
         if item.kind is None or item.kind == "error":
             if item.kind is None:
@@ -256,7 +271,7 @@ class TaskStream:
             if taken.get(key, 0) < most[key]:
                 taken[key] = taken.get(key, 0) + 1
                 out.owners[id(item.event)] = ex
-                out._add(item.event)
+                out.add(item.event)
         return out
 
     # -- reading ---------------------------------------------------------------------------------
@@ -330,73 +345,67 @@ TASK_KINDS = (a2a.TASK, a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE)  # what only a t
 
 
 class FrameList(Sequence):
-    """(event, kind, body) for every data event of an exchange, as a list reads them; it keeps only each
-    event and its kind, and takes the body from the event's payload when asked (see StreamItem)."""
+    """(event, kind, body) for every data event of an exchange, as a list reads them. It holds the events and
+    their facts (framewalk.Facts, read in the one walk over the exchange's frames), and takes a body from the
+    event's payload only when asked (see StreamItem): the rules on a whole stream read `facts`."""
 
-    def __init__(self, kinds: list[tuple[Event, str | None]], members: list[int] | None = None,
-                 binding: str = bindings.JSONRPC) -> None:
-        self._kinds = kinds
+    def __init__(self, events: list[Event], facts: list[Any], binding: str = bindings.JSONRPC) -> None:
+        self.events = events
+        self.facts = facts
         self.binding = binding
-        # for each frame, how many StreamResponse members its result names (-1: no result at all)
-        self.members = members if members is not None else [-1] * len(kinds)
 
     def _frame(self, ev: Event, kind: str | None) -> tuple[Event, str | None, Any]:
         result = bindings.frame_answer(self.binding, ev.payload)[0]
         return ev, kind, result[kind] if kind else result
 
     def __len__(self) -> int:
-        return len(self._kinds)
+        return len(self.events)
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):
-            return [self._frame(ev, kind) for ev, kind in self._kinds[i]]
-        return self._frame(*self._kinds[i])
+            return [self._frame(ev, f.kind) for ev, f in zip(self.events[i], self.facts[i])]
+        return self._frame(self.events[i], self.facts[i].kind)
 
     def __iter__(self) -> Iterator[tuple[Event, str | None, Any]]:
         frame = self._frame
-        for ev, kind in self._kinds:
-            yield frame(ev, kind)
+        for ev, f in zip(self.events, self.facts):
+            yield frame(ev, f.kind)
 
     @property
-    def events(self) -> list[Event]:
-        return [ev for ev, _ in self._kinds]
+    def members(self) -> list[int]:
+        """For each frame, how many StreamResponse members its result names (-1: no result at all)."""
+        return [f.members for f in self.facts]
 
     @property
     def kinds(self) -> list[tuple[Event, str | None]]:
         """(event, kind) of every frame, without reading a body."""
-        return self._kinds
+        return [(ev, f.kind) for ev, f in zip(self.events, self.facts)]
+
+    def kind(self, i: int) -> str | None:
+        return self.facts[i].kind
+
+    def has_kind(self, *kinds: str) -> bool:
+        return any(f.kind in kinds for f in self.facts)
+
+    def facts_of(self, *kinds: str) -> Iterator[tuple[Event, Any]]:
+        """(event, facts) of the frames of these kinds (no payload read again)."""
+        for ev, f in zip(self.events, self.facts):
+            if f.kind in kinds:
+                yield ev, f
 
     def of_kind(self, *kinds: str) -> Iterator[tuple[Event, str | None, Any]]:
-        """The frames of these kinds only (the others' payloads are not read again)."""
+        """The frames of these kinds only, with their bodies (those frames' payloads read again)."""
         frame = self._frame
-        for ev, kind in self._kinds:
-            if kind in kinds:
-                yield frame(ev, kind)
+        for ev, f in zip(self.events, self.facts):
+            if f.kind in kinds:
+                yield frame(ev, f.kind)
 
 
 def read_frames(ex: Exchange) -> FrameList:
     """(event, kind, body) for every data event: kind is the first StreamResponse member the result holds
-    (None when it holds none), body that member's object (the whole result when kind is None). Classified
-    once per events list."""
-    def classify() -> FrameList:
-        kinds, members = [], []
-        for ev in ex.data_events():
-            value = ev.payload
-            result = bindings.frame_answer(ex.binding, value)[0]
-            has = result is not None if ex.binding != bindings.JSONRPC else isinstance(value, dict) and "result" in value
-            kinds.append((ev, a2a.stream_kind(result)))
-            members.append(len(a2a.stream_members(result)) if has else -1)
-        return FrameList(kinds, members, ex.binding)
-
-    return ex.derived("_frames", classify)
-
-
-def state_in(kind: str | None, body: Any) -> Any:
-    """The task state a Task or a statusUpdate shows (None for other frames)."""
-    if kind in (a2a.TASK, a2a.STATUS_UPDATE) and isinstance(body, dict):
-        status = body.get("status")
-        return status.get("state") if isinstance(status, dict) else None
-    return None
+    (None when it holds none), body that member's object (the whole result when kind is None). Read in the one
+    walk over the exchange's frames (framewalk), once per events list."""
+    return ex.derived("_frames", lambda: FrameList(ex.data_events(), frame_facts(ex), ex.binding))
 
 
 @dataclass
@@ -420,8 +429,7 @@ class Frames:
     def states(self) -> list[tuple[Event, Any]]:
         """Every task state the stream showed (the Task's and each statusUpdate's), in order."""
         if self._states is None:
-            self._states = [(ev, state) for ev, kind, body in self.results.of_kind(*STATE_KINDS)
-                            if (state := state_in(kind, body))]
+            self._states = [(ev, f.state) for ev, f in self.results.facts_of(*STATE_KINDS) if f.state]
         return self._states
 
     @property
@@ -442,7 +450,7 @@ def is_task_stream(ex: Exchange, frames: FrameList) -> bool:
         return False
     if not frames:
         return ex.end not in (END_CLIENT_STOP,)  # a driver that stopped at once saw nothing to judge
-    return any(kind in TASK_KINDS for _, kind in frames.kinds)
+    return frames.has_kind(*TASK_KINDS)
 
 
 # -- a repeated message, answered once ---------------------------------------------------------------------
@@ -464,7 +472,7 @@ def message_id(ex: Exchange) -> Any:
 
 def task_as_it_is(ex: Exchange, frames: FrameList) -> bool:
     """A stream that carried one data event, a Task, and was closed by the server."""
-    return ex.end == END_CLOSED and len(frames) == 1 and frames.kinds[0][1] == a2a.TASK
+    return ex.end == END_CLOSED and len(frames) == 1 and frames.kind(0) == a2a.TASK
 
 
 def answered_once(ex: Exchange, frames: FrameList, log: FrameLog) -> Exchange | None:
@@ -510,3 +518,38 @@ class StreamFrames:
                 elif is_task_stream(ex, frames := read_frames(ex)):
                     streams.append(Frames(ex, frames, repeats=answered_once(ex, frames, log)))
         return cls(streams, unjudged)
+
+
+# -- the one walk over a stream's frames (framewalk.py says what it reads of each) ------------------------------
+
+def frame_facts(ex: Exchange) -> list[Facts]:
+    """One Facts per data event of `ex`, in order: the events are walked once per events list, each parsed once
+    (its parse kept only as its exchange's parse budget says), and the exchange's TaskStream is read in the same
+    walk (TaskStream.from_exchange gives it)."""
+    return ex.derived("_facts", lambda: _walk(ex))
+
+
+def _walk(ex: Exchange) -> list[Facts]:
+    binding, out = ex.binding, []
+    alike: dict[str, tuple[Facts, str | None]] = {}
+    shared: dict[Facts, Facts] = {}
+    stream = TaskStream(exchange=ex)
+    answer = bindings.frame_answer
+    for ev in ex.data_events():
+        value, error = ev.json()
+        result, answer_error = answer(binding, value)
+        data = ev.data
+        key = alike_key(data) if error is None and len(data) <= ALIKE_TEXT else None
+        known = alike.get(key) if key is not None else None
+        if known is None:
+            known = read_facts(binding, value, error, result)
+            try:
+                known = (shared.setdefault(known[0], known[0]), known[1])
+            except TypeError:  # an unhashable id or member value: kept as it is
+                pass
+            if key is not None and len(alike) < ALIKE_KEPT:
+                alike[key] = known
+        out.append(known[0])
+        stream.take(ev, result, answer_error, known[1])
+    ex.derived("_task_stream", lambda: stream)
+    return out

@@ -29,6 +29,8 @@ from ..protocols import a2a, bindings
 from . import RuleContext, Run, Verdict, ev_evidence, ex_evidence, quote, rule
 from .engine import cannot_judge, unjudged_entry
 from .errors import refusal
+from .framewalk import Envelope
+from .streamview import frame_facts
 from .unary import dump
 
 # -- what the suite sent ------------------------------------------------------------------------------
@@ -204,41 +206,18 @@ class UnaryBodies(Answers):
     READS = "unary"
 
 
-@dataclass(slots=True)
-class Envelope:
-    """What the WIRE rules read of one JSON-RPC response an exchange carried (an event, or the body when
-    `event` is None): read once per exchange for the three rules that ask, so a flood is parsed once here."""
-
-    event: Event | None
-    error: str | None  # the JSON complaint
-    is_object: bool
-    jsonrpc: bool  # "jsonrpc": "2.0"
-    has_id: bool
-    id: Any
-    has_result: bool
-    has_error: bool
-
-    @classmethod
-    def of(cls, event: Event | None, value: Any, error: str | None) -> Envelope:
-        if error or not isinstance(value, dict):
-            return cls(event, error, False, False, False, None, False, False)
-        return cls(event, None, True, value.get("jsonrpc") == "2.0", "id" in value, value.get("id"),
-                   "result" in value, "error" in value)
-
-
-def _envelopes(ex: Exchange) -> list[Envelope]:
-    """The responses an exchange carried: each event of a stream, or a JSON body. Evidence is made only
-    for the ones a rule blames (`_evidence`)."""
+def _envelopes(ex: Exchange) -> Iterator[tuple[Event | None, Envelope]]:
+    """(event, envelope) of each response an exchange carried: each event of a stream (as the walk over its
+    frames read them), or a JSON body (event None). Evidence is made only for the ones a rule blames (`_evidence`)."""
     if ex.is_sse:
-        return ex.derived("_envelopes", lambda: [Envelope.of(ev, *ev.json()) for ev in ex.data_events()])
-    if ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
-        return [Envelope.of(None, *ex.json())]
-    return []
+        yield from zip(ex.data_events(), (facts.envelope for facts in frame_facts(ex)))
+    elif ex.media_type == a2a.JSON_MEDIA_TYPE or ex.head(1) in (b"{", b"["):
+        yield None, Envelope.of(*ex.json())
 
 
-def _responses(ex: Exchange) -> Iterator[Envelope]:
+def _responses(ex: Exchange) -> Iterator[tuple[Event | None, Envelope]]:
     """The responses the exchange carried that are JSON objects."""
-    return (e for e in _envelopes(ex) if e.is_object)
+    return ((ev, e) for ev, e in _envelopes(ex) if e.is_object)
 
 
 def _evidence(ex: Exchange, ev: Event | None, note: str = "") -> dict[str, Any]:
@@ -261,9 +240,9 @@ def stream_content_type(v: Answers, out: Verdict) -> None:
                        f"First bytes: {ex.first_bytes()!r}", [ex_evidence(ex)])
 
 
-def _not_jsonrpc(e: Envelope) -> str | None:
+def _not_jsonrpc(ev: Event | None, e: Envelope) -> str | None:
     if e.error:
-        return f"data is not JSON ({e.error}); raw bytes: {quote(e.event.data if e.event else '', 200)!r}"
+        return f"data is not JSON ({e.error}); raw bytes: {quote(ev.data if ev else '', 200)!r}"
     if not e.jsonrpc:
         return "data is JSON but not a JSON-RPC 2.0 response object (\"jsonrpc\": \"2.0\" missing)"
     return None
@@ -273,10 +252,13 @@ def _not_jsonrpc(e: Envelope) -> str | None:
 def events_are_jsonrpc(v: Answers, out: Verdict) -> None:
     for ex in v.streams:
         events = ex.data_events()
-        bad = [(f"frame {ex.frame_number(e.event)}: {why}", ev_evidence(ex, e.event, why)) for e in _envelopes(ex)
-               if (why := _not_jsonrpc(e))]
+        bad = [(f"frame {ex.frame_number(ev)}: {why}", ev_evidence(ex, ev, why)) for ev, e in _envelopes(ex)
+               if (why := _not_jsonrpc(ev, e))]
         if not out.fail_each(f"event(s) of {ex.label} that are not one complete JSON-RPC response", bad) and events:
             out.passed(f"{ex.label}: {len(events)} events, each a JSON-RPC 2.0 response")
+
+
+_UNSEEN = object()
 
 
 @rule("WIRE-003", view=Bodies)
@@ -285,14 +267,16 @@ def ids_match(v: Answers, out: Verdict) -> None:
         if not is_jsonrpc(ex) or is_notification(ex):
             continue  # not JSON-RPC (a progress stream), or a notification (WIRE-009)
         wants, why = expected_ids(ex)
-        count, wrong, seen = 0, [], []
-        for e in _responses(ex):
+        count, wrong, seen, matched = 0, [], [], _UNSEEN
+        for ev, e in _responses(ex):
             count += 1
-            if e.has_id and any(same_id(e.id, w) for w in wants):
+            # the very id object found right before is right again (the walk's alike frames share their facts)
+            if e.has_id and (e.id is matched or any(same_id(e.id, w) for w in wants)):
                 seen.append(e.id)
+                matched = e.id
                 continue
             wrong.append((f"carries id {e.id!r} ({json_type(e.id)})" if e.has_id else "carries no id",
-                          _evidence(ex, e.event)))
+                          _evidence(ex, ev)))
         if out.fail_each(f"response(s) to {ex.label} ({ex.rpc_method}), which {why}, with another id", wrong) \
                 or not count:
             continue
@@ -307,11 +291,11 @@ def ids_match(v: Answers, out: Verdict) -> None:
 def result_xor_error(v: Answers, out: Verdict) -> None:
     for ex in v.exchanges:
         count, bad = 0, []
-        for e in _responses(ex):
+        for ev, e in _responses(ex):
             count += 1
             if e.has_result == e.has_error:
                 has = ["result", "error"] if e.has_result else []
-                bad.append((f"holds {has}" if has else "holds neither result nor error", _evidence(ex, e.event)))
+                bad.append((f"holds {has}" if has else "holds neither result nor error", _evidence(ex, ev)))
         if not out.fail_each(f"response(s) of {ex.label} without exactly one of result and error", bad) and count:
             out.passed(f"{ex.label}: {count} response(s) hold exactly one of result/error")
 

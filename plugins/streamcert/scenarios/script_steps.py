@@ -20,7 +20,7 @@ from typing import Any
 from ..catalogue import Scenario
 from ..contract.labels.a2a import SCRIPT_PROBE
 from ..contract.run import NOT_TESTED, UNSUPPORTED
-from ..framelog import END_CLOSED, FrameLog
+from ..framelog import END_CLOSED, FrameLog, forget_last_parse
 from ..protocols import a2a, bindings
 from ..protocols.script import (
     CONTENT_STEPS,
@@ -125,6 +125,10 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
         probe.use_card(card)
         ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=SCRIPT_PROBE)
     said, states = _agent_texts(ex)
+    # What the probe read is let go now, not when a collection finds its log: a large event's text and its parse
+    # (framelog's last parse) are not carried into the scenario the probe precedes.
+    ex.events.clear()
+    forget_last_parse()
     # Only a whole turn tells: the agent closed the stream after a terminal state. Anything less (no answer, a
     # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.
     whole = ex.end == END_CLOSED and any(state in a2a.TERMINAL_STATES for state in states)
