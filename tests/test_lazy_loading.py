@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
+import time
 
 import pytest
 from logs import frame_log
@@ -80,3 +82,23 @@ def test_the_registered_ids_are_every_modules(fresh_rules):
     _import_all(rules)
     assert rules.registered_ids() == engine.registered()
     assert "*" in rules._loaded
+
+
+def test_a_judgement_in_another_thread_waits_for_the_rules_being_loaded(fresh_rules, monkeypatch):
+    """The meta-test judges in threads: a thread that finds a prefix being loaded by another returns only once its
+    rules are registered, not as soon as the prefix is claimed."""
+    real, events = rules.importlib.import_module, []
+
+    def slow(name):
+        time.sleep(0.2)
+        events.append(("imported", name))
+        return real(name)
+
+    monkeypatch.setattr(rules.importlib, "import_module", slow)
+    threads = [threading.Thread(target=lambda: (rules._load(["LINE-001"]), events.append(("returned", None))))
+               for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert events == [("imported", "streamcert.rules.line"), ("returned", None), ("returned", None)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from typing import Iterable
 
 from ..catalogue import load_catalogue
@@ -49,6 +50,7 @@ RULE_MODULES = {
     "CLIENT": ("client",), "CLIENT-ACP": ("client_acp",),
 }
 _loaded: set[str] = set()  # the prefixes whose modules are imported ("*": every module)
+_loading = threading.Lock()  # judgements in threads (the meta-test's pool): a prefix is marked once its rules are in
 
 
 def prefix_of(req_id: str) -> str:
@@ -59,17 +61,17 @@ def prefix_of(req_id: str) -> str:
 def _load(req_ids: Iterable[str] | None = None) -> None:
     """Import the modules of this package that decide `req_ids` (None: every module), each once: importing a module
     registers the rules it defines."""
-    if "*" in _loaded:
-        return
-    if req_ids is None:
-        names = [info.name for info in pkgutil.iter_modules(__path__)]
-        _loaded.add("*")
-    else:
-        prefixes = {prefix_of(rid) for rid in req_ids} - _loaded
-        names = sorted({name for prefix in prefixes for name in RULE_MODULES.get(prefix, ())})
+    with _loading:
+        if "*" in _loaded:
+            return
+        if req_ids is None:
+            names, prefixes = [info.name for info in pkgutil.iter_modules(__path__)], {"*"}
+        else:
+            prefixes = {prefix_of(rid) for rid in req_ids} - _loaded
+            names = sorted({name for prefix in prefixes for name in RULE_MODULES.get(prefix, ())})
+        for name in names:
+            importlib.import_module(f"{__name__}.{name}")
         _loaded.update(prefixes)
-    for name in names:
-        importlib.import_module(f"{__name__}.{name}")
 
 
 def registered_ids() -> set[str]:
