@@ -4,8 +4,11 @@ scenarios' inherent time, the waits their scripts demand.
 The inherent time is read from cases/scenarios/*.json: every step's `sleep`, `think` and `compact` (ms),
 the `ms` of its `write`, `read_prompt`, `tool`, `queued`, `wait_model`, `load_model`, `retry` and
 `write_call`, parallel `tools` until the last ends and `subagents` as long as the longest, each scenario
-counted once per play: the embedded run plays the scenarios of the A2A profiles (a2a, interactions, plans)
-once per binding it certifies (three with the grpc extra, else two: docs/bindings.md), the others once.
+counted once per play: the embedded run plays the scenarios of the A2A profiles (a2a, interactions, plans, push)
+once per binding it certifies (three with the grpc extra, else two: docs/bindings.md), the others once. A
+scenario's `wait_s` is a wait its driver declares (push-deliveries: its slow webhook answers that long after the
+agent calls it, and the driver waits for the answer); a play lasts at least that long, its script's steps running
+meanwhile.
 The steps of a task the driver cancels while it
 sleeps (cancel-subscribe's long task, the errors scenario's busy task) are not waited for and not
 counted. The drivers have no fixed waits of their own. Goals: sequential within 1.3× of inherent
@@ -66,7 +69,7 @@ def inherent() -> tuple[float, float, dict[str, float]]:
         scripts += [("scripts", s) for s in doc.get("scripts", []) if isinstance(s, dict)]
         for key, script in scripts:
             seconds = sum(step_ms(s) for s in script.get("steps", []) if isinstance(s, dict)) / 1000
-            seconds *= plays(doc.get("profile", ""))
+            seconds = max(seconds, float(doc.get("wait_s", 0))) * plays(doc.get("profile", ""))
             if (doc["id"], key) in CUT:
                 cut += seconds
             elif seconds:

@@ -15,8 +15,8 @@ E2E_MODULES = frozenset({
     "test_interactions_driver", "test_interactions_reference", "test_junit", "test_lifecycle", "test_line",
     "test_live", "test_matrix", "test_own_checks", "test_plans_reference", "test_progress_phases", "test_proxy",
     "test_record", "test_reference", "test_reference_client", "test_reference_fixture", "test_reference_rest",
-    "test_replay", "test_replay_bounds", "test_report_html", "test_script_steps", "test_scrub", "test_security",
-    "test_stdio_hostile", "test_waits",
+    "test_replay", "test_replay_bounds", "test_report_html", "test_run_imports", "test_script_steps", "test_scrub",
+    "test_security", "test_stdio_hostile", "test_waits",
 })
 
 

@@ -530,11 +530,11 @@ class Streamcert:
     def _note_silence(self, profile: str, log: FrameLog) -> None:
         """A subprocess target that wrote nothing before its start-up limit cut it will not answer the next
         scenario either: the profile's other scenarios are not driven (each would wait --start-limit again)."""
-        from .wire.stdio import how_it_ended
-
         for ex in log.exchanges:
             stop = ex.notes.get(LIMIT) if ex.method == "STDIO" else None
             if isinstance(stop, dict) and stop.get("cap") == limits.START.field and not ex.events:
+                from .wire.stdio import how_it_ended
+
                 self.run.silent[profile] = (f"in {log.scenario}, the program ({ex.url}) wrote nothing and "
                                             f"{how_it_ended(ex)}")
 
@@ -547,10 +547,10 @@ class Streamcert:
         return None
 
     def _record(self, log: FrameLog, target: Target) -> None:
-        from .cassette import path_for
-
         folder = self.run.options["record"]
-        if folder:
+        if folder:  # (cassette.py and PyYAML are imported only by a run that records)
+            from .cassette import path_for
+
             log.save(path_for(folder, log.scenario, log.notes.get(BINDING)), scrubber=self.run.scrubber)
 
     def _compare(self, log: FrameLog) -> None:

@@ -22,7 +22,7 @@ from .push import PushConfigs
 from .rpc import RpcError, invalid_params
 from .run import Run
 from .shapes import status, status_update
-from .store import TaskRecord, TaskStore
+from .store import TaskRecord, TaskStore, json_copy
 
 
 @dataclass
@@ -169,8 +169,8 @@ class Agent:
         if isinstance(admission, Replay):
             before = self._before_answer.get((record.id, message.get("messageId")))
             if before is not None:  # (fault: retry-shows-before)
-                return {"task": copy.deepcopy(before)}
-            return copy.deepcopy(await asyncio.shield(admission.result))
+                return {"task": json_copy(before)}
+            return json_copy(await asyncio.shield(admission.result))
         queue = self.store.subscribe(record)
         # An answer is taken while the task still shows its pause: wait for it to move on first.
         moved = not isinstance(admission, Admitted)
@@ -186,7 +186,7 @@ class Agent:
             self.store.unsubscribe(record, queue)
         response = {"task": record.snapshot(history_length)}
         if isinstance(admission, Admitted) and not admission.result.done():
-            admission.result.set_result(copy.deepcopy(response))
+            admission.result.set_result(json_copy(response))
         return response
 
     async def send_streaming_message(self, params: dict[str, Any]) -> Stream:
@@ -204,7 +204,7 @@ class Agent:
             # answer moves it on (a retry by SendMessage gets that Task), never with the pause it answered.
             def taken(task: dict[str, Any]) -> None:
                 if not admission.result.done():
-                    admission.result.set_result(copy.deepcopy(task))
+                    admission.result.set_result(json_copy(task))
 
             queue = self.store.subscribe(record, TaskOnMove(record, taken, _keeps_update(self.options)))
             return Stream(record, queue, None, answer=True)

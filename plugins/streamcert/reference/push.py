@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..protocols import a2a, push
+from ..wire.pool import Pool
 from .faults import switch
 from .options import Options
 from .rpc import RpcError, dumps, invalid_params
@@ -175,7 +176,9 @@ class PushConfigs:
 
     async def _send_all(self, sender: Sender) -> None:
         timeout = SHORT_TIMEOUT_S if TIMEOUT_SHORT.on(self.options) else TIMEOUT_S
-        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False) as client:
+        # Pool: the process's one TLS context, none for a plain-HTTP webhook (httpx would load certifi's bundle anew
+        # for each config's sender: 24 times in an embedded run, most of the server's CPU for push)
+        async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, transport=Pool()) as client:
             held: list[dict[str, Any]] = []  # (fault: push-reordered)
             reordered = False
             while True:

@@ -16,6 +16,21 @@ from .interactions import Ledger
 from .options import Options
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, strings, numbers, booleans, null), five times as fast as `copy.deepcopy`
+    on a task: the store copies a task at every read (GetTask, each frame of a stream that carries the whole task),
+    and `copy.deepcopy` there was the largest part of the reference's CPU in an embedded run. Anything else is copied
+    by `copy.deepcopy`."""
+    kind = type(value)
+    if kind is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [json_copy(item) for item in value]
+    if value is None or kind is str or kind is int or kind is float or kind is bool:
+        return value
+    return copy.deepcopy(value)
+
+
 @dataclass
 class TaskRecord:
     id: str
@@ -42,14 +57,14 @@ class TaskRecord:
     def snapshot(self, history_length: int | None = None, include_artifacts: bool = True) -> dict[str, Any]:
         """The Task as ProtoJSON. history_length: None all, 0 none, N the last N."""
         task: dict[str, Any] = {"id": self.id, "contextId": self.context_id,
-                                "status": copy.deepcopy(self.status)}
+                                "status": json_copy(self.status)}
         if include_artifacts and self.artifacts:
-            task["artifacts"] = copy.deepcopy(list(self.artifacts.values()))
+            task["artifacts"] = json_copy(list(self.artifacts.values()))
         if history_length != 0 and self.history:
             kept = self.history if history_length is None else self.history[-history_length:]
-            task["history"] = copy.deepcopy(kept)
+            task["history"] = json_copy(kept)
         if self.metadata:
-            task["metadata"] = copy.deepcopy(self.metadata)
+            task["metadata"] = json_copy(self.metadata)
         return task
 
 
@@ -98,15 +113,15 @@ class TaskStore:
             self._add_artifact(record, result["artifactUpdate"])
 
     def _set_status(self, record: TaskRecord, task_status: dict[str, Any]) -> None:
-        record.status = copy.deepcopy(task_status)
+        record.status = json_copy(task_status)
         if "timestamp" in task_status:  # absent only under the plan-no-timestamp fault
             record.status_at = parse_timestamp(task_status["timestamp"])
         record.seq = next(self._seq)
         if "message" in task_status:
-            record.history.append(copy.deepcopy(task_status["message"]))
+            record.history.append(json_copy(task_status["message"]))
 
     def _add_artifact(self, record: TaskRecord, event: dict[str, Any]) -> None:
-        incoming = copy.deepcopy(event["artifact"])
+        incoming = json_copy(event["artifact"])
         stored = record.artifacts.get(incoming["artifactId"])
         if stored is None or not event.get("append"):
             record.artifacts[incoming["artifactId"]] = incoming

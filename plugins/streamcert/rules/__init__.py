@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from typing import Iterable
 
 from ..catalogue import load_catalogue
@@ -36,16 +37,41 @@ from .engine import (
 __all__ = ["RuleContext", "Run", "Unjudgeable", "Verdict", "Verdicts", "answered", "ev_evidence", "ex_evidence",
            "frame_no", "judge", "quote", "registered_ids", "rule"]
 
-_loaded = False
+# The modules of this package holding the rules of each requirement-ID prefix (the ID without its number). A judgement
+# imports only the modules of the IDs it judges: an a2a run never pays for the client, ACP, plan or progress rules
+# and their views. tests/test_run_imports.py checks this table against what each module registers.
+RULE_MODULES = {
+    "A2A-AUTH": ("auth",), "A2A-CARD": ("card", "card_signatures"), "A2A-ERR": ("errors",),
+    "A2A-INT": ("everystream", "interactions", "ixstreams"), "A2A-STREAM": ("stream", "stream_forms"),
+    "A2A-TASK": ("multistream", "task", "task_cancel", "task_list"), "GRPC": ("grpc_binding",),
+    "IDEM": ("idempotency",), "REST": ("rest",), "WIRE": ("field_names", "wire"),
+    "PUSH": ("push", "push_deliveries"), "IX": ("interactions", "ixtruncation"), "PLAN": ("everystream", "plans"),
+    "PROG": ("progress",), "ACP-PLAN": ("acp_plans",), "LINE": ("line",),
+    "CLIENT": ("client",), "CLIENT-ACP": ("client_acp",),
+}
+_loaded: set[str] = set()  # the prefixes whose modules are imported ("*": every module)
+_loading = threading.Lock()  # judgements in threads (the meta-test's pool): a prefix is marked once its rules are in
 
 
-def _load() -> None:
-    """Import every module of this package once: each registers the rules it defines."""
-    global _loaded
-    if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
-        _loaded = True
+def prefix_of(req_id: str) -> str:
+    """`A2A-STREAM-004` → `A2A-STREAM`: the key of RULE_MODULES."""
+    return req_id.rpartition("-")[0]
+
+
+def _load(req_ids: Iterable[str] | None = None) -> None:
+    """Import the modules of this package that decide `req_ids` (None: every module), each once: importing a module
+    registers the rules it defines."""
+    with _loading:
+        if "*" in _loaded:
+            return
+        if req_ids is None:
+            names, prefixes = [info.name for info in pkgutil.iter_modules(__path__)], {"*"}
+        else:
+            prefixes = {prefix_of(rid) for rid in req_ids} - _loaded
+            names = sorted({name for prefix in prefixes for name in RULE_MODULES.get(prefix, ())})
+        for name in names:
+            importlib.import_module(f"{__name__}.{name}")
+        _loaded.update(prefixes)
 
 
 def registered_ids() -> set[str]:
@@ -55,7 +81,8 @@ def registered_ids() -> set[str]:
 
 def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None) -> list[Finding]:
     """Run every rule that decides one of `req_ids` on `log`; keep the findings for those IDs."""
-    _load()
+    req_ids = list(req_ids)
+    _load(req_ids)
     ctx = ctx or RuleContext()
     # A log that went over one A2A binding judges only the requirements of that binding (a JSON-RPC envelope
     # requirement has nothing to read in a gRPC log); each finding says which binding it was judged on.

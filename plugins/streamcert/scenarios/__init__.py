@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import pkgutil
 import signal
 import threading
 from typing import Any, Awaitable, Callable
@@ -34,18 +33,29 @@ def driver(name: str) -> Callable[[Driver], Driver]:
     return deco
 
 
-def _load() -> None:
-    """Import every driver module of this package once: each registers its drivers."""
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
+# The module of this package that defines each driver (a scenario's `driver`). A run imports only the modules of the
+# scenarios it plays: an a2a run never pays for the client, ACP or push drivers and what they import (vcrpy and
+# PyYAML, subprocess capture). tests/test_imports.py checks this table against the drivers each module registers.
+DRIVER_MODULES = {
+    "card": "a2a", "stream-task": "a2a", "list-tasks": "a2a", "cancel-subscribe": "a2a", "errors": "a2a",
+    "extension-required": "a2a", "no-streaming": "a2a", "security": "a2a",
+    "multi-client": "multi", "push": "push", "push-deliveries": "push_deliveries",
+    "interactions": "interactions", "plans": "plans", "progress-stream": "progress", "line-cases": "line",
+    "acp": "acp", "acp-client-case": "acp_client", "client-case": "client",
+}
+
+
+def load_driver(name: str) -> Driver:
+    """The driver called `name`, its module imported on first use."""
+    if name not in _DRIVERS:
+        importlib.import_module(f"{__name__}.{DRIVER_MODULES[name]}")
+    return _DRIVERS[name]
 
 
 def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     """Play one scenario synchronously and return its frame log (never raises for target faults)."""
-    _load()
     scenario = load_scenario(scenario_id)
-    name = scenario.data.get("driver", scenario_id)
-    fn = _DRIVERS[name]
+    fn = load_driver(scenario.data.get("driver", scenario_id))
     log = FrameLog(scenario=scenario.id, target=target.a2a_url or "", script=scenario.script, started=now())
     log.notes[STREAM_LIMIT_S] = target.stream_limit
     if scenario.profile in BOUND_PROFILES:
