@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from streamcert import run_options
 from streamcert.capture_diff import DEFAULT_TOLERANCE_S, diff_logs
 from streamcert.cassette import path_for
+from streamcert.drivers import run_scenario
 from streamcert.framelog import FrameLog
 from streamcert.reference.process import ReferenceProcess
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
 
 SCENARIOS = ("ix-answer-forms", "stream-basic", "list-tasks", "ix-question")

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 from _common import bench_server
 
-from streamcert.scenarios import Target, run_scenario
+from streamcert.drivers import Target, run_scenario
 
 
 def record(url: str, folder: Path) -> tuple[Path, int, float]:

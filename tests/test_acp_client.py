@@ -16,12 +16,12 @@ import pytest
 from logs import stdio
 
 from streamcert.catalogue import Scenario, load_scenario, scenario_ids
+from streamcert.drivers import run_scenario
+from streamcert.drivers.acp_client import agent_command
 from streamcert.framelog import END_TIME_LIMIT, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
-from streamcert.scenarios.acp_client import agent_command
 from streamcert.targets import Target
 
 PYTHON = shlex.quote(sys.executable)

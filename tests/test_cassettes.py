@@ -32,11 +32,11 @@ from streamcert.capture_diff import Capture, diff_logs
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main as streamcert
 from streamcert.contract.labels.push import WEBHOOK_PREFIX
+from streamcert.drivers import run_scenario
 from streamcert.framelog import Event, FrameLog
 from streamcert.offline import check_cassettes
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
 from streamcert.targets import embedded_headers
 
 CASSETTES = resources.files("streamcert.cassettes") / "reference"

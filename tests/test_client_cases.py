@@ -20,13 +20,13 @@ from streamcert import cassette, client_cases
 from streamcert.catalogue import Scenario, load_catalogue, load_scenario, scenario_ids
 from streamcert.contract.client import HOLD, UNTERMINATED
 from streamcert.contract.labels.client import SENT
+from streamcert.drivers import client as client_driver
+from streamcert.drivers import run_scenario
 from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
 from streamcert.replay import ReplayServer
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import client as client_driver
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
 from streamcert.wire.sse import SSEParser
 

@@ -37,7 +37,7 @@ LAYERS = {
     "recordings": ("capture_diff", "replay", "client_cases", "progress_cases"),
     "reference": ("reference",),
     "report": ("report",),
-    "drivers": ("scenarios", "binding_choice"),
+    "drivers": ("drivers", "binding_choice"),
     "running": ("__main__", "plugin", "own_checks", "cli", "run_options", "selection", "listing", "live", "report_keys",
                 "offline", "preflight", "github_action", "exit_codes", "proxy", "proxy_logs", "matrix"),
 }

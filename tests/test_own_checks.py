@@ -17,7 +17,7 @@ pytest_plugins = ["pytester"]
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "test_own_checks.py"
 
 COUNTING = '''
-import json, streamcert.plugin, streamcert.scenarios
+import json, streamcert.plugin, streamcert.drivers
 from streamcert.reference.process import ReferenceProcess
 played = []
 started = ReferenceProcess.start
@@ -31,7 +31,7 @@ def counted(inner):
         return inner(scenario_id, target)
     return run
 streamcert.plugin.run_scenario = counted(streamcert.plugin.run_scenario)
-streamcert.scenarios.run_scenario = counted(streamcert.scenarios.run_scenario)
+streamcert.drivers.run_scenario = counted(streamcert.drivers.run_scenario)
 def pytest_sessionfinish(session):
     with open("played.json", "w") as f:
         json.dump(played, f)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.reference.options import Options
 from streamcert.reference.plans import ToolError, apply_limits, check_shape, cut
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.planview import ordered, read_back
-from streamcert.scenarios import Target, run_scenario
 
 E = "\U0001F600"
 

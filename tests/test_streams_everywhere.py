@@ -444,9 +444,9 @@ def test_008_compares_artifacts_built_across_the_streams():
 # -- end to end: the reference, broken and not ----------------------------------------------------------
 
 def play(scenario: str, **server):
+    from streamcert.drivers import run_scenario
     from streamcert.reference.server import ReferenceServer
     from streamcert.run_options import target_of
-    from streamcert.scenarios import run_scenario
 
     with ReferenceServer(**server) as srv:
         log = run_scenario(scenario, target_of({"a2a_url": srv.url, "stream_limit": 5.0}))

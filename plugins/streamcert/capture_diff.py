@@ -42,7 +42,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2
 # String values under these keys differ on every run by design: compared by shape and first appearance. A card
 # signature's `signature` among them: ECDSA signs with a fresh random k each time (RFC 7518 §3.4), so an unchanged
 # card signed again is other bytes (whether it verifies is A2A-CARD-009's to judge, not the diff's).
-# token and credentials: a push config's, which the suite makes anew each run (scenarios/push*.py; the credentials
+# token and credentials: a push config's, which the suite makes anew each run (drivers/push*.py; the credentials
 # are masked in a recording, so a live value and the mask are both "a string").
 VOLATILE_KEYS = {"id", "taskId", "contextId", "messageId", "nextPageToken", "timestamp", "sessionId", "signature",
                  "token", "credentials"}

@@ -59,7 +59,7 @@ class Captures:
             binding = None
         key = (scenario.id, binding)
         if key not in self.run.captures:
-            from .scenarios import run_scenario
+            from .drivers import run_scenario
 
             target = self.target if binding is None else _with_binding(self.target, binding)
             self.run.captures[key] = run_scenario(scenario.id, target)

@@ -24,11 +24,11 @@ from . import limits, live, run_options, selection
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .contract.capture import LIMIT
 from .contract.run import BINDING
+from .drivers import run_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
 from .rules import RuleContext, judge
-from .scenarios import run_scenario
 from .scrub import Scrubber
 from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
 from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target

@@ -3,7 +3,7 @@ own driver labels what it judges, written as cassettes and judged with `streamce
 
 A proxied client plays no script, so each task's log is the `stream-basic` scenario judged as it is (the notes
 `--prompt` writes: no script, no step played): what rests on a script's content is NOT_TESTED with that reason,
-every frame of every stream and GetTask against the stream are judged. Labels (scenarios/a2a.py):
+every frame of every stream and GetTask against the stream are judged. Labels (drivers/a2a.py):
 
   card                  the card the client read last before the task began (the upstream's, as it sent it)
   stream                the task's first SendStreamingMessage; later ones on the task answer_1_N
@@ -27,11 +27,11 @@ from typing import Any, TextIO
 from .cassette import SUFFIX
 from .contract.labels.a2a import CANCEL, CARD, GET_TASK, GET_TASK_H0, GET_TASK_H1, STREAM, SUBSCRIBE
 from .contract.run import BINDING, PROXIED
+from .drivers.a2a import task_ids, unary_task
 from .framelog import Exchange, FrameLog
 from .protocols import a2a
 from .protocols.script import NO_SCRIPT_NOTE, PLAYED_NOTE
 from .safe_names import confined
-from .scenarios.a2a import task_ids, unary_task
 from .scrub import Scrubber, header_secrets
 from .targets import Target
 from .wallclock import now

@@ -19,7 +19,7 @@ client goes (at most HOLD_S).
 The server is a small asyncio HTTP/1.1 server of its own (not uvicorn): it must write each recorded chunk on
 its own, at its time, and drop a connection without a word.
 
-Two things serve client certification (scenarios/client.py) and change nothing for a recorded cassette:
+Two things serve client certification (drivers/client.py) and change nothing for a recorded cassette:
 - `record`: every request the server receives goes into that frame log as an exchange labelled `sent` (what
   was asked and what was answered; see `ReplayServer._sent`);
 - an answer whose notes hold `replay_hold` ({"chunk": i, "until": [[key, n], …]}) writes its chunks from the

@@ -1,4 +1,4 @@
-"""The client-certification driver's log (scenarios/client.py, client_cases.py, replay.py): notes keys the
+"""The client-certification driver's log (drivers/client.py, client_cases.py, replay.py): notes keys the
 CLIENT- rules read."""
 
 CLIENT_CASE = "client_case"  # log.notes: the case played (its id, pace, the card's streaming, the URL, ...)

@@ -3,13 +3,13 @@
 JSON-RPC 2.0 on stdin/stdout, one message per line; logs go to stderr only. It speaks protocol
 version 2 (seed 002) by default and version 1 when the client asks for it (`--protocol 1`: it
 speaks only 1). It plays the script of `session/prompt` `_meta` (docs/contracts.md §6 and the acp_plan steps
-documented in streamcert.scenarios.acp) and answers the prompt when the script ends.
+documented in streamcert.drivers.acp) and answers the prompt when the script ends.
 
 Plans by version (specs/acp-plans.md): v2, and v1 when the client advertised `clientCapabilities.plan`,
 send `plan_update {plan: {type, planId, …}}` and `plan_removed {planId}`; v1 without the capability
 sends the stable `plan {entries}` for item plans (an empty one to remove it) and nothing for others.
 
-As the suite's agent for ACP clients (scenarios/acp_client.py), a client under test starts it:
+As the suite's agent for ACP clients (drivers/acp_client.py), a client under test starts it:
 `--script FILE` plays that script (a JSON object, docs/contracts.md §6) whatever the prompt carries, and
 `--record FILE` appends every line it reads and writes to FILE, so the suite reads back what the
 client was sent and what it asked (`Record`).

@@ -1,5 +1,5 @@
 """What the ACP plan rules read (ACP-PLAN-): one agent run over stdio, from the frame log of
-scenarios/acp.py. Its exchange `agent` holds the lines the suite wrote (request body) and the
+drivers/acp.py. Its exchange `agent` holds the lines the suite wrote (request body) and the
 agent's stdout lines (events); timing is not judged.
 
     AgentStdout  the agent's stdout as lines of messages, and what it left without a line end

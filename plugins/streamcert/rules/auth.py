@@ -1,5 +1,5 @@
 """A2A-AUTH-001…005: declared security is enforced (A2A 1.0.1 §7), and the extended card is served
-to whom it is for (§3.1.11), on the `security` scenario's log (scenarios/a2a.py: the labels it writes).
+to whom it is for (§3.1.11), on the `security` scenario's log (drivers/a2a.py: the labels it writes).
 
 What is judged rests on what the run could ask: a request without credentials is sent only when the card requires
 some and the run was given them (`--header`); otherwise each requirement says what the card declares and that it

@@ -1,4 +1,4 @@
-"""CLIENT-ACP-: what an ACP client shows of the plans the suite's agent reported (scenarios/acp_client.py).
+"""CLIENT-ACP-: what an ACP client shows of the plans the suite's agent reported (drivers/acp_client.py).
 
     AcpClientRun  the client's final view (`plans` by planId, the v1 plan under ""), the session the
                   suite's agent recorded (what the client was sent, in order), the case's expected view

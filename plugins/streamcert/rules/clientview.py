@@ -1,5 +1,5 @@
 """What the CLIENT- rules read: one run of an A2A client under test on one client case (issue 11; docs/contracts.md §7
-extended), from the frame log of scenarios/client.py (driver `client-case`).
+extended), from the frame log of drivers/client.py (driver `client-case`).
 
 What is read, as the shared design of client certification says it is written:
   log.notes["client_case"]       {"id", "base", "variations", "context", "expected"}: the case as played (the

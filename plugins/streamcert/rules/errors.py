@@ -1,6 +1,6 @@
 """A2A-ERR-: each refused operation gets its error code (A2A §3.3, §9; JSON-RPC 2.0 §5.1).
 
-Labels read (written by streamcert.scenarios.a2a):
+Labels read (written by streamcert.drivers.a2a):
   errors scenario:       get_unknown, send_unknown, cancel_unknown, subscribe_unknown, cancel_terminal,
                          send_terminal, subscribe_terminal, unknown_method, parse_error, invalid_params,
                          bad_version, patch_version, cross_context, msg_* (MESSAGE_CASES) and list_refused,

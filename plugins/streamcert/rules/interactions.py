@@ -1,7 +1,7 @@
 """A2A-INT- and IX-: interrupted states and the interactions/v1 extension (approval, question,
 connection), as one scripted task shows them across every stream of the run.
 
-Reads the labels streamcert.scenarios.interactions writes, through the view `Interruptions`
+Reads the labels streamcert.drivers.interactions writes, through the view `Interruptions`
 (rules/ixview.py). Truncation (IX-010) is in rules/ixtruncation.py; idempotency (IDEM-) in
 rules/idempotency.py.
 """

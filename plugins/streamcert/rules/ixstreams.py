@@ -6,7 +6,7 @@ ends before a terminal or, per D3, an interrupted state (A2A §3.5.2, §3.1.2, �
 A2A-INT-008 compares the reads with the streams: GetTask once the streams have ended (as A2A-TASK-001…003
 do for one stream, on the streams read together) and ListTasks at each pause.
 
-Labels read: list_pause_N (streamcert.scenarios.interactions); everything else by method.
+Labels read: list_pause_N (streamcert.drivers.interactions); everything else by method.
 """
 
 from __future__ import annotations

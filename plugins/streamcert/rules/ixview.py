@@ -8,7 +8,7 @@ rules/ixtruncation.py and rules/idempotency.py).
     reply(exchange)             (taken, value): accepted with a result, refused with an error, or no answer
     answer_value(message)       how an answer the suite sent reads: through the extension, text or data
 
-Labels read: those streamcert.scenarios.interactions writes (see its docstring).
+Labels read: those streamcert.drivers.interactions writes (see its docstring).
 """
 
 from __future__ import annotations

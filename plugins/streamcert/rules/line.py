@@ -1,6 +1,6 @@
 """LINE-: the line a client draws for a progress object (seed 003 §2–§3), judged case by case.
 
-Reads the log of scenarios/line.py: the cases (log.notes["cases"]), the inputs in the order sent
+Reads the log of drivers/line.py: the cases (log.notes["cases"]), the inputs in the order sent
 (log.notes["inputs"]) and the renderer's output lines (exchange `line`), the n-th line answering the
 n-th input. A case names the requirements it exercises; a line that differs from the case is blamed
 on the part that differs:

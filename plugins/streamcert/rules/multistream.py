@@ -1,4 +1,4 @@
-"""A2A-TASK-014 to -016: several clients on one task (scenario multi-client, driver scenarios/multi.py).
+"""A2A-TASK-014 to -016: several clients on one task (scenario multi-client, driver drivers/multi.py).
 
 A2A-TASK-014 is A2A-INT-007's judgement (rules/ixstreams.py) made in the a2a profile: every stream of the
 task carries it on while open and ends only at a terminal or, per D3, an interrupted state, whatever

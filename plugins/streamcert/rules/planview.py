@@ -1,7 +1,7 @@
 """What the plan rules read (PLAN-): the plan updates of the task stream, the update_plan calls and
 tool results of the script, and the plans GetTask and ListTasks carry.
 
-The driver (scenarios/plans.py) writes: `stream` (the scripted task), `get_task`, `list_tasks`.
+The driver (drivers/plans.py) writes: `stream` (the scripted task), `get_task`, `list_tasks`.
 The script's `plan` steps are the update_plan calls; its `say` steps ("Rk: {{result}}") show the
 tool result the model saw. Plan updates are put in order by status.timestamp (arrival breaks ties)
 and an update delivered twice counts once, as progress/v1 tells a client to do.

@@ -1,6 +1,6 @@
 """PUSH-: push notification configs and deliveries (A2A 1.0.1 §3.1.7–3.1.10, §4.3.3).
 
-Labels read (written by streamcert.scenarios.push): push_task, stream, push_create_slow, push_create_a,
+Labels read (written by streamcert.drivers.push): push_task, stream, push_create_slow, push_create_a,
 push_create_b, push_create_c, push_delete_c, push_create_nourl, push_list, push_get, push_get_unknown,
 push_delete_unknown, push_get_deleted, push_list_unknown_task, push_create_unknown_task, and the receiver's
 own exchanges (every exchange with notes["path"]: webhook_1, webhook_2, …); log.notes["push"].

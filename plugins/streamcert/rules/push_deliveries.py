@@ -2,7 +2,7 @@
 config's authentication, failing and slow webhooks, screened webhook URLs, Delete twice, and an agent without
 push (A2A 1.0.1 §3.1.7–3.1.10, §3.3.2, §3.3.4, §4.3.3, §13.2).
 
-Labels read (written by streamcert.scenarios.push_deliveries): inline_task, stream_cut, push_create_retry,
+Labels read (written by streamcert.drivers.push_deliveries): inline_task, stream_cut, push_create_retry,
 push_create_wait, push_create_noscheme, push_screen_<kind>, push_create_d, push_delete_d, push_delete_d_again,
 push_list_pause, push_get_inline, nopush_send, and the receiver's exchanges (webhook_1, …); log.notes["push"].
 """

@@ -6,7 +6,7 @@ in stream_forms.
 The sequence rules read every task stream a scenario opens, by what it is (streamview.StreamFrames:
 an event stream answering SendStreamingMessage or SubscribeToTask that carries a task), whatever its
 label: the first stream, a subscription, a streamed answer. The rules on the new task and the script
-read the scenario's first stream (label `stream`, written by streamcert.scenarios.a2a).
+read the scenario's first stream (label `stream`, written by streamcert.drivers.a2a).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A2A-TASK-001…004: GetTask after the stream returns the task the stream built.
 
-Labels read (written by streamcert.scenarios.a2a): stream, get_task, get_task_h0, get_task_h1
+Labels read (written by streamcert.drivers.a2a): stream, get_task, get_task_h0, get_task_h1
 (scenarios stream-basic, stream-fail). A2A-TASK-001…003 compare the first GetTask of the task sent once
 every stream of the task had ended, whatever its label, with those streams read together
 (TaskStream.merged): a scenario whose task went on in a subscription or a streamed answer is compared

@@ -1,7 +1,7 @@
 """A2A-TASK-010…012: CancelTask ends the task and its stream; SubscribeToTask sends the Task, then
 the task stream's own events, and ends with it.
 
-Labels read (written by streamcert.scenarios.a2a, scenario cancel-subscribe): stream (the task's
+Labels read (written by streamcert.drivers.a2a, scenario cancel-subscribe): stream (the task's
 SendStreamingMessage), subscribe (SubscribeToTask on it), cancel, get_task (after the cancel).
 A2A-TASK-011 reads every SubscribeToTask of a run by its method (one opened at a pause too); a
 refusal of one on a task that had not ended is a finding about what came, never a harness fault.

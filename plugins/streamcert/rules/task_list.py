@@ -1,6 +1,6 @@
 """A2A-TASK-005…009, 013…015: ListTasks lists, orders, pages and filters the tasks of a context.
 
-Labels read (written by streamcert.scenarios.a2a, scenario list-tasks): send_other (a task in a context of its
+Labels read (written by streamcert.drivers.a2a, scenario list-tasks): send_other (a task in a context of its
 own, made first), send_1…send_3 (the blocking SendMessage calls that made the tasks), list_context,
 list_artifacts, list_page1, list_page2, list_status, list_after (statusTimestampAfter: the status timestamp of a
 task list_context showed), list_proto_name (contextId named context_id), list_size_over and list_size_under
