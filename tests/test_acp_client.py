@@ -421,7 +421,7 @@ def test_a_scenario_object_is_enough_for_the_view():
 
 
 def test_a_cassette_of_a_case_is_judged_the_same(tmp_path):
-    from streamcert.cassette import load
+    from streamcert.recordings.cassette import load
 
     scenario = load_scenario("acp-client-v2-removed")
     log, found = certify(scenario.id, f"{CLIENT} --fault acp-keeps-removed")

@@ -25,10 +25,10 @@ from logs import (
 
 from streamcert import binding_choice
 from streamcert.binding_choice import choose
-from streamcert.cassette import find, path_for
 from streamcert.framelog import END_ERROR, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings
+from streamcert.recordings.cassette import find, path_for
 from streamcert.rules import judge
 
 UNKNOWN = {"id": "no-such-task"}
@@ -260,7 +260,7 @@ def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed()
 
 
 def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
-    from streamcert.replay import Replayer
+    from streamcert.recordings.replay import Replayer
 
     log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
     log.notes["binding"] = "grpc"

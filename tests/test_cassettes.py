@@ -27,8 +27,7 @@ import pytest
 import vcr
 import yaml
 
-from streamcert import cassette, run_options
-from streamcert.capture_diff import Capture, diff_logs
+from streamcert import run_options
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main as streamcert
 from streamcert.contract.labels.push import WEBHOOK_PREFIX
@@ -36,6 +35,8 @@ from streamcert.drivers import run_scenario
 from streamcert.framelog import Event, FrameLog
 from streamcert.offline import check_cassettes
 from streamcert.outcomes import Outcome
+from streamcert.recordings import cassette
+from streamcert.recordings.capture_diff import Capture, diff_logs
 from streamcert.rules import RuleContext, judge
 from streamcert.targets import embedded_headers
 

@@ -16,7 +16,6 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from streamcert import cassette, client_cases
 from streamcert.catalogue import Scenario, load_catalogue, load_scenario, scenario_ids
 from streamcert.contract.client import HOLD, UNTERMINATED
 from streamcert.contract.labels.client import SENT
@@ -25,7 +24,8 @@ from streamcert.drivers import run_scenario
 from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
-from streamcert.replay import ReplayServer
+from streamcert.recordings import cassette, client_cases
+from streamcert.recordings.replay import ReplayServer
 from streamcert.rules import RuleContext, judge
 from streamcert.targets import Target
 from streamcert.wire.sse import SSEParser

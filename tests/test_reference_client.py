@@ -24,9 +24,9 @@ from streamcert.catalogue import load_scenario
 from streamcert.framelog import END_CLIENT_STOP, END_RESET, Chunk, FrameLog
 from streamcert.protocols import a2a, interactions_v1, progress_v1
 from streamcert.protocols.script import SCRIPT_KEY
+from streamcert.recordings.replay import ReplayServer
 from streamcert.reference.client import CLOSE_GRACE_S, Client, View
 from streamcert.reference.server import ReferenceServer
-from streamcert.replay import ReplayServer
 
 SHIPPED = Path(str(resources.files("streamcert.cassettes") / "reference"))
 BOM = "\ufeff".encode()

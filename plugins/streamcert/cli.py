@@ -373,7 +373,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # -- replay and convert ----------------------------------------------------------------------------------
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .replay import serve
+    from .recordings.replay import serve
 
     try:
         serve(args.cassettes, args.port, args.pace, args.scenario)
@@ -384,7 +384,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .cassette import convert, load, path_for
+    from .recordings.cassette import convert, load, path_for
     from .safe_names import UnsafeName
 
     try:

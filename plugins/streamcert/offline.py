@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .contract.labels.a2a import CARD
 from .contract.run import BINDING
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .protocols import bindings
+from .recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
 from .rules import RuleContext, judge
 from .targets import Target
 from .wallclock import now

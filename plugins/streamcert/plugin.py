@@ -547,20 +547,20 @@ class Streamcert:
         return None
 
     def _record(self, log: FrameLog, target: Target) -> None:
-        from .cassette import path_for
+        from .recordings.cassette import path_for
 
         folder = self.run.options["record"]
         if folder:
             log.save(path_for(folder, log.scenario, log.notes.get(BINDING)), scrubber=self.run.scrubber)
 
     def _compare(self, log: FrameLog) -> None:
-        """--against DIR: how this capture differs from the scenario's earlier one there (capture_diff.py),
+        """--against DIR: how this capture differs from the scenario's earlier one there (recordings/capture_diff.py),
         sent to the controller beside the findings; a difference fails the test (and the run)."""
         folder = self.run.options.get("against")
         if not folder:
             return
-        from .capture_diff import diff_logs
-        from .cassette import find
+        from .recordings.capture_diff import diff_logs
+        from .recordings.cassette import find
 
         earlier = find(folder, log.scenario, log.notes.get(BINDING))
         item: dict[str, Any] = {"scenario": log.scenario, "cassette": str(earlier) if earlier else None,

@@ -220,7 +220,7 @@ def scrub_pattern(value: str) -> str:
 
 
 def progress_cases_file(value: str) -> str:
-    from .progress_cases import CasesError, load_cases
+    from .recordings.progress_cases import CasesError, load_cases
 
     try:
         load_cases(value)
@@ -505,8 +505,8 @@ def replaced_cassettes(values: Mapping[str, Any]) -> list[Path]:
     directory (none with --overwrite, or without --record)."""
     if not values.get("record") or values.get("overwrite"):
         return []
-    from .cassette import existing
     from .catalogue import load_scenario, scenario_ids
+    from .recordings.cassette import existing
     from .targets import names_a_target, served_profiles
 
     profiles = set(values.get("profiles") or ()) or (

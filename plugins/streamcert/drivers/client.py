@@ -1,7 +1,7 @@
 """Driver for certifying an A2A client (profile `client`, docs/contracts.md §7; docs/clients.md): driver `client-case`.
 
 One client case (cases/client/<id>.json) per scenario. The case's stream is built from its base recording
-and variations (client_cases.build) and served by the replay server (replay.py) on 127.0.0.1, at the case's
+and variations (client_cases.build) and served by the replay server (recordings/replay.py) on 127.0.0.1, at the case's
 `pace` (default `fast`). The client command (`target.client_cmd`) is run once, in a process group of its own
 (wire/stdio.py); the embedded run's reference client is played in the suite's process instead
 (`target.client_program`, wire/inprocess.py), recorded the same way. Either gets the caller's environment plus
@@ -49,13 +49,14 @@ import dataclasses
 import json
 import os
 
-from .. import client_cases, limits
+from .. import limits
 from ..catalogue import Scenario
 from ..contract.capture import STDERR
 from ..contract.client import CASE_ERROR, CLIENT_CASE, RETURNCODE, SERVED_AS, STDERR_TAIL, STREAM_CLOSED_AT
 from ..contract.labels.client import CLIENT, SENT, SERVED
 from ..framelog import END_CLOSED, FrameLog
-from ..replay import ReplayServer
+from ..recordings import client_cases
+from ..recordings.replay import ReplayServer
 from ..wire import activity
 from ..wire.capture import Clock
 from ..wire.inprocess import InProcessPeer

@@ -24,7 +24,7 @@ from ..catalogue import Scenario
 from ..contract.labels.line import LINE
 from ..contract.line import CASES, CASES_ERROR, CASES_SOURCE, INPUTS, LINES_MISSING
 from ..framelog import FrameLog
-from ..progress_cases import CasesError, load_cases
+from ..recordings.progress_cases import CasesError, load_cases
 from ..wire.stdio import StdioPeer
 from . import Target, driver
 

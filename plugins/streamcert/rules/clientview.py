@@ -868,7 +868,7 @@ class ClientRun:
 
     @property
     def unjudged(self) -> list[tuple[str, list[dict[str, Any]]]]:
-        """The requests the replay server refused before reading them whole (a body past its cap, replay.py): each
+        """The requests the replay server refused before reading them whole (a body past its cap, recordings/replay.py): each
         makes every requirement of the case ERROR naming the cap, beside what is judged (a cap is never blamed
         by itself, and never passed over in silence)."""
         return [(f"request #{s.n} ({s.method}): {s.ex.notes[REFUSED]}", [s.evidence()])

@@ -44,12 +44,12 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 from urllib.parse import urlsplit
 
-from .contract.capture import ANSWERED_BY, NO_MATCH, NOT_SENT, REFUSED, SERVED_END
-from .contract.client import HOLD
-from .contract.labels.client import SENT
-from .contract.run import BINDING
-from .framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
-from .protocols.script import SCRIPT_KEY
+from ..contract.capture import ANSWERED_BY, NO_MATCH, NOT_SENT, REFUSED, SERVED_END
+from ..contract.client import HOLD
+from ..contract.labels.client import SENT
+from ..contract.run import BINDING
+from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_RESET, END_TIME_LIMIT, Exchange, FrameLog
+from ..protocols.script import SCRIPT_KEY
 
 HOST = "127.0.0.1"  # loopback only, always
 PACES = ("recorded", "fast")

@@ -2,7 +2,7 @@
 
 A case names its base (`cassettes/reference/<base>.yaml`), the recorded exchanges it serves (`serve`, by
 label, in order) and its variations. `build(case)` loads the base, keeps those exchanges and applies the
-variations in the order listed; what comes out is a frame log the replay server serves (replay.py) and
+variations in the order listed; what comes out is a frame log the replay server serves (recordings/replay.py) and
 nothing of the base is changed. The variations are data, listed by kind in `VARIATIONS`:
 
   content (on the events' JSON)   ids, timestamps, plans, task_plan, duplicate, move, split_artifact,
@@ -29,17 +29,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..contract.client import CLIENT_CASE, HELD_OPEN, HOLD, SERVED_FROM, UNTERMINATED
+from ..contract.labels.a2a import CARD, STREAM
+from ..contract.labels.client import DROPPED_SUFFIX
+from ..framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
+from ..protocols import a2a
+from ..protocols.bindings import jsonrpc_paths
+from ..protocols.interactions_v1 import URI as EXT_INTERACTIONS
+from ..protocols.progress_v1 import URI as EXT_PROGRESS
+from ..wire.sse import SSEParser
 from . import cassette
-from .contract.client import CLIENT_CASE, HELD_OPEN, HOLD, SERVED_FROM, UNTERMINATED
-from .contract.labels.a2a import CARD, STREAM
-from .contract.labels.client import DROPPED_SUFFIX
-from .framelog import END_CLOSED, END_ERROR, Chunk, Exchange, FrameLog, budgeted
-from .protocols import a2a
-from .protocols.bindings import jsonrpc_paths
-from .protocols.interactions_v1 import URI as EXT_INTERACTIONS
-from .protocols.progress_v1 import URI as EXT_PROGRESS
 from .replay import substituted
-from .wire.sse import SSEParser
 
 BOM = "\ufeff".encode("utf-8")
 LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}
@@ -489,7 +489,7 @@ def rechunk(stage: Stage, v: dict[str, Any]) -> None:
 
 def hold(stage: Stage, v: dict[str, Any]) -> None:
     """The frames after frame `after_frame` are written only once one of the requests `until` ([[request key,
-    count], …], replay.py) has come: the stream stays open at an interrupted state, and goes on after the
+    count], …], recordings/replay.py) has come: the stream stays open at an interrupted state, and goes on after the
     answer (conflict D3, "open")."""
     s = stage.exchange(v.get("label"))
     _frame(s, int(v["after_frame"]))

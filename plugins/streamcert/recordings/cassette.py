@@ -41,12 +41,12 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize as vcr_serialize
 from vcr.serializers import yamlserializer
 
-from .framelog import Chunk, Event, Exchange, FrameLog, budgeted, read_json
-from .limits import MAX_CASSETTE
-from .safe_names import confined
+from ..framelog import Chunk, Event, Exchange, FrameLog, budgeted, read_json
+from ..limits import MAX_CASSETTE
+from ..safe_names import confined
 
 if TYPE_CHECKING:
-    from .scrub import Scrubber
+    from ..scrub import Scrubber
 
 FORMAT = 2  # metadata.streamcert.format; 1 is the suite's older JSON form (FrameLog.to_json), still read
 SUFFIX = ".yaml"  # what --record names a cassette: <scenario>.yaml (pytest-recording's default too)
@@ -266,7 +266,7 @@ def _scalar(value: Any) -> str:
 
 
 def _scrubbed_pieces(ex: Exchange, scrubber: Scrubber) -> Iterator[bytes]:
-    from .framelog import _ChunkBytes
+    from ..framelog import _ChunkBytes
 
     return scrubber.iter_pieces(_ChunkBytes(ex.chunks))
 
@@ -325,7 +325,7 @@ def _interaction(ex: Exchange, scrubber: Scrubber, streams: _Streams) -> tuple[V
 
 def document(log: FrameLog, scrubber: Scrubber | None = None) -> tuple[str, _Streams]:
     """The cassette's YAML text (through vcrpy's `serialize`), with a placeholder for each part to stream."""
-    from .scrub import BY_NAME
+    from ..scrub import BY_NAME
 
     scrubber = scrubber or BY_NAME
     streams = _Streams()

@@ -32,7 +32,7 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from .framelog import Event, Exchange, FrameLog
+from ..framelog import Event, Exchange, FrameLog
 
 DEFAULT_TOLERANCE_S = 1.0  # timing differences up to this are scheduling noise, not a regression
 

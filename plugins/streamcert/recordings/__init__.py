@@ -1,0 +1,3 @@
+"""Recordings: a frame log's file form (cassette.py), the regression diff of two captures (capture_diff.py), the
+replay server that serves cassettes as an agent (replay.py), and the cases built from recordings for a client
+(client_cases.py) or a line renderer (progress_cases.py). docs/architecture.md names the layer of each."""
