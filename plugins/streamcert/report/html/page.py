@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..outcomes import Outcome
-from .aggregate import untested_over
-from .common import (
+from ...outcomes import Outcome
+from ..aggregate import untested_over
+from ..common import (
     FAILURES,
     OUTCOME_ORDER,
     SOFT_FINDINGS,
@@ -49,8 +49,8 @@ from .common import (
     target_line,
     verdict_claim,
 )
-from .roots import Root, group
-from .sources import source_url
+from ..roots import Root, group
+from ..sources import source_url
 
 
 def esc(value: Any) -> str:
