@@ -89,7 +89,7 @@ def _results(log: FrameLog) -> list[dict]:
 def test_a_case_names_every_requirement_a_stop_or_a_plan_mistake_is_blamed_on(case_id):
     # Issue 22: a view that is the stream up to the first lastChunk or interruption is CLIENT-006's or -008's in
     # every case where that explains it, and a plan taken wrong CLIENT-001's: a case whose stream offers the
-    # chance names them, or the blame would go to the case's variation (rules/client.py, stop_of)
+    # chance names them, or the blame would go to the case's variation (rules/client/client.py, stop_of)
     results = _results(built(case_id))
     named = set(load_scenario(case_id).requirements)
 

@@ -19,7 +19,7 @@ PKG = Path(streamcert.__file__).parent
 CONTRACT = PKG / "contract"
 # the script's notes live with the script's facts (protocols/ imports nothing of the project, not even contract/)
 SCRIPT_NOTES = ("protocols.script", re.compile(r"_NOTE$"))
-READERS = sorted((PKG / "rules").glob("*.py"))
+READERS = sorted((PKG / "rules").rglob("*.py"))
 WRITERS = sorted([*(PKG / "drivers").glob("*.py"), *(PKG / "wire").rglob("*.py")] + [
     PKG / name for name in ("framelog.py", "recordings/replay.py", "recordings/client_cases.py", "proxy.py",
                             "proxy_logs.py")])

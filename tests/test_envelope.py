@@ -21,7 +21,7 @@ from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.wire import expected_ids, is_notification, request_problem, same_id, sent
+from streamcert.rules.a2a.wire import expected_ids, is_notification, request_problem, same_id, sent
 
 P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
 

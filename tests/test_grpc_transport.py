@@ -397,7 +397,7 @@ def test_a_stream_whose_status_never_comes_is_cut_at_the_idle_gap_and_its_messag
     and its messages are judged (never "got no answer")."""
     from grpc_garbage import GarbageGrpc
 
-    from streamcert.rules.unary import no_answer
+    from streamcert.rules.common.unary import no_answer
 
     started = time.monotonic()
     with GarbageGrpc("notrailers") as garbage:
@@ -416,7 +416,7 @@ def test_a_unary_call_whose_status_never_comes_ends_at_the_timeout_its_message_j
     wait half a second."""
     from grpc_garbage import GarbageGrpc
 
-    from streamcert.rules.unary import no_answer
+    from streamcert.rules.common.unary import no_answer
     from streamcert.wire import unanswered
 
     unanswered.forget()

@@ -12,7 +12,7 @@ from streamcert.reference.options import Options
 from streamcert.reference.plans import ToolError, apply_limits, check_shape, cut
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.planview import ordered, read_back
+from streamcert.rules.plans.planview import ordered, read_back
 
 E = "\U0001F600"
 

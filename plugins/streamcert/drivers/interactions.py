@@ -20,7 +20,7 @@ answer also goes streamed when every stream has ended at the pause (the close re
 task stream and for the subscription): its own stream is then the one that carries the task on. A
 streamed answer's retry (after) is sent by SendMessage while that stream is open.
 
-Labels written (read by streamcert.rules.interactions and .idempotency):
+Labels written (read by streamcert.rules.interactions.interactions and .idempotency):
   card, stream                  the card; SendStreamingMessage carrying the script
   get_pause_N, list_pause_N     GetTask / ListTasks (by contextId) at pause N (1-based)
   subscribe_N                   SubscribeToTask opened at pause N, before its answer (and before GetTask); none

@@ -1,4 +1,4 @@
-"""The driver of the scenario with several clients on one task (profile `a2a`, rules/multistream.py).
+"""The driver of the scenario with several clients on one task (profile `a2a`, rules/a2a/multistream.py).
 
 Client A streams the scripted task. Once it works, client B subscribes to it twice: the first subscription
 is held to the end, the second is closed by the client after its first event. Once the task has moved on

@@ -1,4 +1,4 @@
-"""Driver for the progress/v1 plan scenarios (profile `plans`, rules/plans.py).
+"""Driver for the progress/v1 plan scenarios (profile `plans`, rules/plans/plans.py).
 
 Labels written:
   card        GET the agent card (of the target, or of the agent the scenario names)

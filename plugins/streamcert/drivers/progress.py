@@ -4,7 +4,7 @@ It POSTs the scenario's script to the progress URL (`{"urn:streamcert:script": â
 reads the answer as SSE whose events are JSON objects holding a progress object (at the JSON pointer
 `target.progress_pointer`, default `/progress`) and the status text beside it.
 
-Labels written (read by streamcert.rules.progress):
+Labels written (read by streamcert.rules.progress.progress):
   progress      the progress stream of one turn, bounded by target.stream_limit
 Log notes: `progress_pointer` (the pointer the rules read with).
 """

@@ -1,7 +1,7 @@
 """The driver of the push profile (A2A 1.0.1 §3.1.7–3.1.10, §4.3.3): the suite's webhook receiver
 (wire/push_receiver.py) listens while one task runs with configs on it.
 
-Labels written (read by streamcert.rules.push):
+Labels written (read by streamcert.rules.push.push):
   card                      GET the agent card
   push_task                 SendStreamingMessage carrying the script, read to the task's pause (the script asks
                             first, so nothing happens before the configs are made, however slow the machine)

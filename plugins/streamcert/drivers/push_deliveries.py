@@ -3,7 +3,7 @@ inline in SendStreamingMessage, deliveries across the task's pause and after the
 the config's authentication, webhooks that fail or answer slowly, screening of webhook URLs, Delete twice,
 and an agent without push given an inline config.
 
-Labels written (read by streamcert.rules.push_deliveries):
+Labels written (read by streamcert.rules.push.push_deliveries):
   card                        GET the push agent's card
   nopush_card, nopush_send    when the run names an A2A agent (--url) whose card does not declare
                               pushNotifications: its card, and a blocking SendMessage carrying an inline config

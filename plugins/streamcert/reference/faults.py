@@ -108,7 +108,7 @@ def _line(*nums: int) -> tuple[str, ...]:
 
 # The reference line renderer's faults (`python -m streamcert.reference.line --fault NAME`).
 # A case names every requirement it exercises and a wrong text is blamed on each of them
-# (rules/line.py), so a fault in one part of a text is also seen on the other requirements of the
+# (rules/line/line.py), so a fault in one part of a text is also seen on the other requirements of the
 # cases it breaks: that collateral is listed in `also`.
 LINE_FAULTS = (
     Fault("texts-paraphrased", "compacting is drawn in the client's own words ('Compacting conversation')",

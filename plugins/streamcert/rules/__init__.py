@@ -40,11 +40,11 @@ _loaded = False
 
 
 def _load() -> None:
-    """Import every module of this package once: each registers the rules it defines."""
+    """Import every module of this package and its profiles' packages once: each registers the rules it defines."""
     global _loaded
     if not _loaded:
-        for info in pkgutil.iter_modules(__path__):
-            importlib.import_module(f"{__name__}.{info.name}")
+        for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+            importlib.import_module(info.name)
         _loaded = True
 
 

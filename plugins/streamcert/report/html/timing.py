@@ -42,7 +42,7 @@ def _span_floor(measured: dict[str, Any]) -> Any:
     return 1.0 - tolerance if is_number(tolerance) else None
 
 
-# The timing rules' measured values (rules/stream.py, rules/progress.py) and what bounds each.
+# The timing rules' measured values (rules/a2a/stream.py, rules/progress/progress.py) and what bounds each.
 GAUGES = (
     Gauge(r"close_after_terminal_s", "the stream's end after its terminal status", "s",
           (Limit("tolerance", _key("tolerance_s"), "warn"),), anchored=True),
