@@ -18,7 +18,7 @@ from streamcert.outcomes import Outcome
 from streamcert.protocols.script import SCRIPT_KEY
 from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.progress.progressview import plan_of
+from streamcert.rules.progress.script_plan import plan_of
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
 

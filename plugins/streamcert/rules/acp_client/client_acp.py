@@ -30,7 +30,7 @@ from ...protocols import acp
 from ...wire.stdio import how_it_ended
 from .. import RuleContext, Unjudgeable, Verdict, ev_evidence, quote, rule
 from ..acp.acpview import AcpTurn
-from ..client.clientview import final_view
+from ..client.printed import final_view
 
 V1_PLAN = ""  # the view's key of the v1 plan, which has no planId
 Entry = tuple[Any, Any, Any]  # (content, priority, status)

@@ -48,7 +48,8 @@ from ...outcomes import Outcome
 from ...protocols import a2a, interactions_v1
 from ...protocols.bindings import jsonrpc_paths
 from .. import Verdict, rule
-from .clientview import (
+from .clientview import ClientRun
+from .compare import (
     ARTIFACT,
     FOREIGN,
     PLAN,
@@ -58,17 +59,13 @@ from .clientview import (
     TASK_IDS,
     TASK_STATE,
     UNENDED,
-    ClientRun,
     Diff,
-    Frame,
-    Sent,
     ViewComparison,
     carried_lost,
     characters_lost,
-    header,
-    ids_in,
-    shown,
 )
+from .printed import header, shown
+from .served import Frame, Sent, ids_in
 
 MORE_SHOWN = 3  # differences a finding lists
 

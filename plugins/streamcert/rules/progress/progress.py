@@ -21,17 +21,9 @@ from ...protocols.progress import (
     WHAT_MAX,
 )
 from .. import Verdict, quote, rule
-from .progressview import (
-    _MISSING,
-    MAIN,
-    Expected,
-    Frame,
-    ProgressStream,
-    ScriptedProgress,
-    Sequence,
-    is_int,
-    is_number,
-)
+from .frames import MAIN, MISSING, Frame, is_int, is_number
+from .progressview import ProgressStream, ScriptedProgress, Sequence
+from .script_plan import Expected
 
 MS_RANGE = (10**12, 10**14)  # Unix milliseconds from 2001-09-09 to the year 5138
 
@@ -476,7 +468,7 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
     # unchanged text), or with neither (a keep-alive, another kind of frame), is not bound by it.
     bad, without_status, neither = [], 0, 0
     for f in v.frames:
-        has_progress, has_status = f.problem is None, f.status is not _MISSING
+        has_progress, has_status = f.problem is None, f.status is not MISSING
         if not has_status:
             without_status += has_progress
             neither += not has_progress
@@ -484,7 +476,7 @@ def status_beside(v: ProgressStream, out: Verdict) -> None:
             bad.append((f"a status text without progress beside it ({f.problem})", v.evidence(f)))
         elif not isinstance(f.status, str):
             bad.append((f"{who(f)}status is {f.status!r}, not a text", v.evidence(f)))
-    judged = [f for f in v.frames if f.status is not _MISSING]
+    judged = [f for f in v.frames if f.status is not MISSING]
     if not bad and v.plan is not None:
         shown = [f.status for f in judged]
         i = 0
@@ -536,7 +528,7 @@ def subagent_form(v: ProgressStream, out: Verdict) -> None:
     if not v.frames:
         return
     bad = [(f"agent is {f.agent!r}, not a subagent's id (a non-empty string)", v.evidence(f)) for f in v.frames
-           if f.agent is not _MISSING and not (isinstance(f.agent, str) and f.agent)]
+           if f.agent is not MISSING and not (isinstance(f.agent, str) and f.agent)]
     if out.fail_each("frame(s) whose agent is no subagent's id", bad):
         return
     subs = [s for s in v.sequences if not s.is_main]
