@@ -17,7 +17,7 @@ import time
 from streamcert.catalogue import load_scenario
 from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome, worst
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 
 SCENARIOS = ("progress-prompt", "progress-writer", "progress-question")

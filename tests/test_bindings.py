@@ -236,7 +236,7 @@ def test_a_json_rpc_stream_is_unchanged_by_the_binding_field() -> None:
 
 def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed() -> None:
     from streamcert.drivers import run_scenario
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:

@@ -19,7 +19,7 @@ from streamcert.drivers.a2a import ID_FORMS
 from streamcert.framelog import END_IDLE, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.a2a.wire import expected_ids, is_notification, request_problem, same_id, sent
 

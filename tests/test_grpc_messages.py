@@ -252,7 +252,7 @@ def test_without_the_extra_streamcert_still_runs_json_rpc():
             sys.modules[name] = None  # an import of it fails, as when it is not installed
         import streamcert.cli, streamcert.rules, streamcert.drivers.a2a  # noqa: F401
         from streamcert.protocols.grpc_messages import grpc_available
-        from streamcert.reference.server import ReferenceServer
+        from streamcert.reference.agent.server import ReferenceServer
         import httpx
         print(grpc_available())
         with ReferenceServer() as server:

@@ -1,4 +1,4 @@
-"""The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/grpc_server.py), on
+"""The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/agent/grpc_server.py), on
 127.0.0.1: what each call writes into the frame log (docs/bindings.md, "gRPC exchange"), and how every call
 stays bounded."""
 
@@ -21,7 +21,7 @@ from streamcert.framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_IDLE
 from streamcert.protocols import a2a, bindings  # noqa: E402
 from streamcert.protocols import grpc_messages as g  # noqa: E402
 from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402
-from streamcert.reference.server import ReferenceServer  # noqa: E402
+from streamcert.reference.agent.server import ReferenceServer  # noqa: E402
 from streamcert.wire.bounds import Bounds  # noqa: E402
 from streamcert.wire.capture import Clock  # noqa: E402
 from streamcert.wire.grpc import GrpcTransport, grpc_target  # noqa: E402

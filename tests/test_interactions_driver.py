@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from streamcert.drivers import run_scenario
 from streamcert.framelog import END_TIME_LIMIT
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.targets import Target
 
 SCENARIO = "ix-two-questions"  # two pauses: a subscription opened at each

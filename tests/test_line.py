@@ -17,7 +17,7 @@ from streamcert.drivers.line import input_object, plan_inputs
 from streamcert.framelog import END_ERROR, END_TIME_LIMIT
 from streamcert.outcomes import Outcome
 from streamcert.recordings.progress_cases import load_cases
-from streamcert.reference.line import Renderer, render, serve_lines
+from streamcert.reference.line.renderer import Renderer, render, serve_lines
 from streamcert.rules import RuleContext, judge
 
 SCENARIO = load_scenario("line-cases")

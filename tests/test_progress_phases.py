@@ -16,7 +16,7 @@ from streamcert.catalogue import Scenario
 from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.rules.progress.script_plan import plan_of
 

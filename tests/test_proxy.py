@@ -24,7 +24,7 @@ from streamcert.protocols import bindings
 from streamcert.protocols.script import SCRIPT_KEY
 from streamcert.proxy import GONE, rewrite_card
 from streamcert.proxy_logs import Filing
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 
 SECRET = "proxy-secret-7Qx9"
 START_S = 30.0  # a loaded machine may take this long to import and print the first line

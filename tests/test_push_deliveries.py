@@ -234,7 +234,7 @@ def test_the_webhook_credentials_are_masked_by_every_scrubber():
 def test_the_reference_push_agent_passes_live_and_no_credential_reaches_a_cassette(tmp_path):
     from streamcert.drivers import run_scenario
     from streamcert.recordings.cassette import load, write
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:

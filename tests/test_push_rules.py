@@ -152,7 +152,7 @@ def test_without_the_push_notes_nothing_is_judged():
 
 def test_the_reference_push_agent_passes_live():
     from streamcert.drivers import run_scenario
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:

@@ -11,7 +11,7 @@ from streamcert.catalogue import load_scenario
 from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, PLAYED_NOTE, declared_steps
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.run_options import OptionError, resolve, target_of
 from streamcert.targets import Target

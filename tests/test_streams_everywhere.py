@@ -445,7 +445,7 @@ def test_008_compares_artifacts_built_across_the_streams():
 
 def play(scenario: str, **server):
     from streamcert.drivers import run_scenario
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.run_options import target_of
 
     with ReferenceServer(**server) as srv:

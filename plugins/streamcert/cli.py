@@ -494,8 +494,8 @@ def _client_fault(name: str) -> str:
 
 
 def cmd_client(args: argparse.Namespace) -> int:
-    """`streamcert client`: the reference client (reference/client.py), with the §7 environment."""
-    from .reference.client import main as client_main
+    """`streamcert client`: the reference client (reference/client/client.py), with the §7 environment."""
+    from .reference.client.client import main as client_main
 
     if not args.url and not os.environ.get("STREAMCERT_URL"):
         print("streamcert client: no agent URL: give URL or set STREAMCERT_URL", file=sys.stderr)
@@ -531,14 +531,14 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 # -- serve ---------------------------------------------------------------------------------------------
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .reference.auth import SECURED_TOKEN_ENV
+    from .reference.agent.auth import SECURED_TOKEN_ENV
+    from .reference.agent.server import ReferenceServer
     from .reference.faults import describe_faults
-    from .reference.server import ReferenceServer
 
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
-    from .reference.agents import with_push_at_root
+    from .reference.agent.agents import with_push_at_root
 
     steps = tuple(args.script_steps.split(",")) if args.script_steps else None
     agents = with_push_at_root() if args.push else None

@@ -147,7 +147,7 @@ class StreamcertRun:
                                                    card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
                                                    headers=embedded_headers(self._target.headers)[0])
                 if "client" in self.selected_profiles():  # its client is played here, not started per case
-                    from .reference.client import in_process_for
+                    from .reference.client.client import in_process_for
 
                     self._target.client_program = in_process_for(self._target.client_cmd)
         return self._target
@@ -670,7 +670,7 @@ def streamcert_reference():
             ...                                       # server.agent_url(name): one of its agents
 
     For trying a client, or checks of your own, against a known-good and a known-broken agent."""
-    from .reference.server import ReferenceServer
+    from .reference.agent.server import ReferenceServer
 
     started = []
 

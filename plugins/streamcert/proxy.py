@@ -365,7 +365,7 @@ def serve(settings: ProxySettings, port: int, record: Path, report: Path, scrub_
     import uvicorn
 
     from .proxy_logs import write_and_judge
-    from .reference.server import HOST, _bind, _Server
+    from .reference.agent.server import HOST, _bind, _Server
 
     out = out or sys.stdout
     sock = _bind(port)

@@ -18,9 +18,9 @@ from typing import Any
 from . import limits
 
 SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
-# The public part of the TEST key the reference signs its card with (reference/card.py): the embedded run trusts it.
+# The public part of the TEST key the reference signs its card with (reference/agent/card.py): the embedded run trusts it.
 REFERENCE_CARD_KEY = str(Path(__file__).parent / "reference" / "card_test_key.pub.json")
-# The TEST bearer token the reference's secured agent requires (reference/auth.py), written here and in
+# The TEST bearer token the reference's secured agent requires (reference/agent/auth.py), written here and in
 # docs/security.md: it protects nothing. The embedded run sends it.
 TEST_TOKEN = "streamcert-test-token-not-a-secret"
 REFERENCE_HEADERS = {"Authorization": f"Bearer {TEST_TOKEN}"}

@@ -52,7 +52,7 @@ def _push(*nums: int) -> tuple[str, ...]:
     return tuple(f"PUSH-{n:03d}" for n in nums)
 
 
-# The push agent's faults (reference/push.py, the agent at /agents/push): what each breaks in the config
+# The push agent's faults (reference/agent/push.py, the agent at /agents/push): what each breaks in the config
 # operations or in the deliveries the suite's webhook receiver records.
 PUSH_FAULTS = (
     Fault("push-create-no-id", "Create answers the config without the id it assigned", _push(1),
@@ -140,7 +140,7 @@ def _plan(*nums: int) -> tuple[str, ...]:
     return tuple(f"PLAN-{n:03d}" for n in nums)
 
 
-# progress/v1 plans (the player's plan step and reference/plans.py).
+# progress/v1 plans (the player's plan step and reference/agent/plans.py).
 PLAN_FAULTS = (
     Fault("plan-drop-second", "the second plan update of a task is recorded but never sent", _plan(1),
           _plan(12, 13)),  # a task whose last plan is the dropped one: GetTask/ListTasks show an unsent plan
@@ -209,7 +209,7 @@ _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for na
     ("acp-first-update-only", "each plan is sent once; its updates are not", _acp(31), ()),
 ))
 
-# CLIENT-ACP-: the reference ACP client (reference/acp_client.py), judged on the view it prints.
+# CLIENT-ACP-: the reference ACP client (reference/acp_client/client.py), judged on the view it prints.
 _ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_client")
                            for name, description, catches, also in (
     ("acp-merge-entries", "a plan update is merged into the plan shown (entries kept by content), not replacing it",
@@ -225,7 +225,7 @@ def _client(*nums: int) -> tuple[str, ...]:
     return tuple(f"CLIENT-{n:03d}" for n in nums)
 
 
-# CLIENT-: the reference A2A client (reference/client.py), judged on the view it prints and on the
+# CLIENT-: the reference A2A client (reference/client/client.py), judged on the view it prints and on the
 # requests the replay server saw it send.
 CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") for name, description, catches, also in (
     ("merge-plans", "a plan update is merged into the plan shown (steps matched by label, new ones added at "
@@ -270,7 +270,7 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      _client(20), ()),
 ))
 
-# PROG-: the reference's progress route (reference/progress.py, reference/pacing.py).
+# PROG-: the reference's progress route (reference/progress/stream.py, reference/progress/pacing.py).
 PROGRESS_FAULTS = (
     Fault("prog-unknown-phase", "the turn opens with a phase of no such name ('preparing')", ("PROG-001",)),
     Fault("prog-since-seconds", "since is Unix time in seconds, with a fraction", ("PROG-002",)),
@@ -325,7 +325,7 @@ def _idem(*nums: int) -> tuple[str, ...]:
     return tuple(f"IDEM-{n:03d}" for n in nums)
 
 
-# Interrupted states and interactions/v1 (reference/interactions.py, pauses.py, methods.py, streams.py).
+# Interrupted states and interactions/v1 (reference/agent/interactions.py, pauses.py, methods.py, streams.py).
 IX_FAULTS = (
     Fault("ask-stays-working", "an ask publishes its question in TASK_STATE_WORKING and waits there",
           _int(1), _ix(1, 14) + _int(6)),  # no pause at all: nothing else about it can be judged (the stream is
@@ -400,7 +400,7 @@ def _rest(*nums: int) -> tuple[str, ...]:
     return tuple(f"REST-{n:03d}" for n in nums)
 
 
-# REST-: the HTTP+JSON binding (reference/rest.py), played over that binding. Each breaks one route or one
+# REST-: the HTTP+JSON binding (reference/agent/rest.py), played over that binding. Each breaks one route or one
 # error, so that what the other rules read over HTTP+JSON stays whole. (The interactions scenarios subscribe
 # too: played over HTTP+JSON, rest-subscribe-missing would also flag A2A-INT-002/006/007 there.)
 REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
@@ -431,7 +431,7 @@ def _grpc(*nums: int) -> tuple[str, ...]:
     return tuple(f"GRPC-{n:03d}" for n in nums)
 
 
-# GRPC-: the gRPC binding (reference/grpc_server.py), played over that binding; each breaks one method, one
+# GRPC-: the gRPC binding (reference/agent/grpc_server.py), played over that binding; each breaks one method, one
 # error or one message. card-phantom-grpc is played over JSON-RPC: the card declares a gRPC interface nothing
 # serves, which the card's probe of every declared interface (A2A-CARD-006) finds.
 GRPC_FAULTS = tuple(Fault(name, description, catches, also, binding=binding)
