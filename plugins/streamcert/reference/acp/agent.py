@@ -439,7 +439,3 @@ class _PlanNotReported(Agent):
     def remove(self, sid: str, pid: str) -> None:
         if pid != self.first_plan:
             super().remove(sid, pid)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

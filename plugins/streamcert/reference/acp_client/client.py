@@ -291,7 +291,3 @@ class _KeepsRemoved(Plans):
 
 def _content(entry: Any) -> str:
     return json.dumps(entry.get("content") if isinstance(entry, dict) else entry)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -922,12 +922,3 @@ def _break_first_message(message: dict[str, Any], fault: str | None) -> dict[str
     if NEW_TASK_WITH_TASK_ID.on(fault):
         message["taskId"] = f"task-{mint()}"
     return message
-
-
-if __name__ == "__main__":
-    code = main()
-    # The view is out and nothing is left to clean up: skip the interpreter's teardown, which takes most of a
-    # second on a loaded machine (CLIENT-009 times the exit after the close).
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)

@@ -308,7 +308,3 @@ class _StatefulSince(Renderer):
         if progress is not None:
             self.last = (progress.get("phase"), self.since_of(progress, now))
         return out
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
