@@ -32,25 +32,31 @@ class Fault:
     plays: tuple[str, ...] = ()
 
 
-def _stream(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-STREAM-{n:03d}" for n in nums)
+def ids(prefix: str) -> Callable[..., tuple[str, ...]]:
+    """The requirement IDs of one prefix by number (docs/contracts.md §2): ids("PUSH")(1, 11) is
+    ("PUSH-001", "PUSH-011"). The faults below name what they catch through the table under it."""
+    return lambda *nums: tuple(f"{prefix}-{n:03d}" for n in nums)
 
 
-def _task(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-TASK-{n:03d}" for n in nums)
-
-
-def _err(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-ERR-{n:03d}" for n in nums)
+# One short name per prefix the faults name.
+_stream = ids("A2A-STREAM")
+_task = ids("A2A-TASK")
+_err = ids("A2A-ERR")
+_push = ids("PUSH")
+_line = ids("LINE")
+_plan = ids("PLAN")
+_acp = ids("ACP-PLAN")
+_client = ids("CLIENT")
+_int = ids("A2A-INT")
+_ix = ids("IX")
+_idem = ids("IDEM")
+_rest = ids("REST")
+_grpc = ids("GRPC")
 
 
 # What a suite cannot see when the card or the stream is unusable.
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
 _NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "A2A-CARD-005", "WIRE-007", "A2A-STREAM-015") + _err(1)
-
-def _push(*nums: int) -> tuple[str, ...]:
-    return tuple(f"PUSH-{n:03d}" for n in nums)
-
 
 # The push agent's faults (reference/agent/push.py, the agent at /agents/push): what each breaks in the config
 # operations or in the deliveries the suite's webhook receiver records.
@@ -102,10 +108,6 @@ PUSH_FAULTS = (
 )
 
 
-def _line(*nums: int) -> tuple[str, ...]:
-    return tuple(f"LINE-{n:03d}" for n in nums)
-
-
 # The reference line renderer's faults (`python -m streamcert.reference.line --fault NAME`).
 # A case names every requirement it exercises and a wrong text is blamed on each of them
 # (rules/line/line.py), so a fault in one part of a text is also seen on the other requirements of the
@@ -135,10 +137,6 @@ LINE_FAULTS = (
     Fault("stateful-since", "the renderer keeps the since of the previous object of the same phase",
           _line(14), _line(2, 8, 10, 12), target="line"),
 )
-
-def _plan(*nums: int) -> tuple[str, ...]:
-    return tuple(f"PLAN-{n:03d}" for n in nums)
-
 
 # progress/v1 plans (the player's plan step and reference/agent/plans.py).
 PLAN_FAULTS = (
@@ -178,10 +176,6 @@ PLAN_FAULTS = (
           _plan(17)),
 )
 
-def _acp(*nums: int) -> tuple[str, ...]:
-    return tuple(f"ACP-PLAN-{n:03d}" for n in nums)
-
-
 _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for name, description, catches, also in (
     ("acp-log-on-stdout", "a log line is written on stdout before the initialize answer", _acp(1), ()),
     ("acp-two-messages-per-line", "the first session/update and the message after it share one line",
@@ -219,10 +213,6 @@ _ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_c
     ("acp-keeps-removed", "plan_removed and an empty v1 plan are ignored: the plan stays shown",
      ("CLIENT-ACP-003",), ("CLIENT-ACP-001",)),  # the v1 plan then is not the latest (empty) update
 ))
-
-
-def _client(*nums: int) -> tuple[str, ...]:
-    return tuple(f"CLIENT-{n:03d}" for n in nums)
 
 
 # CLIENT-: the reference A2A client (reference/client/client.py), judged on the view it prints and on the
@@ -313,18 +303,6 @@ PROGRESS_FAULTS = (
           ("PROG-015",)),
 )
 
-def _int(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-INT-{n:03d}" for n in nums)
-
-
-def _ix(*nums: int) -> tuple[str, ...]:
-    return tuple(f"IX-{n:03d}" for n in nums)
-
-
-def _idem(*nums: int) -> tuple[str, ...]:
-    return tuple(f"IDEM-{n:03d}" for n in nums)
-
-
 # Interrupted states and interactions/v1 (reference/agent/interactions.py, pauses.py, methods.py, streams.py).
 IX_FAULTS = (
     Fault("ask-stays-working", "an ask publishes its question in TASK_STATE_WORKING and waits there",
@@ -396,10 +374,6 @@ IX_FAULTS = (
           _idem(1, 2) + _int(4, 8)),  # a quick sequential retry falls inside the same window
 )
 
-def _rest(*nums: int) -> tuple[str, ...]:
-    return tuple(f"REST-{n:03d}" for n in nums)
-
-
 # REST-: the HTTP+JSON binding (reference/agent/rest.py), played over that binding. Each breaks one route or one
 # error, so that what the other rules read over HTTP+JSON stays whole. (The interactions scenarios subscribe
 # too: played over HTTP+JSON, rest-subscribe-missing would also flag A2A-INT-002/006/007 there.)
@@ -425,10 +399,6 @@ REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
     ("rest-no-errorinfo", "TaskNotCancelableError comes without its ErrorInfo (no error.details): only HTTP 400 "
      "tells it, which InvalidParams shares", _rest(6), _err(3)),  # read as a generic invalid argument
 ))
-
-
-def _grpc(*nums: int) -> tuple[str, ...]:
-    return tuple(f"GRPC-{n:03d}" for n in nums)
 
 
 # GRPC-: the gRPC binding (reference/agent/grpc_server.py), played over that binding; each breaks one method, one
