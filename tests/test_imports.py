@@ -10,6 +10,9 @@ when listed in LAZY_CYCLES with its reason.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -289,3 +292,20 @@ def test_the_wire_layer_and_the_offline_commands_never_import_pytest():
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                          [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
                 assert not {n.split(".")[0] for n in names} & heavy, f"{name} imports {names}"
+
+
+# -- importing ------------------------------------------------------------------------------------------
+
+def test_importing_streamcert_sets_nothing_in_the_environment():
+    """`import streamcert` (as pytest does for every session, through the plugin's entry point) and the command's
+    module leave os.environ as they found it; gRPC's settings are made where grpc is imported
+    (grpc_messages.import_grpc, tested in test_grpc_messages.py). Run in a fresh interpreter without those
+    settings, so neither this process's imports nor a user's own values hide a change."""
+    script = ("import os, sys; before = dict(os.environ); "
+              "import streamcert, streamcert.cli, streamcert.plugin, streamcert.rules, streamcert.drivers; "
+              "changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k)); "
+              "print(changed, 'grpc' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[] False", done.stdout

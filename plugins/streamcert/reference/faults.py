@@ -58,6 +58,7 @@ _grpc = ids("GRPC")
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
 _NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "A2A-CARD-005", "WIRE-007", "A2A-STREAM-015") + _err(1)
 
+
 # The push agent's faults (reference/agent/push.py, the agent at /agents/push): what each breaks in the config
 # operations or in the deliveries the suite's webhook receiver records.
 PUSH_FAULTS = (

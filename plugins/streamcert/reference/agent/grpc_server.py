@@ -30,8 +30,7 @@ from .shapes import event_state
 from .streams import results
 
 try:  # the grpc extra; without it the reference serves JSON-RPC and HTTP+JSON only
-    import grpc
-    import grpc.aio
+    grpc = messages.import_grpc()
 except ImportError:  # pragma: no cover - exercised by an install without the extra
     grpc = None  # type: ignore[assignment]
 
