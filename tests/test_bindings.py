@@ -23,8 +23,8 @@ from logs import (
     unary,
 )
 
-from streamcert import binding_choice
-from streamcert.binding_choice import choose
+from streamcert.drivers import binding_choice
+from streamcert.drivers.binding_choice import choose
 from streamcert.framelog import END_ERROR, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings

@@ -441,7 +441,7 @@ def test_the_depth_the_reader_stops_at_is_the_one_said_and_every_walker_follows_
     from deepdiff import DeepDiff
 
     from streamcert.framelog import MAX_JSON_DEPTH, read_json
-    from streamcert.offline import shape_of
+    from streamcert.running.offline import shape_of
 
     deepest = '{"a": ' * (MAX_JSON_DEPTH - 1) + "[1, 2]" + "}" * (MAX_JSON_DEPTH - 1)
     value, complaint = read_json(deepest)

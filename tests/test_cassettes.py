@@ -33,11 +33,11 @@ from streamcert.cli import main as streamcert
 from streamcert.contract.labels.push import WEBHOOK_PREFIX
 from streamcert.drivers import run_scenario
 from streamcert.framelog import Event, FrameLog
-from streamcert.offline import check_cassettes
 from streamcert.outcomes import Outcome
 from streamcert.recordings import cassette
 from streamcert.recordings.capture_diff import Capture, diff_logs
 from streamcert.rules import RuleContext, judge
+from streamcert.running.offline import check_cassettes
 from streamcert.targets import embedded_headers
 
 CASSETTES = resources.files("streamcert.cassettes") / "reference"

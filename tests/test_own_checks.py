@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from streamcert.own_checks import adopted_values
+from streamcert.running.own_checks import adopted_values
 
 pytest_plugins = ["pytester"]
 
@@ -77,7 +77,7 @@ class _Run:
 def test_a_capture_is_driven_once_and_the_client_speaks_to_the_target_with_its_credentials(streamcert_reference):
     import asyncio
 
-    from streamcert.own_checks import Captures
+    from streamcert.running.own_checks import Captures
     from streamcert.targets import Target
 
     server = streamcert_reference()

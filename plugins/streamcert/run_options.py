@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from . import limits, selection
+from . import limits
 from .catalogue import PROFILES
+from .running import selection
 from .targets import Target
 
 DEFAULT_REPORT = "reports/latest"

@@ -1,5 +1,5 @@
 """Exchange.notes keys the wire layer writes as it captures (wire/a2a_client.py, wire/bindings/, wire/grpc.py,
-wire/stdio.py, wire/push_receiver.py, recordings/replay.py's server, proxy.py) and the rules read."""
+wire/stdio.py, wire/push_receiver.py, recordings/replay.py's server, running/proxy.py) and the rules read."""
 
 # every binding
 STREAMING = "streaming"  # True: the exchange was opened as a stream (SendStreamingMessage, SubscribeToTask, ...)

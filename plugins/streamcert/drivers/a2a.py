@@ -52,7 +52,6 @@ from collections.abc import Callable
 from typing import Any, Iterator
 
 from .. import card_keys
-from ..binding_choice import grpc_missing
 from ..catalogue import Scenario, load_scenario, scenario_ids
 from ..contract.a2a import CARD_KEYS, CARD_KEYS_ERROR, CONTEXT_ID, UNPROBED
 from ..contract.labels.a2a import (
@@ -141,6 +140,7 @@ from ..protocols.script import (
 from ..wire.a2a_client import A2AClient
 from ..wire.clients import client_for
 from . import Target, driver
+from .binding_choice import grpc_missing
 from .script_steps import SENDS_SCRIPT, NotDriven, learn
 
 

@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from .protocols import bindings
+from ..protocols import bindings
 
 ALL = "all"
 CHOICES = (*bindings.BINDINGS, ALL)
@@ -31,7 +31,7 @@ class BindingChoice:
 
 def grpc_missing() -> str | None:
     """Why this install cannot speak gRPC (None when it can)."""
-    from .protocols.grpc_messages import grpc_available
+    from ..protocols.grpc_messages import grpc_available
 
     return grpc_available()
 
@@ -39,8 +39,8 @@ def grpc_missing() -> str | None:
 def read_card(target: Any) -> Any:
     """The card's JSON value, read with the suite's own bounded client (a card that trickles, a bomb, a silent
     server: cut at the run's caps, never waited on); None when it cannot be read (the card requirements say why)."""
-    from .framelog import FrameLog
-    from .wire.clients import client_for
+    from ..framelog import FrameLog
+    from ..wire.clients import client_for
 
     async def fetch() -> Any:
         async with client_for(target, FrameLog(scenario="binding-choice")) as client:

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from . import limits
-from .protocols.a2a import CARD_PATH
-from .scrub import NOBODY, Scrubber
-from .targets import Target
-from .wire.pool import no_tls, verifying_context
-from .wire.urls import join
+from .. import limits
+from ..protocols.a2a import CARD_PATH
+from ..scrub import NOBODY, Scrubber
+from ..targets import Target
+from ..wire.pool import no_tls, verifying_context
+from ..wire.urls import join
 
 POLL_S = 0.25  # --wait-for-target: the pause between two attempts on a target that is not up yet
 SAY_EVERY_S = 5.0  # --wait-for-target: how often the wait says what it is waiting for

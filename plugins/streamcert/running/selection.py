@@ -22,8 +22,8 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
-from .suite_map import profiles_of, scenarios_of_item, scenarios_of_test
+from ..catalogue import PROFILES, load_catalogue, load_scenario, scenario_ids
+from ..suite_map import profiles_of, scenarios_of_item, scenarios_of_test
 
 if TYPE_CHECKING:  # pytest is not imported at run time: run_options (and so the CLI's start-up) imports this module
     import pytest

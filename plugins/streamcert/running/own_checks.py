@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import run_options
-from .catalogue import BOUND_PROFILES, load_scenario
-from .framelog import FrameLog
-from .targets import Target
-from .wallclock import now
+from .. import run_options
+from ..catalogue import BOUND_PROFILES, load_scenario
+from ..framelog import FrameLog
+from ..targets import Target
+from ..wallclock import now
 
 if TYPE_CHECKING:
-    from .plugin import StreamcertRun
-    from .wire.a2a_client import A2AClient
+    from ..plugin import StreamcertRun
+    from ..wire.a2a_client import A2AClient
 
 
 def adopted_values(given: Any) -> dict[str, Any]:
@@ -59,7 +59,7 @@ class Captures:
             binding = None
         key = (scenario.id, binding)
         if key not in self.run.captures:
-            from .drivers import run_scenario
+            from ..drivers import run_scenario
 
             target = self.target if binding is None else _with_binding(self.target, binding)
             self.run.captures[key] = run_scenario(scenario.id, target)
@@ -68,7 +68,7 @@ class Captures:
     def client(self, log: FrameLog | None = None, binding: str | None = None) -> A2AClient:
         """An A2A client on the run's A2A target (its credentials, limits and binding), writing into `log` (a new
         one when None; `client.log`). Use it in `async with`."""
-        from .wire.clients import client_for
+        from ..wire.clients import client_for
 
         target = self.target if binding is None else _with_binding(self.target, binding)
         return client_for(target, log if log is not None else FrameLog(scenario="own", target=target.a2a_url or "",

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import LEVELS, Requirement, Scenario, catalogue_version, load_catalogue, load_scenario, scenario_ids
-from .suite_map import driving_tests
+from ..catalogue import LEVELS, Requirement, Scenario, catalogue_version, load_catalogue, load_scenario, scenario_ids
+from ..suite_map import driving_tests
 
 PROFILE_WIDTH = len("interactions")  # the longest --profile name
 _WILDCARDS = re.compile(r"[*?\[]")
@@ -163,7 +163,7 @@ def near_ids(name: str, known: Iterable[str], n: int = 1) -> list[str]:
 
 def faults_of(req_id: str) -> tuple[list[Any], list[Any]]:
     """(the reference's fault variants that break the requirement, those that may flag it as collateral)."""
-    from .reference.faults import FAULTS  # a table of dataclasses: about 10 ms to import
+    from ..reference.faults import FAULTS  # a table of dataclasses: about 10 ms to import
 
     return ([f for f in FAULTS.values() if req_id in f.catches], [f for f in FAULTS.values() if req_id in f.also])
 

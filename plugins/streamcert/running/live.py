@@ -40,10 +40,10 @@ from typing import Any
 # at its own import, before pytest has loaded its plugins).
 from pluggy import HookimplMarker
 
+from ..suite_map import runs_suite, scenarios_of_test
+from ..wire import activity as hook
+from ..wire.activity import Activity
 from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
-from .suite_map import runs_suite, scenarios_of_test
-from .wire import activity as hook
-from .wire.activity import Activity
 
 hookimpl = HookimplMarker("pytest")
 
@@ -63,7 +63,7 @@ _MARKUP = {"PASS": {"green": True}, "FAIL": {"red": True}, "ERROR": {"red": True
 
 def named(scenarios: list[str]) -> str:
     """`stream-basic (a2a)`, `acp-v1-capability, acp-v1-fallback (acp)`: the scenarios by profile."""
-    from .catalogue import load_scenario
+    from ..catalogue import load_scenario
 
     groups: dict[str, list[str]] = {}
     for sid in scenarios:
@@ -111,7 +111,7 @@ class _Finished:
 def outcome_of(report: Any, scrub: Any) -> tuple[str | None, str]:
     """The word and note of a test's deciding report: the worst of its findings with the IDs that had it;
     ERROR for a failure without findings (a harness fault, a worker that died); None for a skip without."""
-    from .outcomes import Finding, Outcome, worst
+    from ..outcomes import Finding, Outcome, worst
 
     props = getattr(report, "user_properties", [])
     findings = [Finding.from_json(d) for k, v in props if k == FINDINGS_KEY for d in json.loads(v)]

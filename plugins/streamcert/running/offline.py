@@ -6,16 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
-from .contract.labels.a2a import CARD
-from .contract.run import BINDING
-from .framelog import FrameLog
-from .outcomes import Finding, Outcome
-from .protocols import bindings
-from .recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
-from .rules import RuleContext, judge
-from .targets import Target
-from .wallclock import now
+from ..catalogue import BOUND_PROFILES, load_catalogue, load_scenario
+from ..contract.labels.a2a import CARD
+from ..contract.run import BINDING
+from ..framelog import FrameLog
+from ..outcomes import Finding, Outcome
+from ..protocols import bindings
+from ..recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
+from ..rules import RuleContext, judge
+from ..targets import Target
+from ..wallclock import now
 
 __all__ = ["check_cassettes", "departures", "diff_cassettes", "show_diff", "shape_of"]
 
@@ -43,7 +43,7 @@ def recorded_timing(findings: list[Finding], path: Path, log: FrameLog, timed: s
 
 def recorded_implementation(log: FrameLog) -> dict[str, str] | None:
     """The implementation as the card a recording read names it (binding_choice.implementation_of), or None."""
-    from .binding_choice import implementation_of
+    from ..drivers.binding_choice import implementation_of
 
     card = log.get(CARD)
     if card is None or card.status != 200:
@@ -53,9 +53,9 @@ def recorded_implementation(log: FrameLog) -> dict[str, str] | None:
 
 
 def check_cassettes(paths: list[Path], report_dir: Path, max_bytes: int | None = None) -> dict[str, Any]:
-    from .report.aggregate import Aggregator, build_report
-    from .report.summary import terminal_summary
-    from .report.writers import write_all
+    from ..report.aggregate import Aggregator, build_report
+    from ..report.summary import terminal_summary
+    from ..report.writers import write_all
 
     started = now()
     agg = Aggregator()

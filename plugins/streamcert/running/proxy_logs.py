@@ -24,17 +24,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
-from .contract.labels.a2a import CANCEL, CARD, GET_TASK, GET_TASK_H0, GET_TASK_H1, STREAM, SUBSCRIBE
-from .contract.run import BINDING, PROXIED
-from .drivers.a2a import task_ids, unary_task
-from .framelog import Exchange, FrameLog
-from .protocols import a2a
-from .protocols.script import NO_SCRIPT_NOTE, PLAYED_NOTE
-from .recordings.cassette import SUFFIX
-from .safe_names import confined
-from .scrub import Scrubber, header_secrets
-from .targets import Target
-from .wallclock import now
+from ..contract.labels.a2a import CANCEL, CARD, GET_TASK, GET_TASK_H0, GET_TASK_H1, STREAM, SUBSCRIBE
+from ..contract.run import BINDING, PROXIED
+from ..drivers.a2a import task_ids, unary_task
+from ..framelog import Exchange, FrameLog
+from ..protocols import a2a
+from ..protocols.script import NO_SCRIPT_NOTE, PLAYED_NOTE
+from ..recordings.cassette import SUFFIX
+from ..safe_names import confined
+from ..scrub import Scrubber, header_secrets
+from ..targets import Target
+from ..wallclock import now
 
 SCENARIO = "stream-basic"  # what a proxied task is judged as (without a script)
 

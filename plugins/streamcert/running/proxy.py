@@ -5,7 +5,7 @@ exchange lands in a frame log exactly as a run captures it: stamped as bytes arr
 (limits.py), a stream cut at the stream limit. Each read of the answer is handed on to the proxy's client as
 it arrives (a `_Tap` under the capture transport), never buffered whole; the card alone is read whole, its
 interface URLs at the upstream's origin rewritten to the proxy's, so the client stays on it. gRPC is not
-proxied (docs/proxy.md). On stop the exchanges are filed into one cassette per task (proxy_logs.py), written
+proxied (docs/proxy.md). On stop the exchanges are filed into one cassette per task (running/proxy_logs.py), written
 with the run's scrubbing and judged with `streamcert check`'s code (offline.check_cassettes).
 """
 
@@ -22,13 +22,13 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from .contract.capture import PARAMS
-from .contract.labels.a2a import CARD
-from .framelog import END_CLIENT_STOP, Exchange, FrameLog
-from .protocols import a2a, bindings
-from .wire.a2a_client import A2AClient
-from .wire.bounds import Bounds
-from .wire.capture import Clock
+from ..contract.capture import PARAMS
+from ..contract.labels.a2a import CARD
+from ..framelog import END_CLIENT_STOP, Exchange, FrameLog
+from ..protocols import a2a, bindings
+from ..wire.a2a_client import A2AClient
+from ..wire.bounds import Bounds
+from ..wire.capture import Clock
 
 # Hop-by-hop and framing headers (RFC 9110 §7.6.1): the proxy's own connections frame the bodies. A client's
 # Accept-Encoding is not passed on: the upstream answers in identity, which every client accepts (RFC 9110
@@ -364,8 +364,8 @@ def serve(settings: ProxySettings, port: int, record: Path, report: Path, scrub_
     and judge them into `report`. The first line printed is the URL to point the client at."""
     import uvicorn
 
+    from ..reference.agent.server import HOST, _bind, _Server
     from .proxy_logs import write_and_judge
-    from .reference.agent.server import HOST, _bind, _Server
 
     out = out or sys.stdout
     sock = _bind(port)
