@@ -260,7 +260,7 @@ def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed()
 
 
 def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
-    from streamcert.recordings.replay import Replayer
+    from streamcert.recordings.replay_answers import Replayer
 
     log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
     log.notes["binding"] = "grpc"

@@ -39,7 +39,7 @@ from ..protocols.interactions_v1 import URI as EXT_INTERACTIONS
 from ..protocols.progress_v1 import URI as EXT_PROGRESS
 from ..wire.sse import SSEParser
 from . import cassette
-from .replay import substituted
+from .replay_answers import substituted
 
 BOM = "\ufeff".encode("utf-8")
 LINE_ENDS = {"lf": "\n", "crlf": "\r\n", "cr": "\r"}

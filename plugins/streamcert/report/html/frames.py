@@ -19,8 +19,6 @@ _TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<lit>-?\d+(?:\.\d+)?(?
 
 
 _MEMBER_NAME = re.compile(r"[A-Za-z_$@][\w$@.-]+")  # what a note can name: not "0", not "t"
-
-
 INDENT = "  "
 
 
@@ -41,8 +39,6 @@ def json_tokens(text: str) -> tuple[list[tuple[str, str]], str]:
 
 # A quoted stretch of a note: often the frame's own bytes ("raw bytes: '{"jsonrpc":…'"), which name every member.
 _QUOTED = re.compile(r"""(?<![A-Za-z])'[^']*(?:'|$)|"[^"]*(?:"|$)""")
-
-
 MAX_NAMED = 3  # a note that names more of the frame's members than this points at none of them
 
 
@@ -61,8 +57,6 @@ def named_members(tokens: list[tuple[str, str]], note: str) -> set[str]:
 
 
 WIDTH = 64  # a container whose one-line form fits in this many characters stays on one line
-
-
 MAX_DEPTH = 24  # deeper containers stay on one line (a hostile frame could nest a few hundred deep)
 
 

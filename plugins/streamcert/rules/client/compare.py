@@ -20,8 +20,6 @@ STALE, FOREIGN, UNENDED = "stale", "foreign", "unended"
 
 
 ARTIFACT_FIELDS = ("artifactId", "name", "text", "data")
-
-
 ELLIPSIS = "…"
 
 

@@ -24,17 +24,9 @@ from ..plans.planview import plan_of, steps_of, timestamp
 from .printed import same, text_of
 
 SEND_METHODS = (a2a.SEND_MESSAGE, a2a.SEND_STREAMING_MESSAGE)
-
-
 DROPPED = {END_RESET, END_ERROR, "dropped"}  # how a served answer ended when the connection was cut
-
-
 ID_KEYS = ("id", "taskId", "contextId", "messageId", "artifactId", "interactionId")
-
-
 WALK_BUDGET = 200_000  # values looked at when collecting the ids an answer holds
-
-
 STEP_FIELDS = ("label", "state", "note")
 
 
