@@ -26,7 +26,8 @@ from streamcert.protocols import a2a, interactions_v1, progress_v1
 from streamcert.protocols.script import SCRIPT_KEY
 from streamcert.recordings.replay import ReplayServer
 from streamcert.reference.agent.server import ReferenceServer
-from streamcert.reference.client.client import CLOSE_GRACE_S, Client, View
+from streamcert.reference.client.client import CLOSE_GRACE_S, Client
+from streamcert.reference.client.view import View
 
 SHIPPED = Path(str(resources.files("streamcert.cassettes") / "reference"))
 BOM = "\ufeff".encode()

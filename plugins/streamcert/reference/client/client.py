@@ -51,6 +51,9 @@ Choices where the texts leave room (also in the catalogue's readings):
 - a Task in a stream or an answer stands for the whole task: its artifacts replace those shown;
 - after the terminal status it waits CLOSE_GRACE_S for the close, then stops reading (a server that
   never closes is not waited for).
+
+The view of the task is view.py's, the card, the requests' headers and the reading of a response feed.py's; this
+module runs the client (`Client`, `run`, `main`, `in_process`). Each module's fault variants sit at its end.
 """
 
 from __future__ import annotations
@@ -63,11 +66,7 @@ import os
 import sys
 import time
 import traceback
-import uuid
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin
 
@@ -80,8 +79,9 @@ from ...protocols.script import SCRIPT_KEY
 from ...targets import reference_command
 from ...wire.inprocess import Program
 from ...wire.pool import Pool
-from ...wire.sse import SSEParser
-from ..faults import FAULTS, check_fault, fault_argument, switch, variant
+from ..faults import FAULTS, check_fault, fault_argument, switch
+from .feed import END, STDERR, Agent, Feed, card_streams, declared_extensions, mint, request_headers, say
+from .view import Pause, View
 
 DEADLINE_VARIABLE = "STREAMCERT_CLIENT_DEADLINE"
 DEADLINE_S = 30.0  # the whole run, when the environment does not say
@@ -94,410 +94,13 @@ SHOWN_EXTENSIONS = (progress_v1.URI, interactions_v1.URI)  # what this client ca
 KNOWN_METADATA = frozenset({progress_v1.URI, interactions_v1.URI, SCRIPT_KEY})
 JSON_PART = "application/json"
 
+
 # How reading a stream ended.
 CLOSED, QUIET, UNCLOSED, DEADLINE, GAVE_UP = "closed", "quiet", "unclosed", "deadline", "gave up"
 
 
 class ClientError(Exception):
     """The client cannot do its work at all (no card): said on stderr, exit 1, no view."""
-
-
-# Where the client's diagnostics go: its stderr when it runs as a program; what the run gave `in_process` when the
-# suite plays it in its own process (each run's tasks see their own).
-_STDERR: ContextVar[Callable[[str], None] | None] = ContextVar("streamcert_client_stderr", default=None)
-
-
-def say(text: str) -> None:
-    """One line of diagnostics: `streamcert client: TEXT`."""
-    line = f"streamcert client: {text}\n"
-    write = _STDERR.get()
-    if write is None:
-        sys.stderr.write(line)
-    else:
-        write(line)
-
-
-# -- the view ----------------------------------------------------------------------------------------
-
-def _when(status: dict[str, Any]) -> datetime | None:
-    """A status's timestamp, or None when it has none that reads as ISO 8601."""
-    stamp = status.get("timestamp")
-    if not isinstance(stamp, str):
-        return None
-    try:
-        when = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
-
-
-def _newer(at: datetime | None, shown: datetime | None, fault: str | None) -> bool:
-    """Whether a status stamped `at` is newer than the one shown (stamped `shown`): by timestamp; a tie or
-    a missing timestamp goes by arrival."""
-    if ARRIVAL_ORDER.on(fault):
-        return True
-    return at is None or shown is None or at >= shown
-
-
-@dataclass
-class Latest:
-    """One thing the view shows, taken from the newest status that carried it."""
-
-    value: Any = None
-    at: datetime | None = None
-    taken: bool = False
-
-    def offer(self, value: Any, at: datetime | None, fault: str | None) -> bool:
-        if self.taken and not _newer(at, self.at, fault):
-            return False
-        self.value, self.taken = value, True
-        self.at = at if at is not None else self.at
-        return True
-
-
-def _text(message: Any) -> str | None:
-    """A message's text parts joined, or None when it has none."""
-    parts = message.get("parts") if isinstance(message, dict) else None
-    texts = [p["text"] for p in parts or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    return "".join(texts) if texts else None
-
-
-def _plan(metadata: Any) -> list[dict[str, Any]] | None:
-    """The progress/v1 plan a status carries, as the view shows it (label, state, note), or None."""
-    value = metadata.get(progress_v1.URI) if isinstance(metadata, dict) else None
-    steps = value.get("steps") if isinstance(value, dict) else None
-    if not isinstance(steps, list):
-        return None
-    return [{k: step[k] for k in progress_v1.STEP_FIELDS if step.get(k) is not None}
-            for step in steps if isinstance(step, dict)]
-
-
-class Artifacts:
-    """The task's artifacts, joined per artifactId, in the order they first appeared."""
-
-    def __init__(self, fault: str | None) -> None:
-        self.fault = fault
-        self.parts: dict[str, list[dict[str, Any]]] = {}
-        self.names: dict[str, str] = {}
-        self.ended: set[str] = set()
-        self.last: str | None = None  # the artifact written last
-
-    def take(self, update: dict[str, Any]) -> None:
-        artifact = update.get("artifact")
-        artifact_id = artifact.get("artifactId") if isinstance(artifact, dict) else None
-        if not isinstance(artifact_id, str):
-            return
-        artifact_id = _break_artifact_id(artifact_id, update, self)
-        parts = [p for p in artifact.get("parts") or [] if isinstance(p, dict)]
-        if update.get("append") is True and artifact_id in self.parts:
-            if artifact_id not in self.ended:
-                self.parts[artifact_id].extend(parts)
-        else:  # a first chunk: a new artifact, or one that replaces the artifact of that id
-            self.parts[artifact_id] = parts
-            self.ended.discard(artifact_id)
-        if isinstance(artifact.get("name"), str):
-            self.names[artifact_id] = artifact["name"]
-        if update.get("lastChunk") is True:
-            self.ended.add(artifact_id)
-        self.last = artifact_id
-
-    def replace(self, artifacts: list[Any]) -> None:
-        """The whole list, from a Task."""
-        self.parts, self.names, self.ended, self.last = {}, {}, set(), None
-        for artifact in artifacts:
-            self.take({"artifact": artifact})
-
-    def view(self) -> list[dict[str, Any]]:
-        out = []
-        for artifact_id, parts in self.parts.items():
-            shown: dict[str, Any] = {"artifactId": artifact_id}
-            if artifact_id in self.names:
-                shown["name"] = self.names[artifact_id]
-            texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
-            data = [p["data"] for p in parts if "data" in p]
-            if data and not texts:
-                shown["data"] = data[0] if len(data) == 1 else data
-            else:
-                shown["text"] = "".join(texts)
-            out.append(shown)
-        return out
-
-
-@dataclass(frozen=True)
-class Pause:
-    """An interrupted state not answered yet: what identifies it, and its interactions/v1 object."""
-
-    key: str
-    interaction: dict[str, Any] | None
-
-
-class View:
-    """What the client shows of its task, built from the frames it reads."""
-
-    def __init__(self, fault: str | None = None) -> None:
-        self.fault = fault
-        self.task_id: str | None = None
-        self.context_id: str | None = None
-        self.status = Latest()  # the latest status (its state, and what identifies a pause)
-        self.text = Latest()
-        self.plan = Latest()
-        self.interaction = Latest()
-        self.artifacts = Artifacts(fault)
-        self.seen: set[str] = set()  # the status updates taken (a copy delivered again changes nothing)
-        self.waiting: list[tuple[str, dict[str, Any]]] = []  # updates that came before the Task named the task
-        self.message_text: str | None = None  # a message-only answer
-        self.error: str | None = None  # the last JSON-RPC error or transport failure (not in the contract)
-
-    # -- which task ------------------------------------------------------------------------------
-    def _ours(self, task_id: Any, context_id: Any) -> bool:
-        if OTHER_TASK_FRAMES.on(self.fault):
-            self.task_id, self.context_id = task_id, context_id or self.context_id
-            return True
-        return task_id == self.task_id and (context_id is None or self.context_id is None
-                                            or context_id == self.context_id)
-
-    def _adopt(self, task_id: Any, context_id: Any) -> None:
-        self.task_id = task_id if isinstance(task_id, str) else None
-        self.context_id = context_id if isinstance(context_id, str) else None
-        waiting, self.waiting = self.waiting, []
-        for kind, update in waiting:
-            self._take_update(kind, update)
-
-    # -- frames ----------------------------------------------------------------------------------
-    def take(self, result: Any) -> None:
-        """One StreamResponse (a stream's event, or SendMessage's result)."""
-        kind = a2a.stream_kind(result)
-        if kind == a2a.TASK:
-            self.take_task(result[kind])
-        elif kind in (a2a.STATUS_UPDATE, a2a.ARTIFACT_UPDATE):
-            if self.task_id is None:
-                self.waiting.append((kind, result[kind]))
-            else:
-                self._take_update(kind, result[kind])
-        elif kind == a2a.MESSAGE and self.task_id is None:
-            self.message_text = _text(result[kind])
-
-    def take_task(self, task: Any) -> None:
-        """A Task (a stream's first event, SendMessage's or GetTask's answer): it stands for the whole task."""
-        if not isinstance(task, dict):
-            return
-        if self.task_id is None:
-            self._adopt(task.get("id"), task.get("contextId"))
-        elif not self._ours(task.get("id"), task.get("contextId")):
-            return
-        self._take_status(task.get("status"), task.get("metadata"))
-        if isinstance(task.get("artifacts"), list):
-            self.artifacts.replace(task["artifacts"])
-
-    def _take_update(self, kind: str, update: dict[str, Any]) -> None:
-        if not self._ours(update.get("taskId"), update.get("contextId")):
-            return
-        if kind == a2a.ARTIFACT_UPDATE:
-            self.artifacts.take(update)
-            return
-        copy_key = json.dumps(update, sort_keys=True)
-        if copy_key in self.seen and not ARRIVAL_ORDER.on(self.fault):
-            return
-        self.seen.add(copy_key)
-        self._take_status(update.get("status"), update.get("metadata"))
-
-    def _take_status(self, status: Any, metadata: Any) -> None:
-        if not isinstance(status, dict):
-            return
-        at = _when(status)
-        self.status.offer(status, at, self.fault)
-        message = status.get("message")
-        text = _text(message)
-        if text is not None:
-            self.text.offer(text, at, self.fault)
-        interaction = interactions_v1.interaction_of(message)
-        if interaction is not None:
-            self.interaction.offer(interaction, at, self.fault)
-        steps = _plan(metadata)
-        if steps is not None:
-            self.plan.offer(_break_plan(self.plan.value, steps, self.fault), at, self.fault)
-
-    # -- what it comes to ------------------------------------------------------------------------
-    @property
-    def state(self) -> str | None:
-        return self.status.value.get("state") if self.status.taken else None
-
-    def terminal(self) -> bool:
-        return a2a.is_terminal(self.state)
-
-    def pause(self, answered: set[str]) -> Pause | None:
-        """The interrupted state the task shows, unless it was answered already."""
-        if not a2a.is_interrupted(self.state):
-            return None
-        status = self.status.value
-        interaction = interactions_v1.interaction_of(status.get("message"))
-        ix_id = interaction.get(interactions_v1.INTERACTION_ID) if interaction else None
-        key = ix_id if isinstance(ix_id, str) else json.dumps(interactions_v1.status_key(status))
-        return None if key in answered else Pause(key, interaction)
-
-    def as_json(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {
-            "task": None if self.task_id is None else {"id": self.task_id, "contextId": self.context_id,
-                                                       "state": self.state},
-            "artifacts": self.artifacts.view(),
-            "plan": self.plan.value if self.plan.taken else None,
-            "interaction": _break_interaction(self.interaction.value, self.fault) if self.interaction.taken else None,
-            "statusText": self.text.value if self.text.taken else (self.message_text or ""),
-        }
-        if self.error:
-            shown["error"] = self.error  # for a person reading the report; not part of docs/contracts.md §7's view
-        return shown
-
-
-# -- the wire ----------------------------------------------------------------------------------------
-
-END = object()  # a Feed's last item
-
-
-class Feed:
-    """One POST's answer, read in the background: the JSON values it carries in arrival order (each event
-    of a stream, or the one body of an answer that is not a stream), then END."""
-
-    def __init__(self, http: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str],
-                 fault: str | None) -> None:
-        self.fault = fault
-        self.items: asyncio.Queue = asyncio.Queue()
-        self.count = 0  # JSON values received
-        self.dropped = False  # the connection failed (refused, reset, cut short) rather than closing
-        self.error: str | None = None
-        self.first = asyncio.Event()  # set at the first value, or at the end
-        self._task = asyncio.create_task(self._read(http, url, body, headers))
-
-    async def _read(self, http: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str]) -> None:
-        try:
-            async with http.stream("POST", url, content=body, headers=headers) as response:
-                if response.headers.get("content-type", "").split(";")[0].strip().lower() == a2a.SSE_MEDIA_TYPE:
-                    await self._events(response)
-                else:
-                    await self._body(response)
-        except httpx.TransportError as exc:
-            self.dropped, self.error = True, f"{type(exc).__name__}: {exc or 'the connection failed'}"
-        except httpx.HTTPError as exc:
-            self.error = f"{type(exc).__name__}: {exc}"
-        finally:
-            self.items.put_nowait(END)
-            self.first.set()
-
-    async def _events(self, response: httpx.Response) -> None:
-        parser = variant(self.fault, SSEParser, {BOM_DROPS_FIRST: _BomKept, DISPATCHES_UNTERMINATED: _PendingDispatched})(
-            max_event=int(limits.MAX_EVENT.default))
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > limits.MAX_STREAM.default:
-                self.error = f"the stream passed {limits.MAX_STREAM.default:.0f} bytes: no longer read"
-                return
-            for event in parser.feed(_break_chunk(chunk, self.fault), time.monotonic()):
-                if event.kind == "event":
-                    self._put(event.data)
-        for event in parser.finish(time.monotonic()):  # an event the stream ended inside: never one (§9.2.6)
-            if event.kind == "event":
-                self._put(event.data)
-
-    async def _body(self, response: httpx.Response) -> None:
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > limits.MAX_BODY.default:
-                self.error = f"the answer passed {limits.MAX_BODY.default:.0f} bytes: no longer read"
-                return
-        if not body.strip():
-            self.error = f"HTTP {response.status_code} with an empty body"
-            return
-        self._put(bytes(body).decode("utf-8", "replace"))
-
-    def _put(self, text: str) -> None:
-        try:
-            value = json.loads(text)
-        except ValueError:
-            say(f"a frame that is not JSON, left aside: {text[:200]!r}")
-            return
-        self.count += 1
-        self.items.put_nowait(value)
-        self.first.set()
-
-    async def next(self, wait: float) -> Any:
-        """The next value, END, or None when nothing came within `wait` seconds."""
-        if not self.items.empty():
-            return self.items.get_nowait()
-        if wait <= 0:
-            return None
-        try:
-            return await asyncio.wait_for(self.items.get(), wait)
-        except asyncio.TimeoutError:
-            return None
-
-    @property
-    def failed_before_answer(self) -> bool:
-        """The connection dropped before anything came back: the request may not have been taken."""
-        return self.dropped and self.count == 0
-
-    async def close(self) -> None:
-        self._task.cancel()
-        # Waited for without taking its end as ours: a cancel of the client itself (the suite stopping it at a limit)
-        # still ends the client here, rather than being swallowed with the reader's.
-        await asyncio.wait([self._task])
-        if not self._task.cancelled():
-            self._task.exception()  # closing: how the reader ended does not matter
-
-
-class Agent:
-    """The agent the client talks to: its JSON-RPC URL and the headers every request carries."""
-
-    def __init__(self, http: httpx.AsyncClient, rpc_url: str, extensions: list[str], fault: str | None) -> None:
-        self.http = http
-        self.rpc_url = rpc_url
-        self.extensions = extensions
-        self.fault = fault
-        self._next_id = 1
-        self.feeds: list[Feed] = []
-
-    def post(self, method: str, params: Any, extensions: tuple[str, ...] = ()) -> Feed:
-        body = {"jsonrpc": a2a.JSONRPC_VERSION, "id": self._next_id, "method": method, "params": params}
-        self._next_id += 1
-        activated = self.extensions + [e for e in extensions if e not in self.extensions]
-        feed = Feed(self.http, self.rpc_url, json.dumps(body, ensure_ascii=False).encode("utf-8"),
-                    request_headers(method, activated, self.fault), self.fault)
-        self.feeds.append(feed)
-        return feed
-
-    async def close(self) -> None:
-        for feed in self.feeds:
-            await feed.close()
-
-
-def request_headers(method: str | None, extensions: list[str], fault: str | None = None) -> dict[str, str]:
-    """What every request carries: A2A-Version (the card's GET too), Accept by what the call answers with,
-    the extensions activated; `method` None for the card."""
-    streaming = method in a2a.STREAMING_METHODS
-    headers = {"Accept": a2a.SSE_MEDIA_TYPE if streaming else a2a.JSON_MEDIA_TYPE,
-               a2a.VERSION_HEADER: a2a.PROTOCOL_VERSION}
-    if method is not None:
-        headers["Content-Type"] = a2a.JSON_MEDIA_TYPE
-    if extensions:
-        headers[a2a.EXTENSIONS_HEADER] = ",".join(extensions)
-    return _break_headers(headers, streaming, fault)
-
-
-def _streaming(card: dict[str, Any]) -> bool:
-    caps = card.get("capabilities")
-    return isinstance(caps, dict) and caps.get("streaming") is True
-
-
-def _declared(card: dict[str, Any]) -> list[str]:
-    caps = card.get("capabilities")
-    exts = caps.get("extensions") if isinstance(caps, dict) else None
-    return [e["uri"] for e in exts if isinstance(e, dict) and isinstance(e.get("uri"), str)] \
-        if isinstance(exts, list) else []
-
-
-def mint() -> str:
-    return str(uuid.uuid4())
 
 
 # -- the run -----------------------------------------------------------------------------------------
@@ -526,10 +129,10 @@ class Client:
             base = self.url.rstrip("/") + "/"
             rpc = jsonrpc_url(card)
             agent = Agent(http, _break_rpc_url(urljoin(base, rpc) if rpc else self.url, self),
-                          [uri for uri in SHOWN_EXTENSIONS if uri in _declared(card)], self.fault)
+                          [uri for uri in SHOWN_EXTENSIONS if uri in declared_extensions(card)], self.fault)
             try:
                 first = self.first_message()
-                if _streaming(card) or STREAMS_REGARDLESS.on(self.fault):
+                if card_streams(card) or STREAMS_REGARDLESS.on(self.fault):
                     await self.streamed(agent, first)
                 else:
                     await self.unary(agent, first)
@@ -723,7 +326,7 @@ async def run(url: str, fault: str | None, deadline_s: float | None, env: Mappin
               out: Callable[[str], None], err: Callable[[str], None]) -> int:
     """One run of the program after its arguments: the context read from `env`, the work done, the final view
     written to `out` as one line, diagnostics to `err`; its exit status."""
-    said = _STDERR.set(err)
+    said = STDERR.set(err)
     try:
         try:
             deadline = deadline_s or float(env.get(DEADLINE_VARIABLE) or DEADLINE_S)
@@ -737,7 +340,7 @@ async def run(url: str, fault: str | None, deadline_s: float | None, env: Mappin
         out(json.dumps(view, ensure_ascii=False) + "\n")
         return 0
     finally:
-        _STDERR.reset(said)
+        STDERR.reset(said)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -786,60 +389,18 @@ def in_process_for(command: str | None) -> Program | None:
 
 
 # -- fault variants: each a client that gets one thing wrong ---------------------------------------------
-MERGE_PLANS = switch("merge-plans")
-ARRIVAL_ORDER = switch("arrival-order")
-SPLIT_CHAR_LOST = switch("split-char-lost")
-BOM_DROPS_FIRST = switch("bom-drops-first")
-DISPATCHES_UNTERMINATED = switch("dispatches-unterminated")
 LASTCHUNK_ENDS_STREAM = switch("lastchunk-ends-stream")
 WAITS_FINAL_FLAG = switch("waits-final-flag")
 UNKNOWN_VARIANT_GIVES_UP = switch("unknown-variant-gives-up")
 NEW_ID_ON_RETRY = switch("new-id-on-retry")
-ARTIFACTS_BY_ARRIVAL = switch("artifacts-by-arrival")
-OTHER_TASK_FRAMES = switch("other-task-frames")
 D3_CLOSE_ENDS = switch("d3-close-ends")
 ANSWERS_FIRST_PAUSE_ONLY = switch("answers-first-pause-only")
 ANSWER_WITHOUT_EXTENSION = switch("answer-without-extension")
 APPROVAL_AS_TEXT = switch("approval-as-text")
 POSTS_TO_ORIGIN = switch("posts-to-origin")
-PROMPT_NOT_SHOWN = switch("prompt-not-shown")
-NO_VERSION_HEADER = switch("no-version-header")
-STREAM_ACCEPT_JSON = switch("stream-accept-json")
 ANSWER_REUSES_ID = switch("answer-reuses-id")
 NEW_TASK_WITH_TASK_ID = switch("new-task-with-task-id")
 STREAMS_REGARDLESS = switch("streams-regardless")
-
-
-def _break_plan(shown: list[dict[str, Any]] | None, steps: list[dict[str, Any]], fault: str | None) -> list:
-    if not MERGE_PLANS.on(fault) or not shown:
-        return steps
-    merged = {step.get("label"): dict(step) for step in shown}  # kept in their first order, by label
-    for step in steps:
-        merged[step.get("label")] = {**merged.get(step.get("label"), {}), **step}
-    return list(merged.values())
-
-
-def _break_chunk(chunk: bytes, fault: str | None) -> bytes:
-    if SPLIT_CHAR_LOST.on(fault):
-        return chunk.decode("utf-8", "ignore").encode("utf-8")  # each chunk decoded alone
-    return chunk
-
-
-class _BomKept(SSEParser):
-    """A reader that does not skip a leading BOM: it stays in the first line's field name, so the first
-    event's `data` field is not one."""
-
-    def _skip_bom(self, chunk: bytes) -> bytes:
-        self._started = True
-        return chunk
-
-
-class _PendingDispatched(SSEParser):
-    """A reader that, at the end of the stream, dispatches the event it was reading although no blank line ended
-    it (WHATWG HTML §9.2.6 discards it): its line, ended or not, and the pending data go out as an event."""
-
-    def finish(self, t: float = 0.0) -> list:
-        return self.feed(b"\n\n", t)
 
 
 def _unknown_variant(response: Any) -> bool:
@@ -880,12 +441,6 @@ def _break_retry(message: dict[str, Any], fault: str | None) -> dict[str, Any]:
     return {**message, "messageId": mint()} if NEW_ID_ON_RETRY.on(fault) else message
 
 
-def _break_artifact_id(artifact_id: str, update: dict[str, Any], artifacts: Artifacts) -> str:
-    if ARTIFACTS_BY_ARRIVAL.on(artifacts.fault) and update.get("append") is True and artifacts.last is not None:
-        return artifacts.last
-    return artifact_id
-
-
 def _break_rpc_url(url: str, client: Client) -> str:
     if POSTS_TO_ORIGIN.on(client.fault):
         return client.url  # STREAMCERT_URL itself, not the interface URL the card declares
@@ -902,20 +457,6 @@ def _break_answer(message: dict[str, Any], client: Client) -> dict[str, Any]:
     if ANSWER_REUSES_ID.on(client.fault):
         message["messageId"] = client.first_id
     return message
-
-
-def _break_interaction(interaction: dict[str, Any], fault: str | None) -> dict[str, Any]:
-    if PROMPT_NOT_SHOWN.on(fault):
-        return {k: v for k, v in interaction.items() if k != interactions_v1.PROMPT}
-    return interaction
-
-
-def _break_headers(headers: dict[str, str], streaming: bool, fault: str | None) -> dict[str, str]:
-    if NO_VERSION_HEADER.on(fault):
-        headers.pop(a2a.VERSION_HEADER)
-    if STREAM_ACCEPT_JSON.on(fault) and streaming:
-        headers["Accept"] = a2a.JSON_MEDIA_TYPE
-    return headers
 
 
 def _break_first_message(message: dict[str, Any], fault: str | None) -> dict[str, Any]:
