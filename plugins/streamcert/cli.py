@@ -495,7 +495,7 @@ def _client_fault(name: str) -> str:
 
 
 def cmd_client(args: argparse.Namespace) -> int:
-    """`streamcert client`: the reference client (reference/client/client.py), with the §7 environment."""
+    """`streamcert client`: the reference client (reference/client/), with the §7 environment."""
     from .reference.client.client import main as client_main
 
     if not args.url and not os.environ.get("STREAMCERT_URL"):

@@ -216,7 +216,7 @@ _ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_c
 ))
 
 
-# CLIENT-: the reference A2A client (reference/client/client.py), judged on the view it prints and on the
+# CLIENT-: the reference A2A client (reference/client/), judged on the view it prints and on the
 # requests the replay server saw it send.
 CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") for name, description, catches, also in (
     ("merge-plans", "a plan update is merged into the plan shown (steps matched by label, new ones added at "
