@@ -35,7 +35,8 @@ from streamcert.drivers import run_scenario
 from streamcert.framelog import Event, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.recordings import cassette
-from streamcert.recordings.capture_diff import Capture, diff_logs
+from streamcert.recordings.capture_diff import diff_logs
+from streamcert.recordings.capture_shape import Capture
 from streamcert.rules import RuleContext, judge
 from streamcert.running.offline import check_cassettes
 from streamcert.targets import embedded_headers

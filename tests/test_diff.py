@@ -14,7 +14,8 @@ from pathlib import Path
 from streamcert.cli import main as streamcert
 from streamcert.framelog import Chunk, Event, Exchange, FrameLog
 from streamcert.recordings import cassette
-from streamcert.recordings.capture_diff import diff_logs, kind_of
+from streamcert.recordings.capture_diff import diff_logs
+from streamcert.recordings.capture_shape import kind_of
 
 SHIPPED = resources.files("streamcert.cassettes") / "reference"
 FINAL_TEXT = "result.statusUpdate.status.message.parts[0].text"

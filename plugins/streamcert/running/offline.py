@@ -12,7 +12,8 @@ from ..contract.run import BINDING
 from ..framelog import FrameLog
 from ..outcomes import Finding, Outcome
 from ..protocols import bindings
-from ..recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs, shape_of
+from ..recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs
+from ..recordings.capture_shape import shape_of
 from ..rules import RuleContext, judge
 from ..targets import Target
 from ..wallclock import now
