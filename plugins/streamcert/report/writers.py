@@ -1,4 +1,4 @@
-"""Write the report files: compatibility.json, report.md (CI step summary, markdown.py), report.html
+"""Write the report files: compatibility.json, report.md (CI step summary, markdown/), report.html
 (one page, html/), junit.xml (one test case per requirement, junit.py) and the shields.io badges
 (badge.json, badge-<profile>.json, badge.py)."""
 

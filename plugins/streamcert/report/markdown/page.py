@@ -31,10 +31,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalogue import LEVELS
-from ..outcomes import Outcome
-from .aggregate import untested_over
-from .common import (
+from ...catalogue import LEVELS
+from ...outcomes import Outcome
+from ..aggregate import untested_over
+from ..common import (
     FAILURES,
     OUTCOME_ORDER,
     SOFT_FINDINGS,
@@ -49,8 +49,8 @@ from .common import (
     target_line,
     verdict_claim,
 )
-from .roots import Root, card_root, frames_first, group, names_frame
-from .sources import source_url
+from ..roots import Root, card_root, frames_first, group, names_frame
+from ..sources import source_url
 
 MD_BUDGET = 10_000  # bytes of UTF-8: "at most 10 KB" in either reading of KB
 NOTE_RESERVE = 800  # kept back for the last line that says what was left out (`left_out_note` stays under it)
