@@ -2,7 +2,7 @@
 recorded once from the embedded reference (written and read back as a cassette, as `--record` does), then
 played again `--runs` times, each against a reference process of its own (as a later `streamcert run` is:
 its hash seed, so the order it iterates a protobuf map in, is another), and compared with its recording in
-the terms of `--against` (capture_diff.py, the default timing tolerance). An unchanged implementation must
+the terms of `--against` (recordings/capture_diff.py, the default timing tolerance). An unchanged implementation must
 show 0 regressions.
 
     python bench/against.py [--runs 20] [--binding jsonrpc --binding grpc] [SCENARIO …]
@@ -23,11 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from streamcert import run_options
-from streamcert.capture_diff import DEFAULT_TOLERANCE_S, diff_logs
-from streamcert.cassette import path_for
+from streamcert.drivers import run_scenario
 from streamcert.framelog import FrameLog
+from streamcert.recordings.capture_diff import DEFAULT_TOLERANCE_S, diff_logs
+from streamcert.recordings.cassette import path_for
 from streamcert.reference.process import ReferenceProcess
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
 
 SCENARIOS = ("ix-answer-forms", "stream-basic", "list-tasks", "ix-question")

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from logs import artifact_update, frame_log, sse, status_update, stream_task  # noqa: E402
 
-from streamcert.capture_diff import diff_logs  # noqa: E402
 from streamcert.framelog import FrameLog  # noqa: E402
+from streamcert.recordings.capture_diff import diff_logs  # noqa: E402
 
 MIB = 1024 * 1024
 

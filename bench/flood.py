@@ -32,11 +32,11 @@ import time
 from _common import bench_server
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.framelog import FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge, registered_ids
 from streamcert.rules.engine import _REGISTRY  # read only: which function decides which requirement
-from streamcert.scenarios import Target, run_scenario
 
 SCENARIO = "stream-basic"
 

@@ -57,7 +57,7 @@ def measure(url: str, cap: float) -> tuple[float, float, str]:
 
 def traced(url: str, cap: float) -> None:
     """Drive the scenario in this process under tracemalloc; print the top allocations held after it."""
-    from streamcert.scenarios import Target, run_scenario
+    from streamcert.drivers import Target, run_scenario
 
     def stop(signum, frame):
         raise KeyboardInterrupt()  # not an Exception: no driver's net catches it

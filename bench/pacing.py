@@ -15,10 +15,10 @@ import sys
 import time
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome, worst
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
 
 SCENARIOS = ("progress-prompt", "progress-writer", "progress-question")
 TIMING = ("PROG-009", "PROG-010", "PROG-011")

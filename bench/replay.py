@@ -2,7 +2,7 @@
 itself sent them.
 
 The bench server (bench/server.py) streams N artifact chunks; `stream-basic` is driven against it with
-`run_scenario` and saved as a cassette (the vcrpy YAML of cassette.py). Then `streamcert replay CASSETTE
+`run_scenario` and saved as a cassette (the vcrpy YAML of recordings/cassette.py). Then `streamcert replay CASSETTE
 --pace fast` serves it in its own process (started anew for each run: the n-th request of a method gets
 the n-th recorded answer, and the cassette holds one stream), and a plain client (httpx, the bytes split
 on blank lines, no SSE semantics) reads the stream back. The replay's rate is from the request to the last
@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 from _common import bench_server
 
-from streamcert.scenarios import Target, run_scenario
+from streamcert.drivers import Target, run_scenario
 
 
 def record(url: str, folder: Path) -> tuple[Path, int, float]:

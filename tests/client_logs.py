@@ -1,4 +1,4 @@
-"""Hand-made frame logs of client cases (driver `client-case`, rules/clientview.py says what is read).
+"""Hand-made frame logs of client cases (driver `client-case`, rules/client/clientview.py says what is read).
 
     world()                      the task of stream-basic as a client case serves it: its frames, the view a
                                  right client prints, the requests it sends

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome, worst
-from streamcert.reference.client import in_process
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
+from streamcert.reference.client.client import in_process
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
 from streamcert.targets import REFERENCE_CARD_KEY, REFERENCE_HEADERS, SERVER, SLOTS, Target, reference_command
 
 # The pool starts the reference's stdio programs (line renderer, ACP agent, clients) from many threads at once.

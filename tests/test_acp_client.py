@@ -16,12 +16,12 @@ import pytest
 from logs import stdio
 
 from streamcert.catalogue import Scenario, load_scenario, scenario_ids
+from streamcert.drivers import run_scenario
+from streamcert.drivers.acp_client import agent_command
 from streamcert.framelog import END_TIME_LIMIT, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.reference.faults import FAULTS
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
-from streamcert.scenarios.acp_client import agent_command
 from streamcert.targets import Target
 
 PYTHON = shlex.quote(sys.executable)
@@ -421,7 +421,7 @@ def test_a_scenario_object_is_enough_for_the_view():
 
 
 def test_a_cassette_of_a_case_is_judged_the_same(tmp_path):
-    from streamcert.cassette import load
+    from streamcert.recordings.cassette import load
 
     scenario = load_scenario("acp-client-v2-removed")
     log, found = certify(scenario.id, f"{CLIENT} --fault acp-keeps-removed")

@@ -11,10 +11,10 @@ import sys
 import pytest
 
 from streamcert.catalogue import load_scenario, scenario_ids
+from streamcert.drivers import Target, run_scenario
+from streamcert.drivers.acp import VERSION_FREE
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
-from streamcert.scenarios.acp import VERSION_FREE
 
 AGENT = f"{shlex.quote(sys.executable)} -m streamcert.reference.acp"
 ACP_SCENARIOS = [s for s in scenario_ids() if load_scenario(s).profile == "acp"]

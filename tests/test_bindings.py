@@ -23,12 +23,12 @@ from logs import (
     unary,
 )
 
-from streamcert import binding_choice
-from streamcert.binding_choice import choose
-from streamcert.cassette import find, path_for
+from streamcert.drivers import binding_choice
+from streamcert.drivers.binding_choice import choose
 from streamcert.framelog import END_ERROR, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings
+from streamcert.recordings.cassette import find, path_for
 from streamcert.rules import judge
 
 UNKNOWN = {"id": "no-such-task"}
@@ -235,8 +235,8 @@ def test_a_json_rpc_stream_is_unchanged_by_the_binding_field() -> None:
 # -- credentials stay with their origin on every binding ------------------------------------------------------
 
 def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed() -> None:
-    from streamcert.reference.server import ReferenceServer
-    from streamcert.scenarios import run_scenario
+    from streamcert.drivers import run_scenario
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:
@@ -260,7 +260,7 @@ def test_a_grpc_interface_of_another_origin_gets_no_credentials_unless_allowed()
 
 
 def test_replay_refuses_a_recording_of_another_binding(tmp_path) -> None:
-    from streamcert.replay import Replayer
+    from streamcert.recordings.replay_answers import Replayer
 
     log = frame_log(grpc_call("stream", a2a.SEND_STREAMING_MESSAGE, [stream_task()]), scenario="stream-basic")
     log.notes["binding"] = "grpc"

@@ -275,7 +275,7 @@ def test_non_sse_answer_to_a_stream_is_read_as_a_body(base_url):
 # -- a connection the server drops ---------------------------------------------------------------------------
 
 def test_a_request_the_server_dropped_on_a_reused_connection_is_sent_again_and_judged():
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.agent.server import ReferenceServer
 
     unknown = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}
     headers = {"A2A-Version": "1.0"}

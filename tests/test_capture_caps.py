@@ -25,11 +25,11 @@ from hostile import CARD_PATH, RPC_PATH, HostileServer, Request, card, head, res
 from streamcert import limits
 from streamcert.catalogue import load_scenario
 from streamcert.contract.capture import OVERFLOW
+from streamcert.drivers import Target, run_scenario
 from streamcert.framelog import END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, FrameLog, json_depth
 from streamcert.limits import KIB, MIB, show
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
 from streamcert.wire.capture import WINDOW
 from streamcert.wire.sse import SSEParser
 from streamcert.wire.urls import Origins, carry, join, origin
@@ -441,7 +441,7 @@ def test_the_depth_the_reader_stops_at_is_the_one_said_and_every_walker_follows_
     from deepdiff import DeepDiff
 
     from streamcert.framelog import MAX_JSON_DEPTH, read_json
-    from streamcert.offline import shape_of
+    from streamcert.running.offline import shape_of
 
     deepest = '{"a": ' * (MAX_JSON_DEPTH - 1) + "[1, 2]" + "}" * (MAX_JSON_DEPTH - 1)
     value, complaint = read_json(deepest)

@@ -27,16 +27,18 @@ import pytest
 import vcr
 import yaml
 
-from streamcert import cassette, run_options
-from streamcert.capture_diff import Capture, diff_logs
+from streamcert import run_options
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main as streamcert
 from streamcert.contract.labels.push import WEBHOOK_PREFIX
+from streamcert.drivers import run_scenario
 from streamcert.framelog import Event, FrameLog
-from streamcert.offline import check_cassettes
 from streamcert.outcomes import Outcome
+from streamcert.recordings import cassette
+from streamcert.recordings.capture_diff import diff_logs
+from streamcert.recordings.capture_shape import Capture
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
+from streamcert.running.offline import check_cassettes
 from streamcert.targets import embedded_headers
 
 CASSETTES = resources.files("streamcert.cassettes") / "reference"

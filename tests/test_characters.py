@@ -1,10 +1,10 @@
-"""The suite's grapheme-cluster count (rules/characters.py), on the cases UAX #29 names."""
+"""The suite's grapheme-cluster count (rules/common/characters.py), on the cases UAX #29 names."""
 
 from __future__ import annotations
 
 import pytest
 
-from streamcert.rules.characters import cluster_around, graphemes, over_every, utf16_len
+from streamcert.rules.common.characters import cluster_around, graphemes, over_every, utf16_len
 
 
 @pytest.mark.parametrize("text,clusters", [

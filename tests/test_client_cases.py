@@ -16,17 +16,17 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from streamcert import cassette, client_cases
 from streamcert.catalogue import Scenario, load_catalogue, load_scenario, scenario_ids
 from streamcert.contract.client import HOLD, UNTERMINATED
 from streamcert.contract.labels.client import SENT
+from streamcert.drivers import client as client_driver
+from streamcert.drivers import run_scenario
 from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols.interactions_v1 import URI as INTERACTIONS
 from streamcert.protocols.progress_v1 import URI as PROGRESS
-from streamcert.replay import ReplayServer
+from streamcert.recordings import cassette, client_cases
+from streamcert.recordings.replay import ReplayServer
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import client as client_driver
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
 from streamcert.wire.sse import SSEParser
 
@@ -89,7 +89,7 @@ def _results(log: FrameLog) -> list[dict]:
 def test_a_case_names_every_requirement_a_stop_or_a_plan_mistake_is_blamed_on(case_id):
     # Issue 22: a view that is the stream up to the first lastChunk or interruption is CLIENT-006's or -008's in
     # every case where that explains it, and a plan taken wrong CLIENT-001's: a case whose stream offers the
-    # chance names them, or the blame would go to the case's variation (rules/client.py, stop_of)
+    # chance names them, or the blame would go to the case's variation (rules/client/client.py, stop_of)
     results = _results(built(case_id))
     named = set(load_scenario(case_id).requirements)
 

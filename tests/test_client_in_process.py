@@ -16,12 +16,12 @@ import pytest
 
 from streamcert.catalogue import load_scenario
 from streamcert.contract.capture import IN_PROCESS
+from streamcert.drivers import run_scenario
 from streamcert.framelog import END_CLOSED, END_TIME_LIMIT, FrameLog
-from streamcert.reference.client import in_process, in_process_for
+from streamcert.recordings.replay import SENT
+from streamcert.reference.client.client import in_process, in_process_for
 from streamcert.reference.faults import FAULTS
-from streamcert.replay import SENT
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target, reference_command
 
 pytest_plugins = ["pytester"]

@@ -35,7 +35,7 @@ from streamcert.framelog import END_CLIENT_STOP, END_ERROR, END_TIME_LIMIT, MAX_
 from streamcert.outcomes import Outcome
 from streamcert.protocols import interactions_v1, progress_v1
 from streamcert.rules import judge
-from streamcert.rules.clientview import carried_lost, characters_lost
+from streamcert.rules.client.compare import carried_lost, characters_lost
 
 ALL = tuple(f"CLIENT-{n:03d}" for n in range(1, 21))
 # A requirement not met: FAIL for a MUST, NON_STRICT for a SHOULD (docs/contracts.md §3: a SHOULD not met never FAILs).

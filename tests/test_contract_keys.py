@@ -19,11 +19,12 @@ PKG = Path(streamcert.__file__).parent
 CONTRACT = PKG / "contract"
 # the script's notes live with the script's facts (protocols/ imports nothing of the project, not even contract/)
 SCRIPT_NOTES = ("protocols.script", re.compile(r"_NOTE$"))
-READERS = sorted((PKG / "rules").glob("*.py"))
-WRITERS = sorted([*(PKG / "scenarios").glob("*.py"), *(PKG / "wire").rglob("*.py")] + [
-    PKG / name for name in ("framelog.py", "replay.py", "client_cases.py", "proxy.py", "proxy_logs.py")])
+READERS = sorted((PKG / "rules").rglob("*.py"))
+WRITERS = sorted([*(PKG / "drivers").glob("*.py"), *(PKG / "wire").rglob("*.py")] + [
+    PKG / name for name in ("framelog.py", "recordings/replay.py", "recordings/client_cases.py",
+                            "recordings/case_variations.py", "running/proxy.py", "running/proxy_logs.py")])
 # modules that read a log beside the rules (the run's plumbing): checked for bare strings, not counted as writers
-OTHERS = [PKG / name for name in ("plugin.py", "offline.py", "capture_diff.py", "binding_choice.py", "own_checks.py")]
+OTHERS = [PKG / name for name in ("plugin.py", "running/offline.py", "recordings/capture_diff.py", "running/own_checks.py")]
 READ_CALLS = {"get", "all"}  # X.get(K), log.all(LABEL)
 
 

@@ -11,10 +11,11 @@ import uuid
 from importlib import resources
 from pathlib import Path
 
-from streamcert import cassette
-from streamcert.capture_diff import diff_logs, kind_of
 from streamcert.cli import main as streamcert
 from streamcert.framelog import Chunk, Event, Exchange, FrameLog
+from streamcert.recordings import cassette
+from streamcert.recordings.capture_diff import diff_logs
+from streamcert.recordings.capture_shape import kind_of
 
 SHIPPED = resources.files("streamcert.cassettes") / "reference"
 FINAL_TEXT = "result.statusUpdate.status.message.parts[0].text"
@@ -253,7 +254,7 @@ def test_a_long_stream_is_aligned_on_anchors_not_paired_by_position(monkeypatch)
     cascade of every frame after the first (issue 25: `diff` linear in frames; bench/diff.py measures it)."""
     import logs
 
-    from streamcert import capture_diff
+    from streamcert.recordings import capture_diff
 
     monkeypatch.setattr(capture_diff, "ALIGN_LIMIT", 40)
     chunks = [logs.artifact_update("a1", text=f"token {n}", append=n > 0) for n in range(600)]
@@ -273,7 +274,7 @@ def test_a_long_stream_is_aligned_on_anchors_not_paired_by_position(monkeypatch)
 def test_anchored_alignment_agrees_with_difflib_where_items_are_unique(monkeypatch):
     from difflib import SequenceMatcher
 
-    from streamcert import capture_diff
+    from streamcert.recordings import capture_diff
 
     old = [f"f{n}" for n in range(300)]
     new = old[:50] + ["x", "y"] + old[50:120] + old[130:200] + ["z"] + old[200:]

@@ -15,13 +15,13 @@ import httpx
 import pytest
 from logs import broken, frame_log, rpc_error, sse, status_update, stream_task, task, unary
 
+from streamcert.drivers.a2a import ID_FORMS
 from streamcert.framelog import END_IDLE, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.wire import expected_ids, is_notification, request_problem, same_id, sent
-from streamcert.scenarios.a2a import ID_FORMS
+from streamcert.rules.a2a.wire import expected_ids, is_notification, request_problem, same_id, sent
 
 P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,10 @@ import streamcert.reference
 from streamcert.reference.faults import FAULTS, UnknownFault, check_fault, switch, switched
 
 REFERENCE = Path(streamcert.reference.__file__).parent
-MODULES = sorted(m.name for m in pkgutil.iter_modules([str(REFERENCE)]) if m.name != "__main__")
+# Every module of the reference and of its programs' packages, named from streamcert.reference ("agent.app"); a
+# program's __main__ (it runs the program) and the packages' __init__ (a docstring) left out.
+MODULES = sorted(".".join(path.relative_to(REFERENCE).with_suffix("").parts) for path in REFERENCE.rglob("*.py")
+                 if path.stem not in ("__init__", "__main__"))
 MESSAGE = "unknown fault 'nope'; `streamcert serve --list-faults` lists them"
 
 
@@ -31,9 +33,9 @@ def test_a_switch_for_an_undeclared_name_is_an_error():
 
 
 def test_the_reference_programs_refuse_an_unknown_fault():
-    from streamcert.reference.acp import agent_for
-    from streamcert.reference.line import renderer_for
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.reference.acp.agent import agent_for
+    from streamcert.reference.agent.server import ReferenceServer
+    from streamcert.reference.line.renderer import renderer_for
 
     for make in (lambda: ReferenceServer(fault="nope"), lambda: renderer_for("nope"), lambda: agent_for("nope")):
         with pytest.raises(UnknownFault, match="unknown fault 'nope'"):
@@ -79,23 +81,31 @@ def _switch_names(tree: ast.Module) -> list[str]:
 
 @pytest.mark.parametrize("module", MODULES)
 def test_every_switch_is_used(module):
-    tree = ast.parse((REFERENCE / f"{module}.py").read_text("utf-8"))
+    tree = ast.parse(_file(module).read_text("utf-8"))
     loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     assert [name for name in _switch_names(tree) if name not in loaded] == []
 
 
+def _file(module: str) -> Path:
+    return REFERENCE.joinpath(*module.split(".")).with_suffix(".py")
+
+
 def _reference_imports(module: str) -> tuple[set[str], list[str]]:
-    """(reference modules imported at module level, reference imports inside a function)."""
-    tree = ast.parse((REFERENCE / f"{module}.py").read_text("utf-8"))
+    """(reference modules imported at module level, reference imports inside a function). A relative import is
+    resolved from the module's package; one that leaves the reference (`from ..targets`) is not counted."""
+    tree = ast.parse(_file(module).read_text("utf-8"))
+    package = module.split(".")[:-1]
     top, local = set(), []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            names = [node.module] if node.module else [alias.name for alias in node.names]
+        if isinstance(node, ast.ImportFrom) and node.level and node.level - 1 <= len(package):
+            base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            names = {".".join([*base, alias.name]) if ".".join([*base, alias.name]) in MODULES else ".".join(base)
+                     for alias in node.names} & set(MODULES)
             if node in tree.body:
-                top.update(n.split(".")[0] for n in names)
+                top |= names
             else:
-                local += names
-    return top & set(MODULES), local
+                local += sorted(names)
+    return top, local
 
 
 def test_the_reference_modules_import_without_a_loop():

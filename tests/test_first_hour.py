@@ -115,7 +115,8 @@ def test_a_binding_the_card_does_not_declare_is_refused_before_the_run(tmp_path,
 
 
 def test_grpc_without_the_extra_is_refused_before_the_run(monkeypatch, capsys):
-    from streamcert import binding_choice, cli
+    from streamcert import cli
+    from streamcert.drivers import binding_choice
 
     monkeypatch.setattr(binding_choice, "grpc_missing", lambda: "needs the grpc extra (grpcio is not installed)")
     with pytest.raises(SystemExit) as stop:
@@ -161,7 +162,7 @@ def test_a_level_is_accepted_in_any_case():
 
 
 def test_waiting_for_the_target_says_what_it_waits_for(monkeypatch):
-    from streamcert import preflight
+    from streamcert.running import preflight
     from streamcert.targets import Target
 
     monkeypatch.setattr(preflight, "SAY_EVERY_S", 0.3)
@@ -188,7 +189,7 @@ def test_pytest_with_the_plugin_exits_3_when_no_target_answered(tmp_path):
 
 
 def test_the_exit_code_is_the_verdict_s():
-    from streamcert.exit_codes import of_report
+    from streamcert.running.exit_codes import of_report
 
     assert of_report({"verdict": "PASS"}) == 0
     assert of_report({"verdict": "PASS", "regressions": {"found": [{"scenario": "stream-basic"}]}}) == 1

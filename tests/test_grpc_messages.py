@@ -4,6 +4,7 @@ and the ProtoJSON reading and writing of grpc_messages.py."""
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 import sys
 import textwrap
@@ -243,6 +244,24 @@ def test_grpc_is_available_here():
     assert g.grpc_available() is None
 
 
+@pytest.mark.parametrize("given, expected", [
+    ({}, "ERROR false"),
+    ({"GRPC_VERBOSITY": "DEBUG", "GRPC_ENABLE_FORK_SUPPORT": "true"}, "DEBUG true"),  # a user's own stand
+], ids=["unset", "the user's"])
+def test_grpc_is_imported_with_the_suites_settings_unless_the_user_gave_them(given, expected):
+    script = ("import os, sys; from streamcert.protocols.grpc_messages import import_grpc; "
+              "print('grpc' in sys.modules, os.environ.get('GRPC_VERBOSITY'), os.environ.get('GRPC_ENABLE_FORK_SUPPORT')); "
+              "import_grpc(); print('grpc.aio' in sys.modules, os.environ['GRPC_VERBOSITY'], "
+              "os.environ['GRPC_ENABLE_FORK_SUPPORT'])")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")} | given
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    before, after = done.stdout.splitlines()
+    assert before.startswith("False"), before  # nothing imported grpc, nor set the settings, before the call
+    assert before.split(" ", 1)[1] == " ".join([given.get("GRPC_VERBOSITY", "None"),
+                                                given.get("GRPC_ENABLE_FORK_SUPPORT", "None")])
+    assert after == f"True {expected}"
+
+
 def test_without_the_extra_streamcert_still_runs_json_rpc():
     """An install without the grpc extra: everything imports, the reference serves no gRPC, and the sentence
     says how to get it."""
@@ -250,9 +269,9 @@ def test_without_the_extra_streamcert_still_runs_json_rpc():
         import sys
         for name in ("grpc", "grpc.aio", "google.protobuf"):
             sys.modules[name] = None  # an import of it fails, as when it is not installed
-        import streamcert.cli, streamcert.rules, streamcert.scenarios.a2a  # noqa: F401
+        import streamcert.cli, streamcert.rules, streamcert.drivers.a2a  # noqa: F401
         from streamcert.protocols.grpc_messages import grpc_available
-        from streamcert.reference.server import ReferenceServer
+        from streamcert.reference.agent.server import ReferenceServer
         import httpx
         print(grpc_available())
         with ReferenceServer() as server:

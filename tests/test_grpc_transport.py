@@ -1,4 +1,4 @@
-"""The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/grpc_server.py), on
+"""The gRPC client transport (wire/grpc.py) against the reference's gRPC servers (reference/agent/grpc_server.py), on
 127.0.0.1: what each call writes into the frame log (docs/bindings.md, "gRPC exchange"), and how every call
 stays bounded."""
 
@@ -21,7 +21,7 @@ from streamcert.framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_IDLE
 from streamcert.protocols import a2a, bindings  # noqa: E402
 from streamcert.protocols import grpc_messages as g  # noqa: E402
 from streamcert.protocols.script import SCRIPT_KEY  # noqa: E402
-from streamcert.reference.server import ReferenceServer  # noqa: E402
+from streamcert.reference.agent.server import ReferenceServer  # noqa: E402
 from streamcert.wire.bounds import Bounds  # noqa: E402
 from streamcert.wire.capture import Clock  # noqa: E402
 from streamcert.wire.grpc import GrpcTransport, grpc_target  # noqa: E402
@@ -397,7 +397,7 @@ def test_a_stream_whose_status_never_comes_is_cut_at_the_idle_gap_and_its_messag
     and its messages are judged (never "got no answer")."""
     from grpc_garbage import GarbageGrpc
 
-    from streamcert.rules.unary import no_answer
+    from streamcert.rules.common.unary import no_answer
 
     started = time.monotonic()
     with GarbageGrpc("notrailers") as garbage:
@@ -416,7 +416,7 @@ def test_a_unary_call_whose_status_never_comes_ends_at_the_timeout_its_message_j
     wait half a second."""
     from grpc_garbage import GarbageGrpc
 
-    from streamcert.rules.unary import no_answer
+    from streamcert.rules.common.unary import no_answer
     from streamcert.wire import unanswered
 
     unanswered.forget()

@@ -10,6 +10,9 @@ when listed in LAZY_CYCLES with its reason.
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,27 +25,29 @@ PACKAGE = "streamcert"
 # The function-level imports allowed to close a cycle (importer, imported): keep this list short, each with why.
 LAZY_CYCLES = {
     # FrameLog.save / FrameLog.load, the documented shorthand for cassette.write / cassette.load: the data model
-    # names its file form, and cassette.py (which builds FrameLogs) is imported only when a log is saved or loaded.
-    ("streamcert.framelog", "streamcert.cassette"),
+    # names its file form, and recordings/cassette.py (which builds FrameLogs) is imported only when a log is saved or
+    # loaded.
+    ("streamcert.framelog", "streamcert.recordings.cassette"),
     # rules.engine.unread_frame (ex_evidence of a stream) reads each frame as the one walk over the stream's frames
-    # read it (streamview.frame_facts), not by parsing all of them again; streamview reads its views through the engine.
-    ("streamcert.rules.engine", "streamcert.rules.streamview"),
+    # read it (common/streamview.frame_facts, which builds the TaskStream in the same walk), not by parsing all of them
+    # again; streamview reads its views through the engine.
+    ("streamcert.rules.engine", "streamcert.rules.common.streamview"),
 }
 
-# The layers of docs/architecture.md, lowest first: the modules of each (a package name covers its modules).
+# The layers of docs/architecture.md, lowest first: the modules of each (a package name covers its modules; a dotted
+# name places one module of a package in another layer than its package's).
 LAYERS = {
     "contract": ("contract",),
     "protocols": ("protocols",),
-    "model": ("__init__", "framelog", "cassette", "outcomes", "limits", "catalogue", "scrub", "targets", "wallclock",
-              "suite_map", "safe_names", "card_keys"),
+    "model": ("__init__", "framelog", "recordings.cassette", "outcomes", "limits", "catalogue", "scrub", "targets",
+              "wallclock", "suite_map", "safe_names", "card_keys"),
     "wire": ("wire",),
     "rules": ("rules",),
-    "recordings": ("capture_diff", "replay", "client_cases", "progress_cases"),
+    "recordings": ("recordings",),
     "reference": ("reference",),
     "report": ("report",),
-    "drivers": ("scenarios", "binding_choice"),
-    "running": ("__main__", "plugin", "own_checks", "cli", "run_options", "selection", "listing", "live", "report_keys",
-                "offline", "preflight", "github_action", "exit_codes", "proxy", "proxy_logs", "matrix"),
+    "drivers": ("drivers",),
+    "running": ("__main__", "cli", "plugin", "run_options", "github_action", "running", "matrix"),
 }
 MAY_IMPORT = {
     "contract": {"contract"},
@@ -130,10 +135,10 @@ IMPORTS = [one for name in MODULES for one in imports_of(name)]
 
 def layer_of(name: str) -> str:
     short = name.removeprefix(PACKAGE).removeprefix(".") or "__init__"
-    head = short.split(".")[0]
-    for layer, members in LAYERS.items():
-        if head in members:
-            return layer
+    found = [(len(member), layer) for layer, members in LAYERS.items() for member in members
+             if short == member or short.startswith(member + ".")]
+    if found:
+        return max(found)[1]  # the most precise member: `recordings.cassette` (model) before `recordings`
     raise AssertionError(f"{name} is in no layer: add it to LAYERS here and to docs/architecture.md's table")
 
 
@@ -206,13 +211,13 @@ def test_the_walk_reads_every_kind_of_import():
         return {one.imported: one.lazy for one in imports_of(importer)}
 
     plugin = named("streamcert.plugin")
-    assert plugin["streamcert.live"] is False  # from . import limits, live, run_options, selection
+    assert plugin["streamcert.running.live"] is False  # from .running import live, selection
     assert plugin["streamcert.suite_map"] is False  # from .suite_map import …
     assert plugin["streamcert.reference.process"] is True  # inside a method
     assert "streamcert.wire.activity" in named("streamcert.wire.a2a_client")  # from . import activity
     assert named("streamcert.report.baseline")["streamcert.suite_map"] is False  # from ..suite_map import …
     assert "streamcert.framelog" not in named("streamcert.protocols.bindings")  # only under TYPE_CHECKING
-    assert named("streamcert.framelog")["streamcert.cassette"] is True
+    assert named("streamcert.framelog")["streamcert.recordings.cassette"] is True
 
 
 def test_a_cycle_is_found_and_named():
@@ -290,3 +295,20 @@ def test_the_wire_layer_and_the_offline_commands_never_import_pytest():
                 names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
                          [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
                 assert not {n.split(".")[0] for n in names} & heavy, f"{name} imports {names}"
+
+
+# -- importing ------------------------------------------------------------------------------------------
+
+def test_importing_streamcert_sets_nothing_in_the_environment():
+    """`import streamcert` (as pytest does for every session, through the plugin's entry point) and the command's
+    module leave os.environ as they found it; gRPC's settings are made where grpc is imported
+    (grpc_messages.import_grpc, tested in test_grpc_messages.py). Run in a fresh interpreter without those
+    settings, so neither this process's imports nor a user's own values hide a change."""
+    script = ("import os, sys; before = dict(os.environ); "
+              "import streamcert, streamcert.cli, streamcert.plugin, streamcert.rules, streamcert.drivers; "
+              "changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k)); "
+              "print(changed, 'grpc' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRPC_")}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[] False", done.stdout

@@ -1,12 +1,12 @@
-"""The interactions driver (scenarios/interactions.py) against a server whose subscriptions carry nothing: the
+"""The interactions driver (drivers/interactions.py) against a server whose subscriptions carry nothing: the
 first such subscription is waited out to the stream limit and shows it; the later pauses open none, so a scenario
 waits the limit once, not once per pause, and still plays every pause to the end."""
 
 from __future__ import annotations
 
+from streamcert.drivers import run_scenario
 from streamcert.framelog import END_TIME_LIMIT
-from streamcert.reference.server import ReferenceServer
-from streamcert.scenarios import run_scenario
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.targets import Target
 
 SCENARIO = "ix-two-questions"  # two pauses: a subscription opened at each

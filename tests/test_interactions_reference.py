@@ -17,8 +17,8 @@ import pytest
 from logs import script
 
 from streamcert.protocols import a2a, interactions_v1
-from streamcert.reference.options import Options
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.options import Options
+from streamcert.reference.agent.server import ReferenceServer
 
 URI = interactions_v1.URI
 RPC = "/a2a/jsonrpc"

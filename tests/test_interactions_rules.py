@@ -12,8 +12,8 @@ from logs import frame_log, rpc_error, sse, unary
 from streamcert.catalogue import Scenario, load_catalogue
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.ixtruncation import judge_cut
-from streamcert.rules.ixview import Interruptions
+from streamcert.rules.interactions.ixtruncation import judge_cut
+from streamcert.rules.interactions.ixview import Interruptions
 
 URI = "https://docs.nylorun.com/a2a/interactions/v1"
 TID, CTX = "task-1", "ctx-1"

@@ -1,4 +1,4 @@
-"""Ctrl-C during a scenario ends the run (scenarios._run_interruptibly), even when the driver waits on a task that
+"""Ctrl-C during a scenario ends the run (drivers._run_interruptibly), even when the driver waits on a task that
 takes the cancellation asyncio's own handler sends its main task: the interrupt was lost there, and a run that
 had been told to stop went on to PASS (seen in test_first_hour's Ctrl-C test, on a loaded machine)."""
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from streamcert.scenarios import _run_interruptibly
+from streamcert.drivers import _run_interruptibly
 
 
 async def _driver_that_takes_one_cancel() -> None:

@@ -12,13 +12,13 @@ import pytest
 from logs import frame_log, stdio
 
 from streamcert.catalogue import load_catalogue, load_scenario
+from streamcert.drivers import Target, run_scenario
+from streamcert.drivers.line import input_object, plan_inputs
 from streamcert.framelog import END_ERROR, END_TIME_LIMIT
 from streamcert.outcomes import Outcome
-from streamcert.progress_cases import load_cases
-from streamcert.reference.line import Renderer, render, serve_lines
+from streamcert.recordings.progress_cases import load_cases
+from streamcert.reference.line.renderer import Renderer, render, serve_lines
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
-from streamcert.scenarios.line import input_object, plan_inputs
 
 SCENARIO = load_scenario("line-cases")
 CASES = load_cases()[0]["cases"]

@@ -1,4 +1,4 @@
-"""`streamcert list`, `streamcert explain` and `--version` (listing.py, cli.py): what they print, their
+"""`streamcert list`, `streamcert explain` and `--version` (running/listing.py, cli.py): what they print, their
 filters and exit codes, and that they start without the network stack, pytest or a server."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 import streamcert
 from streamcert.catalogue import catalogue_version, load_catalogue, load_scenario, scenario_ids
 from streamcert.cli import main
-from streamcert.listing import Selection, compress, matches
 from streamcert.reference.faults import FAULTS
+from streamcert.running.listing import Selection, compress, matches
 from streamcert.suite_map import driving_tests, scenarios_of_test, suite_tests
 
 CATALOGUE = load_catalogue()

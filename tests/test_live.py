@@ -1,4 +1,4 @@
-"""Progress while a run goes on (live.py): a line per scenario as it finishes, flushed under a pipe, and in
+"""Progress while a run goes on (running/live.py): a line per scenario as it finishes, flushed under a pipe, and in
 a long wait a heartbeat that says what the run waits for. Each run is a `streamcert run` subprocess whose
 stdout is a pipe, read line by line with a deadline (nothing sleeps to make a line come); and the record
 and the lines themselves, in this process."""
@@ -22,10 +22,10 @@ from types import SimpleNamespace
 import pytest
 from hostile import CARD_PATH, HostileServer, card, head, response, sse_event
 
-from streamcert import live
 from streamcert.catalogue import load_scenario, scenario_ids
 from streamcert.framelog import Event, Exchange
 from streamcert.plugin import FINDINGS_KEY
+from streamcert.running import live
 from streamcert.scrub import Scrubber
 from streamcert.wire import activity as hook
 

@@ -279,8 +279,8 @@ def test_client_cases_are_built_from_the_servers_recordings(tmp_path):
     """`run --client-base DIR` builds the cases from DIR: a case whose base DIR holds is run and judged, one whose
     base it lacks is ERROR naming the file in DIR (never served from the shipped reference behind its back); the
     matrix runs only the cases that build."""
-    from streamcert.client_cases import reference_dir
     from streamcert.matrix.run import client_case_ids
+    from streamcert.recordings.client_cases import reference_dir
 
     base = tmp_path / "recorded"
     base.mkdir()

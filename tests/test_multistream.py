@@ -1,4 +1,4 @@
-"""Several clients on one task (scenario multi-client, rules/multistream.py), each requirement both ways on
+"""Several clients on one task (scenario multi-client, rules/a2a/multistream.py), each requirement both ways on
 hand-made logs: a second message leaves every open stream (A2A-TASK-014), a stream its client closes leaves
 the task and the other streams (A2A-TASK-015), a blocking SendMessage returns at rest (A2A-TASK-016), and every
 answer to SendStreamingMessage is judged as a stream, a streamed answer's too (WIRE-001)."""

@@ -1,4 +1,4 @@
-"""The one walk over a stream's frames (rules/framewalk.py, issue 29): judging a long stream with every stream rule
+"""The one walk over a stream's frames (rules/common/framewalk.py, issue 29): judging a long stream with every stream rule
 parses each event about once, whatever its exchange's parse budget keeps; alike frames share one record of facts
 and are told apart by every member a rule reads; the stream read in the walk is the stream read frame by frame."""
 
@@ -14,9 +14,9 @@ from streamcert.catalogue import load_scenario
 from streamcert.framelog import ParseBudget
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.everystream import STREAM_RULES
-from streamcert.rules.framewalk import alike_key, read_facts
-from streamcert.rules.streamview import TaskStream, frame_facts
+from streamcert.rules.a2a.everystream import STREAM_RULES
+from streamcert.rules.common.framewalk import alike_key, read_facts
+from streamcert.rules.common.streamview import TaskStream, frame_facts
 
 P, F = Outcome.PASS, Outcome.FAIL
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from streamcert.own_checks import adopted_values
+from streamcert.running.own_checks import adopted_values
 
 pytest_plugins = ["pytester"]
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "test_own_checks.py"
 
 COUNTING = '''
-import json, streamcert.plugin, streamcert.scenarios
+import json, streamcert.plugin, streamcert.drivers
 from streamcert.reference.process import ReferenceProcess
 played = []
 started = ReferenceProcess.start
@@ -31,7 +31,7 @@ def counted(inner):
         return inner(scenario_id, target)
     return run
 streamcert.plugin.run_scenario = counted(streamcert.plugin.run_scenario)
-streamcert.scenarios.run_scenario = counted(streamcert.scenarios.run_scenario)
+streamcert.drivers.run_scenario = counted(streamcert.drivers.run_scenario)
 def pytest_sessionfinish(session):
     with open("played.json", "w") as f:
         json.dump(played, f)
@@ -77,7 +77,7 @@ class _Run:
 def test_a_capture_is_driven_once_and_the_client_speaks_to_the_target_with_its_credentials(streamcert_reference):
     import asyncio
 
-    from streamcert.own_checks import Captures
+    from streamcert.running.own_checks import Captures
     from streamcert.targets import Target
 
     server = streamcert_reference()

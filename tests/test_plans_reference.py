@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
-from streamcert.reference.options import Options
-from streamcert.reference.plans import ToolError, apply_limits, check_shape, cut
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.options import Options
+from streamcert.reference.agent.plans import ToolError, apply_limits, check_shape, cut
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.planview import ordered, read_back
-from streamcert.scenarios import Target, run_scenario
+from streamcert.rules.plans.planview import ordered, read_back
 
 E = "\U0001F600"
 
@@ -75,7 +75,7 @@ def test_reference_plans_are_replaced_and_read_back(server):
 
 
 def test_card_without_the_extension_is_unsupported(server):
-    from streamcert.reference.agents import AgentSpec
+    from streamcert.reference.agent.agents import AgentSpec
     bare = AgentSpec(name="", title="bare", description="no extensions", extensions=(), plan=True)
     with ReferenceServer(agents=(bare,)) as srv:
         scenario = load_scenario("plan-replace")

@@ -8,7 +8,7 @@ from logs import artifact_update, frame_log, sse, status_update, task, unary
 from streamcert.catalogue import Scenario
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.plancut import judge_cut
+from streamcert.rules.plans.plancut import judge_cut
 
 URI = "https://docs.nylorun.com/a2a/progress/v1"
 E = "\U0001F600"

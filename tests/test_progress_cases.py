@@ -9,7 +9,7 @@ from importlib import resources
 import jsonschema
 import pytest
 
-from streamcert.progress_cases import CasesError, load_cases, problems, schema
+from streamcert.recordings.progress_cases import CasesError, load_cases, problems, schema
 
 PHASES = {"queued", "waiting_for_model", "loading_model", "reading_prompt", "thinking", "writing", "running_tool",
           "waiting_for_person", "waiting_for_subagents", "compacting", "retrying", "stopped", "failed"}

@@ -13,12 +13,12 @@ import pytest
 from logs import frame_log, progress_sse, script
 
 from streamcert.catalogue import Scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.progressview import plan_of
-from streamcert.scenarios import Target, run_scenario
+from streamcert.rules.progress.script_plan import plan_of
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
 

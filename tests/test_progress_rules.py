@@ -10,11 +10,11 @@ import pytest
 from logs import broken, frame_log, progress_sse, script
 
 from streamcert.catalogue import Scenario, load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.progress import _worst_run
-from streamcert.scenarios import Target, run_scenario
+from streamcert.rules.progress.progress import _worst_run
 
 T0 = 1_795_000_000_000  # a since in Unix milliseconds
 

@@ -22,9 +22,9 @@ from streamcert import cli
 from streamcert.framelog import FrameLog
 from streamcert.protocols import bindings
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.proxy import GONE, rewrite_card
-from streamcert.proxy_logs import Filing
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
+from streamcert.running.proxy import GONE, rewrite_card
+from streamcert.running.proxy_logs import Filing
 
 SECRET = "proxy-secret-7Qx9"
 START_S = 30.0  # a loaded machine may take this long to import and print the first line

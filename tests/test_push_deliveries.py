@@ -1,5 +1,5 @@
 """PUSH-014..030 both ways, on hand-made logs of the push-deliveries scenario (labels:
-streamcert.scenarios.push_deliveries), one live run of the reference's push agent, and the receiver's failing
+streamcert.drivers.push_deliveries), one live run of the reference's push agent, and the receiver's failing
 and slow webhooks and its bounds."""
 
 from __future__ import annotations
@@ -232,9 +232,9 @@ def test_the_webhook_credentials_are_masked_by_every_scrubber():
 
 
 def test_the_reference_push_agent_passes_live_and_no_credential_reaches_a_cassette(tmp_path):
-    from streamcert.cassette import load, write
-    from streamcert.reference.server import ReferenceServer
-    from streamcert.scenarios import run_scenario
+    from streamcert.drivers import run_scenario
+    from streamcert.recordings.cassette import load, write
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:

@@ -1,4 +1,4 @@
-"""PUSH- rules both ways, on hand-made logs of the push scenario (labels: streamcert.scenarios.push), and one
+"""PUSH- rules both ways, on hand-made logs of the push scenario (labels: streamcert.drivers.push), and one
 live run of the reference's push agent with the suite's webhook receiver."""
 
 from __future__ import annotations
@@ -151,8 +151,8 @@ def test_without_the_push_notes_nothing_is_judged():
 
 
 def test_the_reference_push_agent_passes_live():
-    from streamcert.reference.server import ReferenceServer
-    from streamcert.scenarios import run_scenario
+    from streamcert.drivers import run_scenario
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.targets import Target
 
     with ReferenceServer() as server:

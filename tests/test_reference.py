@@ -19,9 +19,9 @@ from logs import script
 from streamcert.catalogue import load_catalogue
 from streamcert.protocols import a2a, interactions_v1, progress_v1
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.reference.app import create_app
+from streamcert.reference.agent.app import create_app
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.reference.faults import FAULTS, describe_faults
-from streamcert.reference.server import ReferenceServer
 
 RPC = "/a2a/jsonrpc"
 NO_STREAMING = "/agents/no-streaming"

@@ -1,4 +1,4 @@
-"""The reference A2A client (reference/client.py): what it shows and what it sends, against the reference
+"""The reference A2A client (reference/client/client.py): what it shows and what it sends, against the reference
 server (both D3 readings, with and without streaming), against `streamcert replay` of the shipped cassettes
 with the adversarial variations client cases use (chunks cut inside characters and lines, line ends, a BOM,
 comments, a stream that stays open at a pause, a dropped answer), and each of its fault variants doing
@@ -24,9 +24,10 @@ from streamcert.catalogue import load_scenario
 from streamcert.framelog import END_CLIENT_STOP, END_RESET, Chunk, FrameLog
 from streamcert.protocols import a2a, interactions_v1, progress_v1
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.reference.client import CLOSE_GRACE_S, Client, View
-from streamcert.reference.server import ReferenceServer
-from streamcert.replay import ReplayServer
+from streamcert.recordings.replay import ReplayServer
+from streamcert.reference.agent.server import ReferenceServer
+from streamcert.reference.client.client import CLOSE_GRACE_S, Client
+from streamcert.reference.client.view import View
 
 SHIPPED = Path(str(resources.files("streamcert.cassettes") / "reference"))
 BOM = "\ufeff".encode()

@@ -1,9 +1,9 @@
 """The `streamcert_reference` fixture (the plugin's form of `streamcert serve --fault NAME`)."""
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.scenarios import Target, run_scenario
 
 
 def first_frame_outcome(server) -> Outcome:

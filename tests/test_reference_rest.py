@@ -1,4 +1,4 @@
-"""The reference agent's HTTP+JSON binding (reference/rest.py), driven over real HTTP with plain httpx: every
+"""The reference agent's HTTP+JSON binding (reference/agent/rest.py), driven over real HTTP with plain httpx: every
 route of A2A 1.0.1 §11.3, the query types of §11.5, the error form of §11.6, and each REST fault variant.
 
 Independent of the suite's own client, as tests/test_reference.py is: the reference is what that client is
@@ -20,8 +20,8 @@ from streamcert.framelog import END_CLOSED, Chunk, Event, Exchange, FrameLog
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a, bindings
 from streamcert.protocols.script import SCRIPT_KEY
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.reference.faults import FAULTS
-from streamcert.reference.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 
 REST = "/a2a/rest"

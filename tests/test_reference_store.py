@@ -3,8 +3,8 @@ so a caller that changes it (a fault variant, a stream's encoding) never changes
 
 from __future__ import annotations
 
-from streamcert.reference.options import Options
-from streamcert.reference.store import TaskStore, json_copy
+from streamcert.reference.agent.options import Options
+from streamcert.reference.agent.store import TaskStore, json_copy
 
 TASK = {"id": "t", "parts": [{"text": "a", "n": 1, "x": 1.5, "ok": True, "none": None}], "meta": {"k": ["v"]}}
 

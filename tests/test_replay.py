@@ -17,7 +17,8 @@ from httpx_sse import connect_sse
 
 from streamcert.framelog import Chunk, Event, Exchange, FrameLog
 from streamcert.protocols.script import SCRIPT_KEY
-from streamcert.replay import UNMATCHED, ReplayServer, id_spans, substituted
+from streamcert.recordings.replay import UNMATCHED, ReplayServer
+from streamcert.recordings.replay_answers import id_spans, substituted
 
 SHIPPED = resources.files("streamcert.cassettes") / "reference"
 

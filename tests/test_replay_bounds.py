@@ -13,9 +13,9 @@ from pathlib import Path
 
 from client_logs import World, case_log, context
 
-from streamcert import replay
 from streamcert.framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Exchange, FrameLog
 from streamcert.outcomes import Outcome
+from streamcert.recordings import replay
 from streamcert.rules import judge
 
 SHIPPED = Path(str(resources.files("streamcert.cassettes") / "reference"))

@@ -4,7 +4,7 @@ figure, hostile text shown and never run. Full-page screenshots of a passing and
 to reports/test-output/report-html/ (the test prints the paths).
 
 The reports are built with `build_report` on the shipped catalogue from findings shaped like real runs' (the
-evidence and measured values are those the rules record: rules/stream.py, rules/progress.py).
+evidence and measured values are those the rules record: rules/a2a/stream.py, rules/progress/progress.py).
 
 A missing browser or playwright fails these tests (it does not skip them): `.ci/run` installs both.
 """

@@ -1,4 +1,4 @@
-"""A2A-AUTH-001…005 (rules/auth.py) on hand-made logs of the `security` scenario: each passes on
+"""A2A-AUTH-001…005 (rules/a2a/auth.py) on hand-made logs of the `security` scenario: each passes on
 a correct log and fails, with its ID, on a broken one; without credentials each is NOT_TESTED saying what the card
 declares."""
 

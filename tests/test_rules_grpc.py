@@ -1,4 +1,4 @@
-"""GRPC- rules (rules/grpc_binding.py) on hand-made frame logs, each both ways: gRPC exchanges written as
+"""GRPC- rules (rules/a2a/grpc_binding.py) on hand-made frame logs, each both ways: gRPC exchanges written as
 wire/grpc.py writes them (docs/bindings.md, "gRPC exchange"), no network."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A2A-TASK-017 (a filter named by its proto field name) and A2A-TASK-018 (pageSize out of its bounds), both ways,
-on hand-made frame logs; and the reference's reading of proto names (reference/params.py)."""
+on hand-made frame logs; and the reference's reading of proto names (reference/agent/params.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from logs import error_info, frame_log, rest, rpc_error, status_body, task, task
 
 from streamcert.outcomes import Outcome
 from streamcert.protocols import a2a
-from streamcert.reference import params as p
-from streamcert.reference.options import Options
-from streamcert.reference.rpc import RpcError
+from streamcert.reference.agent import params as p
+from streamcert.reference.agent.options import Options
+from streamcert.reference.agent.rpc import RpcError
 from streamcert.rules import RuleContext
 from streamcert.rules import judge as judge_all
 

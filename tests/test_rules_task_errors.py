@@ -29,12 +29,12 @@ from streamcert.framelog import END_TIME_LIMIT
 from streamcert.outcomes import Outcome
 from streamcert.protocols import bindings
 from streamcert.rules import RuleContext
-from streamcert.rules import errors as err_rules
 from streamcert.rules import judge as judge_all
-from streamcert.rules import task as task_rules
-from streamcert.rules import task_cancel as task_cancel_rules
-from streamcert.rules import task_list as task_list_rules
-from streamcert.rules.streamview import TaskStream
+from streamcert.rules.a2a import errors as err_rules
+from streamcert.rules.a2a import task as task_rules
+from streamcert.rules.a2a import task_cancel as task_cancel_rules
+from streamcert.rules.a2a import task_list as task_list_rules
+from streamcert.rules.common.streamview import TaskStream
 
 P, F, E, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.NON_STRICT
 SUB, WORK, DONE = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"
@@ -45,7 +45,7 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
     for _fn in vars(_mod).values():
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
-# A2A-TASK-014..016 (several clients on one task) are rules/multistream.py's, proven in tests/test_multistream.py
+# A2A-TASK-014..016 (several clients on one task) are rules/a2a/multistream.py's, proven in tests/test_multistream.py
 TASK_IDS = [f"A2A-TASK-{n:03d}" for n in (*range(1, 14), 17, 18)]
 ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 18)]
 
@@ -444,8 +444,8 @@ def test_task_010_a_cancel_that_races_the_tasks_end_is_no_failure():
 
 
 def _ended_first(log, cancel):
-    from streamcert.rules.task_cancel import RACE_S
-    from streamcert.rules.task_cancel import _ended_first as ended_first
+    from streamcert.rules.a2a.task_cancel import RACE_S
+    from streamcert.rules.a2a.task_cancel import _ended_first as ended_first
 
     return ended_first(log, cancel, RACE_S)
 

@@ -8,21 +8,23 @@ import json
 import subprocess
 import sys
 
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 
 # Modules an a2a run has no use for: the other profiles' drivers and rules (and their views), the client and
 # progress cases, cassettes (only --record and --against write or read them) and PyYAML and vcrpy under them.
 OTHER_PROFILES = (
-    *(f"streamcert.scenarios.{m}" for m in ("acp", "acp_client", "client", "interactions", "line", "plans",
-                                            "progress", "push", "push_deliveries")),
-    *(f"streamcert.rules.{m}" for m in ("acp_plans", "acpview", "client", "client_acp", "clientview", "interactions",
-                                        "ixtruncation", "line", "plans", "planview", "progress", "progressview",
-                                        "push", "push_deliveries")),
-    "streamcert.client_cases", "streamcert.progress_cases", "streamcert.replay", "streamcert.cassette",
-    "streamcert.wire.inprocess", "streamcert.wire.push_receiver", "yaml", "vcr",
+    *(f"streamcert.drivers.{m}" for m in ("acp", "acp_client", "client", "interactions", "line", "plans",
+                                          "progress", "push", "push_deliveries")),
+    *(f"streamcert.rules.{m}" for m in ("acp.acp_plans", "acp.acpview", "client.client", "acp_client.client_acp",
+                                        "client.clientview", "interactions.interactions", "interactions.ixtruncation",
+                                        "line.line", "plans.plans", "plans.planview", "progress.progress",
+                                        "progress.progressview", "push.push", "push.push_deliveries")),
+    "streamcert.recordings.client_cases", "streamcert.recordings.progress_cases", "streamcert.recordings.replay",
+    "streamcert.recordings.cassette", "streamcert.wire.inprocess", "streamcert.wire.push_receiver", "yaml", "vcr",
 )
 # And what it does use, so that the test would see a run that imported nothing it checks for.
-A2A_ONES = ("streamcert.scenarios.a2a", "streamcert.rules.stream", "streamcert.rules.errors", "streamcert.rules.wire")
+A2A_ONES = ("streamcert.drivers.a2a", "streamcert.rules.a2a.stream", "streamcert.rules.a2a.errors",
+            "streamcert.rules.a2a.wire")
 
 PROGRAM = """
 import json, sys

@@ -8,9 +8,9 @@ from importlib import resources
 
 import pytest
 
-from streamcert import cassette
 from streamcert.cli import main as streamcert
 from streamcert.framelog import FrameLog
+from streamcert.recordings import cassette
 from streamcert.safe_names import UnsafeName, confined, why_unsafe
 
 CASSETTES = resources.files("streamcert.cassettes") / "reference"

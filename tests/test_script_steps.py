@@ -8,12 +8,12 @@ import pytest
 from logs import artifact_update, frame_log, script, sse, status_update, stream_task
 
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, PLAYED_NOTE, declared_steps
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.rules import RuleContext, judge
 from streamcert.run_options import OptionError, resolve, target_of
-from streamcert.scenarios import run_scenario
 from streamcert.targets import Target
 
 SCRIPT = script({"status": "Working"}, {"artifact": {"artifactId": "out", "name": "out.txt", "chunks": ["hi"]}},

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from streamcert.protocols import a2a
-from streamcert.reference.auth import CHALLENGE, TEST_TOKEN
-from streamcert.reference.server import ReferenceServer
+from streamcert.reference.agent.auth import CHALLENGE, TEST_TOKEN
+from streamcert.reference.agent.server import ReferenceServer
 from streamcert.targets import REFERENCE_HEADERS, embedded_headers
 
 AUTH_IDS = ("A2A-AUTH-001", "A2A-AUTH-002", "A2A-AUTH-003", "A2A-AUTH-004", "A2A-AUTH-005")

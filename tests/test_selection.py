@@ -10,10 +10,11 @@ import json
 import pytest
 
 import streamcert.report.writers  # noqa: F401  (loaded before pytester's in-process runs, which unload what they import)
-from streamcert import cli, selection
+from streamcert import cli
 from streamcert.catalogue import load_catalogue, load_scenario, scenario_ids
 from streamcert.outcomes import Finding, Outcome
 from streamcert.report.aggregate import Aggregator, build_report
+from streamcert.running import selection
 
 pytest_plugins = ["pytester"]
 

@@ -20,11 +20,11 @@ import pytest
 
 from streamcert import limits
 from streamcert.catalogue import load_scenario
+from streamcert.drivers import Target, run_scenario
 from streamcert.framelog import END_CLOSED, END_TIME_LIMIT, Exchange, FrameLog
 from streamcert.outcomes import Finding, Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.acpview import AcpTurn
-from streamcert.scenarios import Target, run_scenario
+from streamcert.rules.acp.acpview import AcpTurn
 
 LIMIT = 2.0  # start_limit and timeout of every run here
 BOUND = LIMIT + 1.5  # a run cut at LIMIT ends by then: the kill's grace included, with room for a loaded machine

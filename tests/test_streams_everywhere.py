@@ -27,8 +27,8 @@ from streamcert.catalogue import Scenario, load_catalogue, load_scenario
 from streamcert.framelog import END_CLOSED, END_TIME_LIMIT
 from streamcert.outcomes import Outcome
 from streamcert.rules import RuleContext, judge
-from streamcert.rules.everystream import STREAM_RULES
-from streamcert.rules.streamview import StreamFrames, TaskStream
+from streamcert.rules.a2a.everystream import STREAM_RULES
+from streamcert.rules.common.streamview import StreamFrames, TaskStream
 
 P, F, NS = Outcome.PASS, Outcome.FAIL, Outcome.NON_STRICT
 SUB, WORK, DONE, ASK = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", "TASK_STATE_INPUT_REQUIRED"
@@ -444,9 +444,9 @@ def test_008_compares_artifacts_built_across_the_streams():
 # -- end to end: the reference, broken and not ----------------------------------------------------------
 
 def play(scenario: str, **server):
-    from streamcert.reference.server import ReferenceServer
+    from streamcert.drivers import run_scenario
+    from streamcert.reference.agent.server import ReferenceServer
     from streamcert.run_options import target_of
-    from streamcert.scenarios import run_scenario
 
     with ReferenceServer(**server) as srv:
         log = run_scenario(scenario, target_of({"a2a_url": srv.url, "stream_limit": 5.0}))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from streamcert import cassette
 from streamcert.cli import main
 from streamcert.framelog import FrameLog
+from streamcert.recordings import cassette
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes" / "reference"
 

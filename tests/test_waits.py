@@ -15,7 +15,7 @@ from hostile import CARD_PATH, HostileServer, head, response
 
 from streamcert.framelog import END_CLOSED, END_ERROR, END_TIME_LIMIT, FrameLog
 from streamcert.protocols import bindings
-from streamcert.rules.unary import no_answer
+from streamcert.rules.common.unary import no_answer
 from streamcert.wire import unanswered
 from streamcert.wire.a2a_client import A2AClient
 

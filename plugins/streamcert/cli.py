@@ -9,8 +9,9 @@ import os
 import sys
 from pathlib import Path
 
-from . import exit_codes, limits, run_options, selection
-from .exit_codes import EXIT_COULD_NOT_RUN, EXIT_USAGE
+from . import limits, run_options
+from .running import exit_codes, selection
+from .running.exit_codes import EXIT_COULD_NOT_RUN, EXIT_USAGE
 from .scrub import Scrubber
 from .targets import SLOT_OF_PROFILE, Target, names_a_target
 
@@ -231,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     import pytest
 
-    from .preflight import check_targets
+    from .running.preflight import check_targets
 
     try:  # the command line, else the STREAMCERT_* environment variables, else the defaults
         values = run_options.resolve({opt.name: getattr(args, opt.name) for opt in run_options.RUN_OPTIONS})
@@ -273,7 +274,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return could_not_run(checked.fatal, args, values, report_dir, target, scrubber)
         if args.wait_for_target and checked.waited >= 0.5:
             print(f"streamcert: the target answered after {checked.waited:.1f} s", file=sys.stderr)
-    from .binding_choice import refusal
+    from .drivers.binding_choice import refusal
 
     refused = (refusal(args.bindings, target, embedded=not names_a_target(values))
                if values.get("a2a_url") or not names_a_target(values) else None)
@@ -289,7 +290,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     pytest_args = ["--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-c", os.devnull, "--assert=plain",
                    "-W", "ignore::pytest.PytestAssertRewriteWarning",
                    "--rootdir", str(Path.cwd()), "-q", "-rN",
-                   "-o", "console_output_style=classic"]  # a line per test (live.py), no [100%] after them
+                   "-o", "console_output_style=classic"]  # a line per test (running/live.py), no [100%] after them
     # Nor is hypothesis's pytest plugin (installed with the test extra) of any use to the suite: importing it costs each
     # pytest process about 0.2 s of CPU. Kept when an argument after -- speaks of hypothesis (its options, its plugin).
     if not any("hypothesis" in a for a in extra):
@@ -343,7 +344,7 @@ def _cassette_cap(parser: argparse.ArgumentParser) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Exit 0: no departure in the recordings (whatever they did not exercise); 1: a requirement FAIL or
     ERROR; 2: a cassette missing or unreadable (docs/cassettes.md)."""
-    from .offline import check_cassettes, departures
+    from .running.offline import check_cassettes, departures
 
     try:
         report = check_cassettes([Path(p) for p in args.cassettes], Path(args.report), args.max_cassette_bytes)
@@ -354,7 +355,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .offline import diff_cassettes, show_diff
+    from .running.offline import diff_cassettes, show_diff
 
     try:
         diff = diff_cassettes(Path(args.old), Path(args.new), args.timing_tolerance, args.max_cassette_bytes)
@@ -373,7 +374,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # -- replay and convert ----------------------------------------------------------------------------------
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .replay import serve
+    from .recordings.replay import serve
 
     try:
         serve(args.cassettes, args.port, args.pace, args.scenario)
@@ -384,7 +385,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .cassette import convert, load, path_for
+    from .recordings.cassette import convert, load, path_for
     from .safe_names import UnsafeName
 
     try:
@@ -422,7 +423,7 @@ def _width() -> int | None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .listing import Selection, list_json, requirement_lines, scenario_lines
+    from .running.listing import Selection, list_json, requirement_lines, scenario_lines
 
     selection = Selection(frozenset(args.profiles), args.level, tuple(args.globs))
     if args.json:
@@ -440,7 +441,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .listing import UnknownRequirement, explain_json, explain_lines, find_requirement
+    from .running.listing import UnknownRequirement, explain_json, explain_lines, find_requirement
 
     try:
         req = find_requirement(args.req_id)
@@ -494,8 +495,8 @@ def _client_fault(name: str) -> str:
 
 
 def cmd_client(args: argparse.Namespace) -> int:
-    """`streamcert client`: the reference client (reference/client.py), with the §7 environment."""
-    from .reference.client import main as client_main
+    """`streamcert client`: the reference client (reference/client/), with the §7 environment."""
+    from .reference.client.client import main as client_main
 
     if not args.url and not os.environ.get("STREAMCERT_URL"):
         print("streamcert client: no agent URL: give URL or set STREAMCERT_URL", file=sys.stderr)
@@ -510,8 +511,8 @@ def cmd_client(args: argparse.Namespace) -> int:
 
 def cmd_proxy(args: argparse.Namespace) -> int:
     """Exit 0: no departure in what passed (as `check`); 1: a requirement FAIL or ERROR; 2: a usage error."""
-    from .offline import departures
-    from .proxy import ProxySettings, origin_of, serve
+    from .running.offline import departures
+    from .running.proxy import ProxySettings, origin_of, serve
     from .wire.bounds import Bounds
 
     try:
@@ -531,14 +532,14 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 # -- serve ---------------------------------------------------------------------------------------------
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .reference.auth import SECURED_TOKEN_ENV
+    from .reference.agent.auth import SECURED_TOKEN_ENV
+    from .reference.agent.server import ReferenceServer
     from .reference.faults import describe_faults
-    from .reference.server import ReferenceServer
 
     if args.list_faults:
         print("\n".join(sorted(describe_faults())))
         return 0
-    from .reference.agents import with_push_at_root
+    from .reference.agent.agents import with_push_at_root
 
     steps = tuple(args.script_steps.split(",")) if args.script_steps else None
     agents = with_push_at_root() if args.push else None

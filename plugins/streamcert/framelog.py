@@ -663,8 +663,8 @@ class FrameLog:
 
     def save(self, path: str | Path, scrubber: Scrubber | None = None) -> Path:
         """Write the cassette atomically (a reader never sees half of it), scrubbed by `scrubber`, in vcrpy's
-        YAML format (cassette.py; docs/cassettes.md), a large response streamed into the file."""
-        from .cassette import write
+        YAML format (recordings/cassette.py; docs/cassettes.md), a large response streamed into the file."""
+        from .recordings.cassette import write
 
         return write(self, path, scrubber)
 
@@ -672,7 +672,7 @@ class FrameLog:
     def load(cls, path: str | Path, max_bytes: int | None = None) -> "FrameLog":
         """A cassette: vcrpy's YAML format, or the suite's older JSON form (`to_json`, format 1); one larger
         than `max_bytes` (default: limits.MAX_CASSETTE) is refused."""
-        from .cassette import load
+        from .recordings.cassette import load
 
         return load(path) if max_bytes is None else load(path, max_bytes)
 

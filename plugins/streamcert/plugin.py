@@ -20,15 +20,16 @@ from typing import Any
 
 import pytest
 
-from . import limits, live, run_options, selection
+from . import limits, run_options
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .contract.capture import LIMIT
 from .contract.run import BINDING
+from .drivers import run_scenario
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
-from .report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
 from .rules import RuleContext, judge
-from .scenarios import run_scenario
+from .running import live, selection
+from .running.report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
 from .scrub import Scrubber
 from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
 from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target
@@ -60,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run = StreamcertRun(config)
     config.pluginmanager.register(run, RUN_PLUGIN)
     config.pluginmanager.register(run.selection, selection.PLUGIN)
-    config.pluginmanager.register(live.LiveProgress(config), live.PLUGIN)  # progress lines (live.py)
+    config.pluginmanager.register(live.LiveProgress(config), live.PLUGIN)  # progress lines (running/live.py)
 
 
 class StreamcertRun:
@@ -110,17 +111,17 @@ class StreamcertRun:
         self.silent: dict[str, str] = {}  # profile → why its subprocess target is not driven again (this process)
         self.captures: dict[tuple[str, str | None], FrameLog] = {}  # (scenario, binding) → its log (this process)
         self.adopted: dict[str, Any] | None = None  # what a streamcert_target override gave (report form)
-        self.implementation: dict[str, str] | None = None  # the A2A card's name and version (binding_choice.py)
+        self.implementation: dict[str, str] | None = None  # the A2A card's name and version (drivers/binding_choice.py)
         self._log_factory = _scrub_log_records(self.scrubber)
 
     def unreachable(self) -> str | None:
         """Why the given target cannot be driven at all (nothing answered the bounded check of
-        preflight.py), checked once per process; None when it answered, or for the embedded reference.
+        running/preflight.py), checked once per process; None when it answered, or for the embedded reference.
         `streamcert run` has made the same check before pytest started; this one serves a plain
         `pytest --pyargs streamcert.suite --sut-url …`, so that its scenarios are not each driven into
         the same silence."""
         if not hasattr(self, "_unreachable"):
-            from .preflight import check_targets
+            from .running.preflight import check_targets
 
             self._unreachable = None if self.is_embedded else check_targets(
                 self.target, wait=self.options.get("wait_for_target") or 0.0, scrubber=self.scrubber).fatal
@@ -147,7 +148,7 @@ class StreamcertRun:
                                                    card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
                                                    headers=embedded_headers(self._target.headers)[0])
                 if "client" in self.selected_profiles():  # its client is played here, not started per case
-                    from .reference.client import in_process_for
+                    from .reference.client.client import in_process_for
 
                     self._target.client_program = in_process_for(self._target.client_cmd)
         return self._target
@@ -160,7 +161,7 @@ class StreamcertRun:
         """Certify the target a user's `streamcert_target` fixture gave (own_checks.adopted_values): its options
         replace the run's targets, and what was derived from them (the card's bindings, the reachability check,
         the scrubber) is made again. Once per process: the fixture is session-scoped."""
-        from .own_checks import adopted_values
+        from .running.own_checks import adopted_values
         from .targets import SLOTS
 
         if given is self._target or given is getattr(self, "_adopted_from", None):
@@ -186,10 +187,10 @@ class StreamcertRun:
         self.embedded_targets = self.embedded.targets()
 
     def bindings(self) -> Any:
-        """The A2A bindings this run certifies (binding_choice.py), chosen once per process; None when no A2A
+        """The A2A bindings this run certifies (drivers/binding_choice.py), chosen once per process; None when no A2A
         profile is selected or there is no A2A target."""
         if not hasattr(self, "_bindings"):
-            from .binding_choice import choose, implementation_of, read_card
+            from .drivers.binding_choice import choose, implementation_of, read_card
 
             self._bindings = None
             target = self.target
@@ -278,7 +279,7 @@ class StreamcertRun:
             self.implementation = json.loads(named[0])
         chosen = [v for k, v in getattr(report, "user_properties", []) if k == BINDINGS_KEY]
         if chosen and not hasattr(self, "_bindings"):  # chosen where the tests ran: the controller reads no card
-            from .binding_choice import BindingChoice
+            from .drivers.binding_choice import BindingChoice
 
             self._bindings = BindingChoice(**json.loads(chosen[0]))
         props = [v for k, v in getattr(report, "user_properties", []) if k == FINDINGS_KEY]
@@ -327,8 +328,8 @@ class StreamcertRun:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.write_report()
         if self.report is not None and self.ran_suite and session.exitstatus in (0, pytest.ExitCode.TESTS_FAILED):
-            # a run that did not certify does not exit 0 (exit_codes.py: the same codes as `streamcert run`)
-            from .exit_codes import EXIT_PASS, of_report
+            # a run that did not certify does not exit 0 (running/exit_codes.py: the same codes as `streamcert run`)
+            from .running.exit_codes import EXIT_PASS, of_report
 
             code = of_report(self.report, could_not_run=bool(getattr(self, "_unreachable", None)))
             session.exitstatus = session.exitstatus if code == EXIT_PASS else code
@@ -509,7 +510,7 @@ class Streamcert:
             return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                     for r in scenario.requirements]
         self._note_silence(scenario.profile, log)
-        self.run.captures[(scenario_id, log.notes.get(BINDING))] = log  # for streamcert_capture (own_checks.py)
+        self.run.captures[(scenario_id, log.notes.get(BINDING))] = log  # for streamcert_capture (running/own_checks.py)
         self._record(log, target)
         self._compare(log)
         return self._judged(log, scenario_id)
@@ -549,18 +550,18 @@ class Streamcert:
     def _record(self, log: FrameLog, target: Target) -> None:
         folder = self.run.options["record"]
         if folder:  # (cassette.py and PyYAML are imported only by a run that records)
-            from .cassette import path_for
+            from .recordings.cassette import path_for
 
             log.save(path_for(folder, log.scenario, log.notes.get(BINDING)), scrubber=self.run.scrubber)
 
     def _compare(self, log: FrameLog) -> None:
-        """--against DIR: how this capture differs from the scenario's earlier one there (capture_diff.py),
+        """--against DIR: how this capture differs from the scenario's earlier one there (recordings/capture_diff.py),
         sent to the controller beside the findings; a difference fails the test (and the run)."""
         folder = self.run.options.get("against")
         if not folder:
             return
-        from .capture_diff import diff_logs
-        from .cassette import find
+        from .recordings.capture_diff import diff_logs
+        from .recordings.cassette import find
 
         earlier = find(folder, log.scenario, log.notes.get(BINDING))
         item: dict[str, Any] = {"scenario": log.scenario, "cassette": str(earlier) if earlier else None,
@@ -633,7 +634,7 @@ def streamcert_capture(request: pytest.FixtureRequest, streamcert_target: Any) -
     most once per process, shared with the conformance test that drives it; `streamcert_capture(id,
     binding="http-json")` over another binding. `streamcert_capture.target` is the run's Target and
     `streamcert_capture.client()` an A2A client on it (`async with`). docs/plugin.md."""
-    from .own_checks import Captures
+    from .running.own_checks import Captures
 
     run = _run(request.config)
     run.adopt(streamcert_target)
@@ -670,7 +671,7 @@ def streamcert_reference():
             ...                                       # server.agent_url(name): one of its agents
 
     For trying a client, or checks of your own, against a known-good and a known-broken agent."""
-    from .reference.server import ReferenceServer
+    from .reference.agent.server import ReferenceServer
 
     started = []
 

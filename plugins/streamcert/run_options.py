@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from . import limits, selection
+from . import limits
 from .catalogue import PROFILES
+from .running import selection
 from .targets import Target
 
 DEFAULT_REPORT = "reports/latest"
@@ -220,7 +221,7 @@ def scrub_pattern(value: str) -> str:
 
 
 def progress_cases_file(value: str) -> str:
-    from .progress_cases import CasesError, load_cases
+    from .recordings.progress_cases import CasesError, load_cases
 
     try:
         load_cases(value)
@@ -505,8 +506,8 @@ def replaced_cassettes(values: Mapping[str, Any]) -> list[Path]:
     directory (none with --overwrite, or without --record)."""
     if not values.get("record") or values.get("overwrite"):
         return []
-    from .cassette import existing
     from .catalogue import load_scenario, scenario_ids
+    from .recordings.cassette import existing
     from .targets import names_a_target, served_profiles
 
     profiles = set(values.get("profiles") or ()) or (

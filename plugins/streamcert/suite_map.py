@@ -5,8 +5,8 @@ The scenarios of a test are read from the suite's source with `ast`, never by im
 suite imports pytest, and `streamcert list`, `explain` and `baseline` start without it): a test parametrized
 by scenario ids drives each of them, one per test id (`test_interactions[ix-question]`); any other test drives
 the scenario ids written in its body (`streamcert.check("stream-basic")`). The plugin asks by test item or by
-test id (a test that never reported, a worker's test), `selection.py` to deselect and to mark, `live.py` to
-name a test's line, `listing.py` to say which test drives a scenario, and report/baseline.py to find the
+test id (a test that never reported, a worker's test), `running/selection.py` to deselect and to mark, `running/live.py` to
+name a test's line, `running/listing.py` to say which test drives a scenario, and report/baseline.py to find the
 scenario of a failing test.
 """
 

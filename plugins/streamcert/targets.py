@@ -18,9 +18,9 @@ from typing import Any
 from . import limits
 
 SERVER = "server"  # the embedded reference's HTTP server (a fault's `target` names the program it breaks)
-# The public part of the TEST key the reference signs its card with (reference/card.py): the embedded run trusts it.
+# The public part of the TEST key the reference signs its card with (reference/agent/card.py): the embedded run trusts it.
 REFERENCE_CARD_KEY = str(Path(__file__).parent / "reference" / "card_test_key.pub.json")
-# The TEST bearer token the reference's secured agent requires (reference/auth.py), written here and in
+# The TEST bearer token the reference's secured agent requires (reference/agent/auth.py), written here and in
 # docs/security.md: it protects nothing. The embedded run sends it.
 TEST_TOKEN = "streamcert-test-token-not-a-secret"
 REFERENCE_HEADERS = {"Authorization": f"Bearer {TEST_TOKEN}"}
@@ -124,7 +124,7 @@ class Target:
     client_program: Any = field(default=None, compare=False, repr=False)
     # agent URL -> why its test agent is held to ignore the script (None: it played the probe), for this run: the
     # copies a run makes of its target (one per binding) share it, so an agent is probed once a run
-    # (scenarios/script_steps.py); a new target, even at a URL another server had, starts empty.
+    # (drivers/script_steps.py); a new target, even at a URL another server had, starts empty.
     script_probes: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).

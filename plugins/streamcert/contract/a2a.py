@@ -1,4 +1,4 @@
-"""The A2A drivers' log (scenarios/a2a.py, multi.py, plans.py): notes keys the rules read."""
+"""The A2A drivers' log (drivers/a2a.py, multi.py, plans.py): notes keys the rules read."""
 
 UNPROBED = "unprobed"  # {binding: why}: interfaces the card declares that the card scenario could not probe
 CONTEXT_ID = "context_id"  # the contextId the scenario's first task was given (ListTasks filters by it)

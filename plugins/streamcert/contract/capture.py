@@ -1,5 +1,5 @@
 """Exchange.notes keys the wire layer writes as it captures (wire/a2a_client.py, wire/bindings/, wire/grpc.py,
-wire/stdio.py, wire/push_receiver.py, replay.py's server, proxy.py) and the rules read."""
+wire/stdio.py, wire/push_receiver.py, recordings/replay.py's server, running/proxy.py) and the rules read."""
 
 # every binding
 STREAMING = "streaming"  # True: the exchange was opened as a stream (SendStreamingMessage, SubscribeToTask, ...)
@@ -37,7 +37,7 @@ BODY_BYTES = "body_bytes"  # the size of its body
 ABANDONED = "abandoned"  # seconds the receiver waited after the body before its sender closed the connection
 PUSH_RECEIVER = "push_receiver"  # log.notes: {"listen": "HOST:PORT", "url": the base URL the agent was given}
 PUSH_OVERFLOW = "push_overflow"  # log.notes: {"refused": n}: requests past the receiver's MAX_POSTS
-# the replay server (replay.py): the requests it received, as the client-certification log holds them
+# the replay server (recordings/replay.py): the requests it received, as the client-certification log holds them
 SERVED_END = "served"  # how the answer to a request ended (None: none was served)
 ANSWERED_BY = "answer"  # the label of the recorded exchange that answered it
 NO_MATCH = "unmatched"  # why no recorded exchange answered it

@@ -1,5 +1,5 @@
-"""The client-certification driver's log (scenarios/client.py, client_cases.py, replay.py): notes keys the
-CLIENT- rules read."""
+"""The client-certification driver's log (drivers/client.py, recordings/client_cases.py, recordings/replay.py): notes
+keys the CLIENT- rules read."""
 
 CLIENT_CASE = "client_case"  # log.notes: the case played (its id, pace, the card's streaming, the URL, ...)
 CASE_ERROR = "case_error"  # log.notes: why the case could not be built

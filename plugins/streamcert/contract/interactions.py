@@ -1,4 +1,4 @@
-"""The interrupted-state driver's log (scenarios/interactions.py): notes keys the rules read."""
+"""The interrupted-state driver's log (drivers/interactions.py): notes keys the rules read."""
 
 INTERACTIONS = "interactions"  # log.notes: the dict of the keys below
 EXTENSION = "extension"  # True: the run activated interactions/v1

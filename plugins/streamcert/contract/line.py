@@ -1,4 +1,4 @@
-"""The line renderer's and the progress stream's drivers' logs (scenarios/line.py, progress.py): notes keys the
+"""The line renderer's and the progress stream's drivers' logs (drivers/line.py, progress.py): notes keys the
 rules read."""
 
 CASES = "cases"  # log.notes: the cases the renderer is judged by

@@ -1,4 +1,4 @@
-"""The push drivers' log (scenarios/push.py, push_deliveries.py): notes keys the rules read. The receiver's
+"""The push drivers' log (drivers/push.py, push_deliveries.py): notes keys the rules read. The receiver's
 own keys (the path a webhook came to, ...) are the capture's (contract/capture.py)."""
 
 PUSH = "push"  # log.notes: the dict of the keys below

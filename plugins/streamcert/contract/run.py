@@ -1,4 +1,4 @@
-"""log.notes keys any play of a scenario may carry, whatever its family (scenarios/__init__.py, the drivers'
+"""log.notes keys any play of a scenario may carry, whatever its family (drivers/__init__.py, the drivers'
 shared helpers, the proxy's and the replay's logs)."""
 
 BINDING = "binding"  # the A2A binding this play of the scenario went over (protocols/bindings.py's name)

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..exit_codes import EXIT_FAIL, EXIT_PASS, EXIT_USAGE
+from ..running.exit_codes import EXIT_FAIL, EXIT_PASS, EXIT_USAGE
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

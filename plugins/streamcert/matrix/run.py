@@ -151,8 +151,8 @@ def client_case_ids(recordings: Path) -> tuple[list[str], list[str]]:
     """(served, left out): the client cases that build from the server's recordings (their base recorded, with
     the exchanges they serve), and the others, each with why (a server certified on fewer profiles, or without the
     twin agents a case needs, recorded no base for them)."""
-    from .. import client_cases
     from ..catalogue import load_scenario
+    from ..recordings import client_cases
 
     served, left = [], []
     for case_id in client_cases.case_ids():

@@ -19,7 +19,9 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import os
 from importlib import resources
+from types import ModuleType
 from typing import Any
 
 from . import a2a
@@ -90,13 +92,31 @@ class ProtoError(ValueError):
     """A value that cannot be written as, or bytes that do not read as, the message named."""
 
 
+# gRPC's core logs at INFO to stderr (a server that goes away…); the suite reports what it sees itself. Its fork
+# handlers are left out: the suite starts programs (a client, an ACP agent) while gRPC threads run, and a child
+# running those handlers before its exec crashed now and then (SIGSEGV). A user's own settings stand.
+GRPC_SETTINGS = {"GRPC_VERBOSITY": "ERROR", "GRPC_ENABLE_FORK_SUPPORT": "false"}
+
+
+def import_grpc() -> ModuleType:
+    """grpc (with grpc.aio), imported with GRPC_SETTINGS in the environment where the user set neither. gRPC's core
+    reads them when it loads, so every import of grpc in the suite comes through here (wire/grpc.py, the
+    reference's gRPC servers, `grpc_available`); importing streamcert alone sets nothing. Raises ImportError
+    without the grpc extra."""
+    for name, value in GRPC_SETTINGS.items():
+        os.environ.setdefault(name, value)
+    import grpc
+    import grpc.aio  # noqa: F401
+
+    return grpc
+
+
 def grpc_available() -> str | None:
     """None when the gRPC binding can run here; else the sentence saying why not."""
     if _PROTOBUF_MISSING is not None:
         return f"{NEEDS_EXTRA} (protobuf is not installed)"
     try:
-        import grpc  # noqa: F401
-        import grpc.aio  # noqa: F401
+        import_grpc()
     except ImportError:
         return f"{NEEDS_EXTRA} (grpcio is not installed)"
     from google.protobuf import __version__ as version

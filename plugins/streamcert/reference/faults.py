@@ -32,27 +32,34 @@ class Fault:
     plays: tuple[str, ...] = ()
 
 
-def _stream(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-STREAM-{n:03d}" for n in nums)
+def ids(prefix: str) -> Callable[..., tuple[str, ...]]:
+    """The requirement IDs of one prefix by number (docs/contracts.md §2): ids("PUSH")(1, 11) is
+    ("PUSH-001", "PUSH-011"). The faults below name what they catch through the table under it."""
+    return lambda *nums: tuple(f"{prefix}-{n:03d}" for n in nums)
 
 
-def _task(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-TASK-{n:03d}" for n in nums)
-
-
-def _err(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-ERR-{n:03d}" for n in nums)
+# One short name per prefix the faults name.
+_stream = ids("A2A-STREAM")
+_task = ids("A2A-TASK")
+_err = ids("A2A-ERR")
+_push = ids("PUSH")
+_line = ids("LINE")
+_plan = ids("PLAN")
+_acp = ids("ACP-PLAN")
+_client = ids("CLIENT")
+_int = ids("A2A-INT")
+_ix = ids("IX")
+_idem = ids("IDEM")
+_rest = ids("REST")
+_grpc = ids("GRPC")
 
 
 # What a suite cannot see when the card or the stream is unusable.
 _NO_STREAM = _stream(*range(1, 15)) + _task(10, 11, 12)
 _NO_CARD = ("A2A-CARD-002", "A2A-CARD-003", "A2A-CARD-004", "A2A-CARD-005", "WIRE-007", "A2A-STREAM-015") + _err(1)
 
-def _push(*nums: int) -> tuple[str, ...]:
-    return tuple(f"PUSH-{n:03d}" for n in nums)
 
-
-# The push agent's faults (reference/push.py, the agent at /agents/push): what each breaks in the config
+# The push agent's faults (reference/agent/push.py, the agent at /agents/push): what each breaks in the config
 # operations or in the deliveries the suite's webhook receiver records.
 PUSH_FAULTS = (
     Fault("push-create-no-id", "Create answers the config without the id it assigned", _push(1),
@@ -102,13 +109,9 @@ PUSH_FAULTS = (
 )
 
 
-def _line(*nums: int) -> tuple[str, ...]:
-    return tuple(f"LINE-{n:03d}" for n in nums)
-
-
 # The reference line renderer's faults (`python -m streamcert.reference.line --fault NAME`).
 # A case names every requirement it exercises and a wrong text is blamed on each of them
-# (rules/line.py), so a fault in one part of a text is also seen on the other requirements of the
+# (rules/line/line.py), so a fault in one part of a text is also seen on the other requirements of the
 # cases it breaks: that collateral is listed in `also`.
 LINE_FAULTS = (
     Fault("texts-paraphrased", "compacting is drawn in the client's own words ('Compacting conversation')",
@@ -136,11 +139,7 @@ LINE_FAULTS = (
           _line(14), _line(2, 8, 10, 12), target="line"),
 )
 
-def _plan(*nums: int) -> tuple[str, ...]:
-    return tuple(f"PLAN-{n:03d}" for n in nums)
-
-
-# progress/v1 plans (the player's plan step and reference/plans.py).
+# progress/v1 plans (the player's plan step and reference/agent/plans.py).
 PLAN_FAULTS = (
     Fault("plan-drop-second", "the second plan update of a task is recorded but never sent", _plan(1),
           _plan(12, 13)),  # a task whose last plan is the dropped one: GetTask/ListTasks show an unsent plan
@@ -178,10 +177,6 @@ PLAN_FAULTS = (
           _plan(17)),
 )
 
-def _acp(*nums: int) -> tuple[str, ...]:
-    return tuple(f"ACP-PLAN-{n:03d}" for n in nums)
-
-
 _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for name, description, catches, also in (
     ("acp-log-on-stdout", "a log line is written on stdout before the initialize answer", _acp(1), ()),
     ("acp-two-messages-per-line", "the first session/update and the message after it share one line",
@@ -209,7 +204,7 @@ _ACP_FAULTS = tuple(Fault(name, description, catches, also, target="acp") for na
     ("acp-first-update-only", "each plan is sent once; its updates are not", _acp(31), ()),
 ))
 
-# CLIENT-ACP-: the reference ACP client (reference/acp_client.py), judged on the view it prints.
+# CLIENT-ACP-: the reference ACP client (reference/acp_client/client.py), judged on the view it prints.
 _ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_client")
                            for name, description, catches, also in (
     ("acp-merge-entries", "a plan update is merged into the plan shown (entries kept by content), not replacing it",
@@ -221,11 +216,7 @@ _ACP_CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="acp_c
 ))
 
 
-def _client(*nums: int) -> tuple[str, ...]:
-    return tuple(f"CLIENT-{n:03d}" for n in nums)
-
-
-# CLIENT-: the reference A2A client (reference/client.py), judged on the view it prints and on the
+# CLIENT-: the reference A2A client (reference/client/), judged on the view it prints and on the
 # requests the replay server saw it send.
 CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") for name, description, catches, also in (
     ("merge-plans", "a plan update is merged into the plan shown (steps matched by label, new ones added at "
@@ -270,7 +261,7 @@ CLIENT_FAULTS = tuple(Fault(name, description, catches, also, target="client") f
      _client(20), ()),
 ))
 
-# PROG-: the reference's progress route (reference/progress.py, reference/pacing.py).
+# PROG-: the reference's progress route (reference/progress/stream.py, reference/progress/pacing.py).
 PROGRESS_FAULTS = (
     Fault("prog-unknown-phase", "the turn opens with a phase of no such name ('preparing')", ("PROG-001",)),
     Fault("prog-since-seconds", "since is Unix time in seconds, with a fraction", ("PROG-002",)),
@@ -313,19 +304,7 @@ PROGRESS_FAULTS = (
           ("PROG-015",)),
 )
 
-def _int(*nums: int) -> tuple[str, ...]:
-    return tuple(f"A2A-INT-{n:03d}" for n in nums)
-
-
-def _ix(*nums: int) -> tuple[str, ...]:
-    return tuple(f"IX-{n:03d}" for n in nums)
-
-
-def _idem(*nums: int) -> tuple[str, ...]:
-    return tuple(f"IDEM-{n:03d}" for n in nums)
-
-
-# Interrupted states and interactions/v1 (reference/interactions.py, pauses.py, methods.py, streams.py).
+# Interrupted states and interactions/v1 (reference/agent/interactions.py, pauses.py, methods.py, streams.py).
 IX_FAULTS = (
     Fault("ask-stays-working", "an ask publishes its question in TASK_STATE_WORKING and waits there",
           _int(1), _ix(1, 14) + _int(6)),  # no pause at all: nothing else about it can be judged (the stream is
@@ -396,11 +375,7 @@ IX_FAULTS = (
           _idem(1, 2) + _int(4, 8)),  # a quick sequential retry falls inside the same window
 )
 
-def _rest(*nums: int) -> tuple[str, ...]:
-    return tuple(f"REST-{n:03d}" for n in nums)
-
-
-# REST-: the HTTP+JSON binding (reference/rest.py), played over that binding. Each breaks one route or one
+# REST-: the HTTP+JSON binding (reference/agent/rest.py), played over that binding. Each breaks one route or one
 # error, so that what the other rules read over HTTP+JSON stays whole. (The interactions scenarios subscribe
 # too: played over HTTP+JSON, rest-subscribe-missing would also flag A2A-INT-002/006/007 there.)
 REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
@@ -427,11 +402,7 @@ REST_FAULTS = tuple(Fault(name, description, catches, also, binding="http-json")
 ))
 
 
-def _grpc(*nums: int) -> tuple[str, ...]:
-    return tuple(f"GRPC-{n:03d}" for n in nums)
-
-
-# GRPC-: the gRPC binding (reference/grpc_server.py), played over that binding; each breaks one method, one
+# GRPC-: the gRPC binding (reference/agent/grpc_server.py), played over that binding; each breaks one method, one
 # error or one message. card-phantom-grpc is played over JSON-RPC: the card declares a gRPC interface nothing
 # serves, which the card's probe of every declared interface (A2A-CARD-006) finds.
 GRPC_FAULTS = tuple(Fault(name, description, catches, also, binding=binding)

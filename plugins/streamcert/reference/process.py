@@ -9,7 +9,7 @@ import sys
 import threading
 
 from ..targets import SERVER, embedded_targets
-from .auth import SECURED_TOKEN_ENV
+from .agent.auth import SECURED_TOKEN_ENV
 from .faults import FAULTS
 
 

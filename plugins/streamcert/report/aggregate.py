@@ -180,7 +180,7 @@ MAX_REGRESSION_LINES = 60  # of one scenario's diff in the report; `streamcert d
 def regressions_section(against: str, tolerance_s: float | None,
                         compared: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The report's `regressions`: which scenarios were compared with a cassette in `against`, which had none
-    there, and each that differs, with the lines of its diff (capture_diff.py)."""
+    there, and each that differs, with the lines of its diff (recordings/capture_diff.py)."""
     compared = list(compared)
     found = []
     for item in sorted(compared, key=lambda c: (c["scenario"], c.get("test") or "")):

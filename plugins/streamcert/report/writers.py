@@ -1,5 +1,5 @@
-"""Write the report files: compatibility.json, report.md (CI step summary, markdown.py), report.html
-(one page, html.py), junit.xml (one test case per requirement, junit.py) and the shields.io badges
+"""Write the report files: compatibility.json, report.md (CI step summary, markdown/), report.html
+(one page, html/), junit.xml (one test case per requirement, junit.py) and the shields.io badges
 (badge.json, badge-<profile>.json, badge.py)."""
 
 from __future__ import annotations

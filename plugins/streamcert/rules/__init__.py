@@ -41,13 +41,14 @@ __all__ = ["RuleContext", "Run", "Unjudgeable", "Verdict", "Verdicts", "answered
 # imports only the modules of the IDs it judges: an a2a run never pays for the client, ACP, plan or progress rules
 # and their views. tests/test_run_imports.py checks this table against what each module registers.
 RULE_MODULES = {
-    "A2A-AUTH": ("auth",), "A2A-CARD": ("card", "card_signatures"), "A2A-ERR": ("errors",),
-    "A2A-INT": ("everystream", "interactions", "ixstreams"), "A2A-STREAM": ("stream", "stream_forms"),
-    "A2A-TASK": ("multistream", "task", "task_cancel", "task_list"), "GRPC": ("grpc_binding",),
-    "IDEM": ("idempotency",), "REST": ("rest",), "WIRE": ("field_names", "wire"),
-    "PUSH": ("push", "push_deliveries"), "IX": ("interactions", "ixtruncation"), "PLAN": ("everystream", "plans"),
-    "PROG": ("progress",), "ACP-PLAN": ("acp_plans",), "LINE": ("line",),
-    "CLIENT": ("client",), "CLIENT-ACP": ("client_acp",),
+    "A2A-AUTH": ("a2a.auth",), "A2A-CARD": ("a2a.card", "a2a.card_signatures"), "A2A-ERR": ("a2a.errors",),
+    "A2A-INT": ("a2a.everystream", "interactions.interactions", "interactions.ixstreams"),
+    "A2A-STREAM": ("a2a.stream", "a2a.stream_forms"),
+    "A2A-TASK": ("a2a.multistream", "a2a.task", "a2a.task_cancel", "a2a.task_list"), "GRPC": ("a2a.grpc_binding",),
+    "IDEM": ("interactions.idempotency",), "REST": ("a2a.rest",), "WIRE": ("a2a.field_names", "a2a.wire"),
+    "PUSH": ("push.push", "push.push_deliveries"), "IX": ("interactions.interactions", "interactions.ixtruncation"),
+    "PLAN": ("a2a.everystream", "plans.plans"), "PROG": ("progress.progress",), "ACP-PLAN": ("acp.acp_plans",),
+    "LINE": ("line.line",), "CLIENT": ("client.client",), "CLIENT-ACP": ("acp_client.client_acp",),
 }
 _loaded: set[str] = set()  # the prefixes whose modules are imported ("*": every module)
 _loading = threading.Lock()  # judgements in threads (the meta-test's pool): a prefix is marked once its rules are in
@@ -59,18 +60,19 @@ def prefix_of(req_id: str) -> str:
 
 
 def _load(req_ids: Iterable[str] | None = None) -> None:
-    """Import the modules of this package that decide `req_ids` (None: every module), each once: importing a module
-    registers the rules it defines."""
+    """Import the modules of this package that decide `req_ids` (None: every module of every profile's package),
+    each once: importing a module registers the rules it defines."""
     with _loading:
         if "*" in _loaded:
             return
         if req_ids is None:
-            names, prefixes = [info.name for info in pkgutil.iter_modules(__path__)], {"*"}
+            names = [info.name for info in pkgutil.walk_packages(__path__, prefix=f"{__name__}.")]
+            prefixes = {"*"}
         else:
             prefixes = {prefix_of(rid) for rid in req_ids} - _loaded
-            names = sorted({name for prefix in prefixes for name in RULE_MODULES.get(prefix, ())})
+            names = sorted({f"{__name__}.{name}" for prefix in prefixes for name in RULE_MODULES.get(prefix, ())})
         for name in names:
-            importlib.import_module(f"{__name__}.{name}")
+            importlib.import_module(name)
         _loaded.update(prefixes)
 
 

@@ -377,7 +377,7 @@ def unread_frame(exchange: Exchange) -> tuple[Any, str] | None:
         return None
 
     def find() -> tuple[Any, str] | None:
-        from .streamview import frame_facts  # each frame as the one walk over the stream read it (no parse again)
+        from .common.streamview import frame_facts  # each frame as the one walk over the stream read it (no parse again)
 
         not_utf8 = _not_utf8_event(exchange) if exchange.notes.get(INVALID_UTF8) else None
         responses = bool(exchange.rpc_method) and exchange.binding == "jsonrpc"

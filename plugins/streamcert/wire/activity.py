@@ -1,5 +1,5 @@
 """What the process running a conformance test waits for, as the wire code starts each wait: the activity
-record the live-progress plugin (live.py) shows in a long silence.
+record the live-progress plugin (running/live.py) shows in a long silence.
 
 The wire code (a2a_client.py, grpc.py, stdio.py) calls `waiting()` as a wait begins: the record names the
 scenario, the exchange and its limit, and is read from another thread, which counts what has arrived since.

@@ -1,6 +1,6 @@
 """The A2A client of a run: one built from the target the run drives (its URL, binding, limits, caps,
-credentials and the origins allowed them), for the drivers (scenarios/) and for reading the card before the run
-(binding_choice.py)."""
+credentials and the origins allowed them), for the drivers (drivers/) and for reading the card before the run
+(drivers/binding_choice.py)."""
 
 from __future__ import annotations
 

@@ -23,9 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import grpc
-import grpc.aio
-
 from .. import limits
 from ..contract.capture import (
     GRPC_STATUS,
@@ -58,6 +55,8 @@ from ..protocols import grpc_messages as messages
 from . import activity, unanswered
 from .bounds import Bounds, OnEvent, Until
 from .capture import Clock
+
+grpc = messages.import_grpc()  # with the suite's settings for gRPC's core (grpc_messages.GRPC_SETTINGS)
 
 CONTENT_TYPE = "application/grpc"
 SCHEMES = {"http": False, "grpc": False, "https": True, "grpcs": True}  # scheme → a TLS channel

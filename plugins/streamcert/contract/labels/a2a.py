@@ -1,4 +1,4 @@
-"""Labels of the A2A drivers (scenarios/a2a.py, multi.py, plans.py, script_steps.py), the ones every family
+"""Labels of the A2A drivers (drivers/a2a.py, multi.py, plans.py, script_steps.py), the ones every family
 shares first (the card, the scripted stream, GetTask)."""
 
 # shared by every A2A family

@@ -1,4 +1,4 @@
-"""Labels of the ACP drivers (scenarios/acp.py, acp_client.py)."""
+"""Labels of the ACP drivers (drivers/acp.py, acp_client.py)."""
 
 AGENT = "agent"  # the ACP agent's run on stdin/stdout (the agent under test, or the one a client started)
 CLIENT = "client"  # the ACP client's run (acp_client)

@@ -1,4 +1,4 @@
-"""Labels of the client-certification driver (scenarios/client.py) and the replay server (replay.py)."""
+"""Labels of the client-certification driver (drivers/client.py) and the replay server (recordings/replay.py)."""
 
 CLIENT = "client"  # the client's run (its stdout read as the view it printed)
 SERVED = "served"  # an exchange the replay served, in the order served (notes: served_as, its label in the case)

@@ -1,4 +1,4 @@
-"""Labels of the interrupted-state driver (scenarios/interactions.py); N is the pause (1-based). It writes the
+"""Labels of the interrupted-state driver (drivers/interactions.py); N is the pause (1-based). It writes the
 shared `card`, `stream` and answer_N (contract/labels/a2a.py) too."""
 
 GET_PAUSE_PREFIX = "get_pause_"  # get_pause_N: GetTask at pause N

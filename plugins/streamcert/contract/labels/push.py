@@ -1,4 +1,4 @@
-"""Labels of the push drivers (scenarios/push.py, push_deliveries.py, and the errors scenario's push calls) and of
+"""Labels of the push drivers (drivers/push.py, push_deliveries.py, and the errors scenario's push calls) and of
 the webhook receiver (wire/push_receiver.py). A config's label is also the key of its webhook path
 (contract/push.py HOOK_PATHS)."""
 

@@ -1,0 +1,441 @@
+"""The reference ACP agent: `python -m streamcert.reference.acp [--fault NAME] [--protocol 1|2]`.
+
+JSON-RPC 2.0 on stdin/stdout, one message per line; logs go to stderr only. It speaks protocol
+version 2 (seed 002) by default and version 1 when the client asks for it (`--protocol 1`: it
+speaks only 1). It plays the script of `session/prompt` `_meta` (docs/contracts.md §6 and the acp_plan steps
+documented in streamcert.drivers.acp) and answers the prompt when the script ends.
+
+Plans by version (specs/acp-plans.md): v2, and v1 when the client advertised `clientCapabilities.plan`,
+send `plan_update {plan: {type, planId, …}}` and `plan_removed {planId}`; v1 without the capability
+sends the stable `plan {entries}` for item plans (an empty one to remove it) and nothing for others.
+
+As the suite's agent for ACP clients (drivers/acp_client.py), a client under test starts it:
+`--script FILE` plays that script (a JSON object, docs/contracts.md §6) whatever the prompt carries, and
+`--record FILE` appends every line it reads and writes to FILE, so the suite reads back what the
+client was sent and what it asked (`Record`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ...protocols import acp
+from ...protocols.script import SCRIPT_KEY
+from ..faults import check_fault, fault_argument, subclass_variants, variant
+
+AGENT_INFO = {"name": "streamcert-reference", "title": "streamcert reference ACP agent", "version": "0.1.0"}
+
+
+def log(text: str) -> None:
+    print(f"[reference-acp] {text}", file=sys.stderr, flush=True)
+
+
+class Agent:
+    """The correct agent. Its fault variants (below) are subclasses that each override one thing."""
+
+    fault: str | None = None  # the fault this agent runs (faults.FAULTS; None: the correct one)
+    script: dict[str, Any] | None = None  # --script: played whatever session/prompt `_meta` carries
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        self.protocol = protocol
+        self.version = protocol
+        self.capable = False
+        self.sessions: dict[str, str] = {}  # sessionId → cwd
+
+    # -- the wire ----------------------------------------------------------------------------------
+    def emit(self, msg: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+
+    def update(self, session_id: str, update: dict[str, Any]) -> None:
+        self.emit({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}})
+
+    def close(self) -> None:
+        """At the end of input: nothing is left to write."""
+
+    # -- methods -----------------------------------------------------------------------------------
+    def handle(self, msg: dict[str, Any]) -> None:
+        method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+        if not isinstance(method, str):
+            return  # an answer to a request this agent never makes
+        handler = {"initialize": self.initialize, "session/new": self.new_session,
+                   "session/prompt": self.prompt}.get(method)
+        if handler is None:
+            if rid is not None:
+                self.emit({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": f"unknown method {method}"}})
+            return
+        try:
+            result = handler(params)
+        except PromptFailed as exc:
+            self.emit({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": str(exc)}})
+            return
+        if rid is not None:
+            self.emit({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        asked = params.get("protocolVersion")
+        self.version = asked if asked in acp.VERSIONS and asked <= self.protocol else self.protocol
+        self.capable = self.plan_capability(params)
+        log(f"initialize: asked {asked}, speaking {self.version}, plan capability {self.capable}")
+        return {"protocolVersion": self.version, "agentCapabilities": {"loadSession": False},
+                "authMethods": [], "agentInfo": AGENT_INFO}
+
+    def plan_capability(self, params: dict[str, Any]) -> bool:
+        """Whether the client advertised clientCapabilities.plan (v1: the unstable plan updates)."""
+        return isinstance((params.get("clientCapabilities") or {}).get("plan"), dict)
+
+    def new_session(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = f"sess-{uuid.uuid4().hex[:12]}"
+        self.sessions[sid] = str(params.get("cwd") or "/")
+        return {"sessionId": sid}
+
+    def prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        sid = params.get("sessionId")
+        if sid not in self.sessions:
+            raise PromptFailed(f"unknown session {sid!r}")
+        script = self.script if self.script is not None else (params.get("_meta") or {}).get(SCRIPT_KEY)
+        steps = script.get("steps") if isinstance(script, dict) else [{"finish": "Nothing to do."}]
+        for step in steps or []:
+            name = next(iter(step), None) if isinstance(step, dict) and len(step) == 1 else None
+            play = STEPS.get(name)
+            if play is None:
+                raise PromptFailed(f"unknown script step {json.dumps(step)[:200]}")
+            if play(self, sid, step[name]) == "end":
+                break
+        return {"stopReason": "end_turn"}
+
+    # -- plans -------------------------------------------------------------------------------------
+    @property
+    def unstable(self) -> bool:
+        return self.version >= 2 or self.capable
+
+    def plan(self, sid: str, spec: dict[str, Any]) -> None:
+        pid, kind = spec.get("planId"), spec.get("type", "items")
+        entries = self.entries_sent(pid, [dict(e) for e in spec.get("entries") or []])
+        if entries is None:
+            return
+        if self.stable_form(kind):
+            if kind == "items":  # the stable form has item plans only
+                self.update(sid, {"sessionUpdate": acp.PLAN, "entries": [self.entry(e) for e in entries]})
+            return
+        plan: dict[str, Any] = {"type": kind, "planId": pid}
+        if kind == "items":
+            plan["entries"] = [self.entry(e) for e in entries]
+        elif kind == "file":
+            plan["uri"] = self.file_uri(sid, str(spec.get("path", "plan.md")))
+        else:
+            plan.update({k: v for k, v in spec.items() if k not in ("type", "planId", "path")})
+        self.update(sid, {"sessionUpdate": acp.PLAN_UPDATE, "plan": self.plan_object(plan)})
+
+    def remove(self, sid: str, pid: str) -> None:
+        if not self.unstable:
+            self.update(sid, {"sessionUpdate": acp.PLAN, "entries": []})
+            return
+        self.update(sid, {"sessionUpdate": acp.PLAN_REMOVED, "planId": pid})
+
+    def stable_form(self, kind: str) -> bool:
+        """v1 without the capability sends the stable `plan {entries}`."""
+        return not self.unstable
+
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        """The entries an update of plan `pid` carries: all of them; None: the update is not sent."""
+        return entries
+
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """One plan entry as sent."""
+        return entry
+
+    def file_uri(self, sid: str, path: str) -> str:
+        return Path(self.sessions[sid], path).as_uri()
+
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        return plan
+
+
+class PromptFailed(Exception):
+    """The turn ends in error: the prompt is answered with a JSON-RPC error carrying this text."""
+
+
+def _say(agent: Agent, sid: str, text: Any) -> None:
+    agent.update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": str(text)}})
+
+
+def _finish(agent: Agent, sid: str, text: Any) -> str:
+    _say(agent, sid, text)
+    return "end"
+
+
+def _fail(agent: Agent, sid: str, text: Any) -> None:
+    raise PromptFailed(str(text))
+
+
+def _sleep(agent: Agent, sid: str, ms: Any) -> None:
+    time.sleep(max(0.0, float(ms)) / 1000)
+
+
+def _plan(agent: Agent, sid: str, spec: Any) -> None:
+    if not isinstance(spec, dict) or not isinstance(spec.get("planId"), str):
+        raise PromptFailed(f"acp_plan needs an object with a planId, got {json.dumps(spec)[:200]}")
+    agent.plan(sid, spec)
+
+
+def _removed(agent: Agent, sid: str, pid: Any) -> None:
+    agent.remove(sid, str(pid))
+
+
+STEPS = {"status": _say, "say": _say, "finish": _finish, "fail": _fail, "sleep": _sleep,
+         "acp_plan": _plan, "acp_plan_removed": _removed}
+
+
+def agent_for(fault: str | None = None, protocol: int = acp.LATEST) -> Agent:
+    """The correct agent, or the variant that runs `fault`; UnknownFault for a name FAULTS does not declare."""
+    check_fault(fault)
+    return variant(fault, Agent, VARIANTS)(protocol)
+
+
+class Record:
+    """`--record FILE`: every line the agent reads ("in") and writes ("out") appended to FILE as one JSON
+    object a line, `{"t": time.monotonic(), "pid": …, "in" | "out": the line without its end}`, between a
+    `"start"` (the arguments) and an `"end"` (why it stopped). Opened in append mode, one write a line: a
+    client that starts the agent twice leaves both runs, told apart by pid, and a killed agent leaves
+    every line up to its death."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open(path, "a", encoding="utf-8", buffering=1)  # line-buffered: a line is on disk at once
+        self.pid = os.getpid()
+
+    def write(self, key: str, value: Any) -> None:
+        self.file.write(json.dumps({"t": time.monotonic(), "pid": self.pid, key: value}, ensure_ascii=False) + "\n")
+
+
+class _RecordedStdout:
+    """stdout as the agent writes it, each whole line also recorded as "out" (whoever writes it: the
+    line is recorded as it goes out, not as the agent meant it)."""
+
+    def __init__(self, out: Any, record: Record) -> None:
+        self.out, self.record, self.pending = out, record, ""
+
+    def write(self, text: str) -> int:
+        written = self.out.write(text)
+        *lines, self.pending = (self.pending + text).split("\n")
+        for line in lines:
+            self.record.write("out", line)
+        return written
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def close_record(self) -> None:
+        if self.pending:  # written without a line end
+            self.record.write("partial", self.pending)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m streamcert.reference.acp")
+    parser.add_argument("--fault", type=fault_argument("acp"), metavar="NAME",
+                        help="run this fault variant (`streamcert serve --list-faults`: the ACP- ones)")
+    parser.add_argument("--protocol", type=int, choices=acp.VERSIONS, default=acp.LATEST,
+                        help="the latest protocol version spoken (default 2)")
+    parser.add_argument("--script", metavar="FILE", help="play the script in FILE (JSON), whatever the prompt carries")
+    parser.add_argument("--record", metavar="FILE", help="append every line read and written to FILE (JSON lines)")
+    args = parser.parse_args(argv)
+    agent = agent_for(args.fault, args.protocol)
+    if args.script:
+        with open(args.script, encoding="utf-8") as f:
+            agent.script = json.load(f)
+    record = Record(args.record) if args.record else None
+    if record is None:
+        return serve(agent, args)
+    record.write("start", sys.argv[1:] if argv is None else argv)
+    sys.stdout = stdout = _RecordedStdout(sys.stdout, record)
+    why = "its input closed"
+    try:
+        return serve(agent, args, record)
+    except BaseException as exc:  # recorded, then raised as it was
+        why = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        stdout.close_record()
+        record.write("end", why)
+
+
+def serve(agent: Agent, args: argparse.Namespace, record: Record | None = None) -> int:
+    """Answer the lines of stdin until it closes."""
+    log(f"ready (protocol {args.protocol}, fault {args.fault or 'none'})")
+    for raw in sys.stdin:
+        if record is not None:
+            record.write("in", raw.removesuffix("\n"))
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            agent.emit({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+            continue
+        if isinstance(msg, dict):
+            agent.handle(msg)
+    agent.close()
+    return 0
+
+
+# -- fault variants: each an agent that gets one thing wrong ----------------------------------------
+VARIANTS, _variant = subclass_variants()
+
+
+@_variant("acp-log-on-stdout")
+class _LogOnStdout(Agent):
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        sys.stdout.write("reference ACP agent starting\n")
+        return super().initialize(params)
+
+
+@_variant("acp-two-messages-per-line")
+class _TwoMessagesPerLine(Agent):
+    """The first session/update is held and written on one line with the message after it."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.held = ""
+
+    def emit(self, msg: dict[str, Any]) -> None:
+        line = json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+        if msg.get("method") == "session/update" and not self.held:
+            self.held = line
+            return
+        sys.stdout.write(self.held + line + "\n")
+        self.held = ""
+        sys.stdout.flush()
+
+    def close(self) -> None:
+        if self.held:  # a message still waiting for a line-mate goes out on its own
+            sys.stdout.write(self.held + "\n")
+            sys.stdout.flush()
+
+
+@_variant("acp-wrong-session-id")
+class _WrongSessionId(Agent):
+    def update(self, session_id: str, update: dict[str, Any]) -> None:
+        super().update("sess-other", update)
+
+
+@_variant("acp-unstable-without-capability")
+class _UnstableWithoutCapability(Agent):
+    def plan_capability(self, params: dict[str, Any]) -> bool:
+        return True
+
+
+@_variant("acp-v2-plan-form")
+class _V2PlanForm(Agent):
+    def stable_form(self, kind: str) -> bool:
+        return super().stable_form(kind) or (self.version >= 2 and kind == "items")
+
+
+@_variant("acp-no-plan-id")
+class _NoPlanId(Agent):
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        if plan["type"].startswith("_"):
+            del plan["planId"]
+        return plan
+
+
+@_variant("acp-custom-type-no-underscore")
+class _CustomTypeNoUnderscore(Agent):
+    def plan_object(self, plan: dict[str, Any]) -> dict[str, Any]:
+        plan["type"] = plan["type"].removeprefix("_")
+        return plan
+
+
+@_variant("acp-entry-missing-priority")
+class _EntryMissingPriority(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in entry.items() if k != "priority"}
+
+
+def _no_underscore(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    if str(entry.get(key, "")).startswith("_"):
+        return {**entry, key: entry[key][1:]}
+    return entry
+
+
+@_variant("acp-unknown-status")
+class _UnknownStatus(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return _no_underscore(entry, "status")
+
+
+@_variant("acp-unknown-priority")
+class _UnknownPriority(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return _no_underscore(entry, "priority")
+
+
+@_variant("acp-priority-reset")
+class _PriorityReset(Agent):
+    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {**entry, "priority": "medium"}
+
+
+@_variant("acp-relative-file-uri")
+class _RelativeFileUri(Agent):
+    def file_uri(self, sid: str, path: str) -> str:
+        return path
+
+
+class _Remembers(Agent):
+    """An agent that keeps the entries it last sent of each plan (until the plan is removed)."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.reported: dict[str, list[dict]] = {}  # planId → entries last sent
+
+    def remove(self, sid: str, pid: str) -> None:
+        self.reported.pop(pid, None)
+        super().remove(sid, pid)
+
+
+@_variant("acp-diff-updates")
+class _DiffUpdates(_Remembers):
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        before, self.reported[pid] = self.reported.get(pid), entries
+        return entries if before is None else [e for e in entries if e not in before]
+
+
+@_variant("acp-first-update-only")
+class _FirstUpdateOnly(_Remembers):
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        if pid in self.reported:
+            return None
+        self.reported[pid] = entries
+        return entries
+
+
+@_variant("acp-remove-unknown-plan")
+class _RemoveUnknownPlan(Agent):
+    def remove(self, sid: str, pid: str) -> None:
+        super().remove(sid, f"{pid}-unknown")
+
+
+@_variant("acp-plan-not-reported")
+class _PlanNotReported(Agent):
+    """The first plan of the script is never sent, nor its removal."""
+
+    def __init__(self, protocol: int = acp.LATEST) -> None:
+        super().__init__(protocol)
+        self.first_plan: str | None = None
+
+    def entries_sent(self, pid: str, entries: list[dict]) -> list[dict] | None:
+        if self.first_plan is None:
+            self.first_plan = pid
+        return None if pid == self.first_plan else entries
+
+    def remove(self, sid: str, pid: str) -> None:
+        if pid != self.first_plan:
+            super().remove(sid, pid)
