@@ -26,12 +26,13 @@ def alias_bomb(path: Path, levels: int = 12) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["check", "diff", "convert"])
+@pytest.mark.parametrize("command", ["check", "diff", "convert", "replay"])
 def test_an_alias_bomb_is_refused_before_it_is_built(tmp_path, capsys, command):
     bomb = alias_bomb(tmp_path / "bomb.yaml")
     args = {"check": ["check", str(bomb), "--report", str(tmp_path / "r")],
             "diff": ["diff", str(CASSETTES / "stream-basic.yaml"), str(bomb)],
-            "convert": ["convert", str(bomb), "--into", str(tmp_path / "out")]}[command]
+            "convert": ["convert", str(bomb), "--into", str(tmp_path / "out")],
+            "replay": ["replay", str(bomb), "--pace", "fast"]}[command]
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith(f"{bomb} is not a cassette: {cassette.ALIAS}"), err
@@ -73,7 +74,12 @@ def test_a_cassette_past_the_size_cap_is_refused_with_the_option_that_raises_it(
     assert err.startswith(f"streamcert check: {path}: ") and "KiB reached the cassette size cap of 4 KiB " \
         "(raise it with --max-cassette-bytes)" in err, err
     assert not (tmp_path / "r").exists()
-    assert main(["diff", str(path), str(path), "--max-cassette-bytes", "4KiB"]) == 2
-    assert "reached the cassette size cap" in capsys.readouterr().err
+    for command in (["diff", str(path), str(path)], ["replay", str(path), "--pace", "fast"],
+                    ["convert", str(path), "--into", str(tmp_path / "out")]):  # each takes the option it names
+        assert main([*command, "--max-cassette-bytes", "4KiB"]) == 2, command
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"streamcert {command[0]}: {path}: ") and len(err.splitlines()) == 1, err
+        assert "reached the cassette size cap of 4 KiB (raise it with --max-cassette-bytes)" in err, err
+    assert not (tmp_path / "out").exists()
     assert main(["check", str(path), "--report", str(tmp_path / "r"), "--max-cassette-bytes", "1MiB"]) == 0
 

@@ -595,8 +595,8 @@ def existing(folder: str | Path, scenarios: Iterable[str]) -> list[Path]:
     return out
 
 
-def convert(source: str | Path, into: str | Path | None = None) -> Path:
+def convert(source: str | Path, into: str | Path | None = None, max_bytes: int = int(MAX_CASSETTE.default)) -> Path:
     """Write a cassette (an older JSON one, say) again in this format: <scenario>.yaml beside it or in `into`.
     Nothing is scrubbed but credential names (the older writer scrubbed the secrets of its run)."""
-    log = load(source)
+    log = load(source, max_bytes)
     return write(log, path_for(Path(into) if into is not None else Path(source).parent, log.scenario))
