@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..report.common import must_count
+from ..safe_names import UnsafeName, confined
 
 MATRIX_FILE = "matrix.json"
 FORMAT = 1
@@ -107,6 +108,11 @@ def load_matrix(folder: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(matrix, dict) or matrix.get("format") != FORMAT or not isinstance(matrix.get("cells"), list):
         raise ValueError(f"{path}: not a matrix.json of format {FORMAT}")
+    for cell in matrix["cells"]:  # a cell's id names its folder under cells/ (read, and replaced by merge)
+        try:
+            confined("cells", cell.get("id") if isinstance(cell, dict) else None, what="cell id")
+        except UnsafeName as exc:
+            raise ValueError(f"{path}: {exc}") from None
     return matrix
 
 
