@@ -108,9 +108,15 @@ def load_matrix(folder: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(matrix, dict) or matrix.get("format") != FORMAT or not isinstance(matrix.get("cells"), list):
         raise ValueError(f"{path}: not a matrix.json of format {FORMAT}")
-    for cell in matrix["cells"]:  # a cell's id names its folder under cells/ (read, and replaced by merge)
+    # A cell's id names its folder under cells/ (read, and replaced by merge), its server's or client's name the
+    # badge written under badges/: each must be a plain file name.
+    for cell in matrix["cells"]:
+        cell = cell if isinstance(cell, dict) else {}
+        named = [("cell id", cell.get("id"))] + [(f"{kind} name", cell[kind]) for kind in ("server", "client")
+                                                 if cell.get(kind) is not None]
         try:
-            confined("cells", cell.get("id") if isinstance(cell, dict) else None, what="cell id")
+            for what, name in named:
+                confined("cells", name, what=what)
         except UnsafeName as exc:
             raise ValueError(f"{path}: {exc}") from None
     return matrix
