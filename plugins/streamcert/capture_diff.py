@@ -21,11 +21,12 @@ google.protobuf.Value, whose numbers are doubles).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tempfile
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -200,32 +201,41 @@ def _leaves(value: Any, parts: tuple[Any, ...] = (), key: Any = None) -> Iterato
 
 
 class Capture:
-    """One capture as the diff reads it: exchanges by key, each frame's payload, and where each volatile
-    value first appeared."""
+    """One capture as the diff reads it: exchanges by key, each frame's kind and comparable content, and where
+    each volatile value first appeared. A frame's payload is parsed again when it is asked for (`payload`): kept,
+    the parses of two 100 000-frame captures held about 500 MiB (issue 25)."""
 
     def __init__(self, log: FrameLog) -> None:
         self.log = log
         self.exchanges = dict(exchange_keys(log))
         self.frames = {key: frames_of(ex) for key, ex in self.exchanges.items()}
-        self.payloads: dict[tuple[str, int | None], Any] = {}
         self.first: dict[str, Location] = {}
+        self._kinds: dict[str, list[str]] = {}
+        self._contents: dict[str, list[bytes]] = {}
         for key, ex in self.exchanges.items():
-            parts: list[int | None] = list(range(len(self.frames[key]))) if framed(ex) else [None]
-            for n in parts:
-                value = answering(payload_of(ex, None if n is None else self.frames[key][n]), ex)
-                self.payloads[(key, n)] = value
+            kinds, contents = self._kinds.setdefault(key, []), self._contents.setdefault(key, [])
+            for n in list(range(len(self.frames[key]))) if framed(ex) else [None]:
+                value = self.payload(key, n)
                 for where, name, leaf in _leaves(value):
                     if _volatile(name, leaf) is not None:
                         self.first.setdefault(leaf, (key, _part(n), _path(where)))
+                if n is not None:
+                    kinds.append(kind_of(value))
+                    text = kinds[-1] + "\n" + json.dumps(shape_of(value), sort_keys=True, default=str)
+                    contents.append(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+
+    def payload(self, key: str, n: int | None) -> Any:
+        """Frame `n`'s payload (None: the body's), as the diff compares it."""
+        ex = self.exchanges[key]
+        return answering(payload_of(ex, None if n is None else self.frames[key][n]), ex)
 
     def kinds(self, key: str) -> list[str]:
-        return [kind_of(self.payloads[(key, n)]) for n in range(len(self.frames[key]))]
+        return self._kinds[key]
 
-    def contents(self, key: str) -> list[str]:
-        """What each frame holds, as a comparable text: its kind and its payload with volatile values by
-        shape alone (two frames alike in this are the same frame, wherever they are)."""
-        return [kind + "\n" + json.dumps(shape_of(self.payloads[(key, n)]), sort_keys=True, default=str)
-                for n, kind in enumerate(self.kinds(key))]
+    def contents(self, key: str) -> list[bytes]:
+        """What each frame holds, as a digest (BLAKE2b, 128 bits) of its kind and its payload with volatile values
+        by shape alone (two frames alike in this are the same frame, wherever they are)."""
+        return self._contents[key]
 
 
 def _part(n: int | None) -> str:
@@ -318,7 +328,7 @@ def shaped(capture: Capture, key: str, n: int | None, where_in_old: Any) -> Any:
             return f"<{shape}, first seen here>"
         return f"<{shape}, as at {where_in_old(first)}>"
 
-    return walk(capture.payloads[(key, n)], (), None)
+    return walk(capture.payload(key, n), (), None)
 
 
 # -- the diff -------------------------------------------------------------------------------------------
@@ -438,7 +448,7 @@ def diff_logs(old: FrameLog, new: FrameLog, tolerance_s: float | None = DEFAULT_
 Row = tuple[str, int | None, int | None]
 
 
-def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list[str]) -> list[Row]:
+def _align(old: list[bytes], new: list[bytes], old_kinds: list[str], new_kinds: list[str]) -> list[Row]:
     """Rows (mark, old index, new index), 0-based (marks: ExchangeDiff.rows). Frames are aligned on what they
     hold; where that differs, on their kinds (a frame whose fields changed stays paired with its old self); a
     frame dropped in one place and added in another with the same content is one that moved."""
@@ -455,7 +465,7 @@ def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list
 Opcode = tuple[str, int, int, int, int]  # difflib's (tag, i1, i2, j1, j2)
 
 
-def _opcodes(old: list[str], new: list[str]) -> list[Opcode]:
+def _opcodes(old: Sequence[Hashable], new: Sequence[Hashable]) -> list[Opcode]:
     """difflib's opcodes of `new` against `old`. Past ALIGN_LIMIT items, where difflib grows with the square of
     the length, `_anchored` gives them in about n log n."""
     if len(old) > ALIGN_LIMIT or len(new) > ALIGN_LIMIT:
@@ -463,7 +473,7 @@ def _opcodes(old: list[str], new: list[str]) -> list[Opcode]:
     return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
 
-def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> list[Opcode]:
+def _anchored(old: Sequence[Hashable], new: Sequence[Hashable], i0: int, j0: int, depth: int) -> list[Opcode]:
     """Opcodes (offset by i0, j0) of long sequences: their common head and tail are equal; in the middle, the
     items found exactly once in each side are anchors, the longest run of them in the same order on both sides
     is kept equal, and each gap between two anchors is aligned in turn (difflib when short). A middle without
@@ -495,7 +505,7 @@ def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> l
     return ops
 
 
-def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+def _common_ends(old: Sequence[Hashable], new: Sequence[Hashable]) -> tuple[int, int]:
     """How many items the two sides share at their head, and then at their tail."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
@@ -506,7 +516,7 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
     return head, tail
 
 
-def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+def _anchors(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[int, int]]:
     """The pairs (i, j) of items found exactly once in `a` and once in `b`, the longest run of them in the same
     order on both sides (patience sorting: a longest increasing subsequence of j in the order of i)."""
     count_a: dict[str, int] = {}
@@ -552,7 +562,7 @@ def _merged(ops: list[Opcode]) -> list[Opcode]:
     return out
 
 
-def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
+def _moves(rows: list[Row], old: Sequence[Hashable], new: Sequence[Hashable]) -> list[Row]:
     """A frame only in the old capture and one only in the new with the same content: one row, moved (">"),
     at its old place; two neighbours that changed places: both "s" (swapped)."""
     added: dict[str, list[int]] = {}
