@@ -386,9 +386,14 @@ except OSError:
 print('{}')
 """
 
+# A final view of `mib` MiB on one line (the task's status text): within the 65 MiB line cap at 64, past it at 70.
+BIG_VIEW_CLIENT = ("import sys; out = sys.stdout.buffer; out.write(b'{\"task\": {\"id\": \"x\", \"status\": "
+                   "{\"state\": \"TASK_STATE_COMPLETED\", \"message\": \"'); block = b'v' * (1 << 20)\n"
+                   "for _ in range(int(sys.argv[1])): out.write(block)\nout.write(b'\"}}}\\n')")
+
 
 def python_cmd(source: str, *args: str) -> str:
-    """A `--client-cmd` running `source` with this interpreter (one line: what a shell and shlex read alike)."""
+    """A `--client-cmd` running `source` with this interpreter, quoted as shlex (and a shell) reads it."""
     import shlex
 
     return " ".join(shlex.quote(part) for part in (sys.executable, "-c", source, *args))
@@ -497,6 +502,15 @@ CASES = [
     Case("a client sends a 20 MiB chunked request body", None, lambda u: [
         "--client-cmd", python_cmd(BIG_BODY_CLIENT, "20"), "--profile", "client", "--", "-k", "client-basic"],
         {1}, ("past the replay's cap",), seconds=60),
+    Case("a client's final view of 64 MiB", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "64"), "--profile", "client", "--", "-k", "client-basic"],
+        {0, 1}, seconds=120, heavy=True),
+    Case("a client's final view cut at 65 MiB", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "70"), "--profile", "client", "--", "-k", "client-basic"],
+        {1}, ("--max-event-bytes",), seconds=120, heavy=True),
+    Case("a client's 3 MiB final view past a 1 MiB line cap", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "3"), "--max-event-bytes", "1MiB", "--profile", "client", "--",
+        "-k", "client-basic"], {1}, ("--max-event-bytes", "no final view"), seconds=60),
     Case("--baseline with invalid JSON", None, lambda u: ["--baseline", "{tmp}/bad.json"], {2}, ("baseline",),
          seconds=15),
     Case("--report under a file", None, lambda u: ["--report", "{tmp}/a-file/report"], {2}, ("report",), seconds=15),
