@@ -242,7 +242,7 @@ def test_a_client_commands_descendants_that_left_its_session_end_with_the_scenar
 def test_a_long_output_is_kept_on_disk_past_the_spool_size_and_its_lines_decoded_once(tmp_path):
     """stdout past SPOOL_AFTER bytes goes to the spool (framelog.Spool), not to memory: the lines hold it
     decoded, and the chunks read the same bytes back (the cassette and the rules still see every byte)."""
-    from streamcert.wire.capture import SPOOL_AFTER
+    from streamcert.limits import SPOOL_AFTER
 
     line = '{"task": {"text": "' + "v" * (3 * limits.MIB) + '"}}'
     script = tmp_path / "client.py"

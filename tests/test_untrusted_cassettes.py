@@ -93,7 +93,7 @@ def test_a_cassette_is_read_as_the_parser_goes_and_a_large_body_kept_on_disk(tmp
 
     import logs
 
-    from streamcert.wire.capture import SPOOL_AFTER
+    from streamcert.limits import SPOOL_AFTER
 
     chunks = [logs.artifact_update("a1", text=f"token {n} " + "t" * 200, append=n > 0) for n in range(3000)]
     written = logs.frame_log(logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")

@@ -42,9 +42,8 @@ from vcr.serialize import serialize as vcr_serialize
 from vcr.serializers import yamlserializer
 
 from .framelog import Chunk, Event, Exchange, FrameLog, Spool, budgeted, read_json
-from .limits import MAX_CASSETTE
+from .limits import MAX_CASSETTE, SPOOL_AFTER
 from .safe_names import confined
-from .wire.capture import SPOOL_AFTER
 
 if TYPE_CHECKING:
     from .scrub import Scrubber

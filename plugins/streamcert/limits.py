@@ -98,6 +98,8 @@ NESTED_ITEMS = 20  # items of a list (members of an object) inside an evidence i
 NESTED_DEPTH = 6  # nesting inside an evidence item; deeper values are quoted as JSON text
 MIN_QUOTE_CHARS = 256  # what a quote keeps even when its item's budget is spent: the cut note and a little
 REPORT_EVIDENCE_CHARS = 2 * MIB  # all the evidence of one report, as JSON
+SPOOL_AFTER = 256 * KIB  # the bytes of one body (a response, a program's stdout, a cassette's) kept in memory; past
+# it they go to a temporary file (framelog.Spool) and memory holds only what was decoded from them
 HASH_SLICE = 1 << 20  # characters of a cut text encoded at a time to hash it (UTF-8 encodes each one alone)
 
 

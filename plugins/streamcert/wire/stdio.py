@@ -3,7 +3,7 @@ into the frame log like an HTTP exchange, and ended cleanly whatever it does.
 
 One Exchange per run of the program: `method` "STDIO", `url` the command, `request_body` the list
 of what the suite wrote (each item one line, as text), `chunks` the stdout bytes with their arrival
-times (past SPOOL_AFTER bytes in a temporary file, framelog.Spool: the lines hold them decoded), `events`
+times (past limits.SPOOL_AFTER bytes in a temporary file, framelog.Spool: the lines hold them decoded), `events`
 one Event per stdout line (kind "event", `data` the line without its line end, `t` the arrival of the
 chunk that completed it), and how the run ended:
   end      closed       it exited by itself; `status` its exit code (negative: the signal that ended it)
@@ -45,7 +45,7 @@ from ..contract.capture import (
 )
 from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog, Spool
 from . import activity, descendants
-from .capture import SPOOL_AFTER, Clock
+from .capture import Clock
 
 STDERR_TAIL = 4000  # bytes of stderr kept: its end, where the reason for an exit usually is
 CLOSE_GRACE = 2.0  # seconds a program has to exit by itself once its input is closed
@@ -192,7 +192,7 @@ class StdioPeer:
             return
         t = self.clock()
         self._read += len(data)
-        if self._spool is None and self._read > SPOOL_AFTER:
+        if self._spool is None and self._read > limits.SPOOL_AFTER:
             self._spool = Spool()
         if self._spool is None:
             self.ex.chunks.append(Chunk(t=t, data=bytes(data)))
