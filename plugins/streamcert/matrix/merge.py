@@ -112,7 +112,7 @@ def load_matrix(folder: Path) -> dict[str, Any]:
     # badge written under badges/: each must be a plain file name.
     for cell in matrix["cells"]:
         cell = cell if isinstance(cell, dict) else {}
-        named = [("cell id", cell.get("id"))] + [(f"{kind} name", cell[kind]) for kind in ("server", "client")
+        named = [("cell id", cell.get("id"))] + [(f"{kind} name", f"{cell[kind]}.json") for kind in ("server", "client")
                                                  if cell.get(kind) is not None]
         try:
             for what, name in named:
