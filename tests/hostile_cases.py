@@ -362,6 +362,43 @@ def gzip_bomb(size: int) -> bytes:
     return out.read()
 
 
+# -- client commands (`run --client-cmd`): what a client sends and prints is as untrusted as a server's answer --
+
+DB_PASSWORD = "pg-Pa55w0rd-7e1d"  # inside a URL-shaped environment value (its user info): a secret too
+ECHO_ENV_CLIENT = ("import json, os, sys; u = os.environ['DATABASE_URL']; print('connecting to', u); "
+                   "print('using', u, file=sys.stderr); print(json.dumps({'note': u}))")
+# Reads the card for the interface to post to, then sends a chunked request body of `mib` MiB in 1 MiB chunks (the
+# replay refuses it with 413 past its cap: the client goes on writing until the connection is closed), then exits.
+BIG_BODY_CLIENT = """
+import json, os, socket, sys, urllib.parse, urllib.request
+base = os.environ['STREAMCERT_URL']
+card = json.load(urllib.request.urlopen(base + '/.well-known/agent-card.json', timeout=10))
+url = urllib.parse.urlsplit(card['supportedInterfaces'][0]['url'])
+sock = socket.create_connection((url.hostname, url.port), timeout=10)
+sock.sendall(b'POST ' + url.path.encode() + b' HTTP/1.1\\r\\nhost: x\\r\\ncontent-type: application/json\\r\\n'
+             b'transfer-encoding: chunked\\r\\n\\r\\n')
+block = b'%x\\r\\n' % (1 << 20) + b'x' * (1 << 20) + b'\\r\\n'
+try:
+    for _ in range(int(sys.argv[1])):
+        sock.sendall(block)
+except OSError:
+    pass
+print('{}')
+"""
+
+# A final view of `mib` MiB on one line (the task's status text): within the 65 MiB line cap at 64, past it at 70.
+BIG_VIEW_CLIENT = ("import sys; out = sys.stdout.buffer; out.write(b'{\"task\": {\"id\": \"x\", \"status\": "
+                   "{\"state\": \"TASK_STATE_COMPLETED\", \"message\": \"'); block = b'v' * (1 << 20)\n"
+                   "for _ in range(int(sys.argv[1])): out.write(block)\nout.write(b'\"}}}\\n')")
+
+
+def python_cmd(source: str, *args: str) -> str:
+    """A `--client-cmd` running `source` with this interpreter, quoted as shlex (and a shell) reads it."""
+    import shlex
+
+    return " ".join(shlex.quote(part) for part in (sys.executable, "-c", source, *args))
+
+
 # -- the cases --------------------------------------------------------------------------------------
 
 ONE_TEST = ["--", "-k", "test_stream_basic"]
@@ -453,6 +490,27 @@ CASES = [
          ("cut:",), seconds=60),
     Case("a chatty agent repeating its text 1 200 times", lambda: Chatty(1200), lambda u: ["--url", u, *ONE_TEST],
          {0, 1}, seconds=120, heavy=True),
+    Case("a chatty agent repeating its text 200 times", lambda: Chatty(200), lambda u: ["--url", u, *ONE_TEST],
+         {0, 1}, seconds=60),
+    # -- issue 25: a client command's output and requests --------------------------------------------------
+    Case("a client echoes a password in a URL-shaped environment value", None, lambda u: [
+        "--client-cmd", python_cmd(ECHO_ENV_CLIENT), "--profile", "client", "--", "-k", "client-basic"],
+        {0, 1}, env={"DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db/x"}, secrets=(DB_PASSWORD,), seconds=60),
+    Case("a client sends a 600 MiB chunked request body", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_BODY_CLIENT, "600"), "--profile", "client", "--", "-k", "client-basic"],
+        {1}, ("past the replay's cap",), seconds=120, heavy=True),
+    Case("a client sends a 20 MiB chunked request body", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_BODY_CLIENT, "20"), "--profile", "client", "--", "-k", "client-basic"],
+        {1}, ("past the replay's cap",), seconds=60),
+    Case("a client's final view of 64 MiB", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "64"), "--profile", "client", "--", "-k", "client-basic"],
+        {0, 1}, seconds=120, heavy=True),
+    Case("a client's final view cut at 65 MiB", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "70"), "--profile", "client", "--", "-k", "client-basic"],
+        {1}, ("--max-event-bytes",), seconds=120, heavy=True),
+    Case("a client's 3 MiB final view past a 1 MiB line cap", None, lambda u: [
+        "--client-cmd", python_cmd(BIG_VIEW_CLIENT, "3"), "--max-event-bytes", "1MiB", "--profile", "client", "--",
+        "-k", "client-basic"], {1}, ("--max-event-bytes", "no final view"), seconds=60),
     Case("--baseline with invalid JSON", None, lambda u: ["--baseline", "{tmp}/bad.json"], {2}, ("baseline",),
          seconds=15),
     Case("--report under a file", None, lambda u: ["--report", "{tmp}/a-file/report"], {2}, ("report",), seconds=15),

@@ -281,3 +281,31 @@ def test_anchored_alignment_agrees_with_difflib_where_items_are_unique(monkeypat
     new[250] = "changed"
     monkeypatch.setattr(capture_diff, "ALIGN_LIMIT", 20)
     assert capture_diff._opcodes(old, new) == SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+
+
+def test_a_capture_keeps_a_digest_and_a_kind_a_frame_not_its_parse():
+    """Issue 25: the diff of two 100 000-frame cassettes held every frame's parse (763 MiB at its peak). What a
+    Capture keeps for a frame is its kind and a 16-byte digest of its content; a payload is parsed again when a
+    pair is compared (`Capture.payload`). Measured with tracemalloc: what it keeps grows by well under 250 bytes a
+    frame (the parses cost about 2 KiB a frame), and the diff found is the same."""
+    import tracemalloc
+
+    import logs
+
+    from streamcert import capture_diff, framelog
+
+    chunks = [logs.artifact_update("a1", text=f"token {n} " + "t" * 100, append=n > 0) for n in range(4000)]
+    log = logs.frame_log(logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")
+    for ex in log.exchanges:  # the log keeps no parse (as past its parse budget): what is kept is the Capture's
+        framelog.budgeted(ex.events, 0)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        capture = capture_diff.Capture(log)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    key = next(iter(capture.exchanges))
+    assert {len(digest) for digest in capture.contents(key)} == {16}
+    assert capture.payload(key, 2)["result"]["artifactUpdate"]["artifact"]["parts"][0]["text"].startswith("token 1 ")
+    assert kept < 250 * len(chunks), f"{kept / len(chunks):.0f} bytes a frame"

@@ -33,6 +33,17 @@ def test_a_long_text_is_cut_with_its_size_and_hash():
     assert limits.cut("short", 2048) == "short"
 
 
+def test_a_cut_hashes_the_text_a_slice_at_a_time_as_its_whole_encoding(monkeypatch):
+    """The hash and size of a cut text are the whole text's UTF-8 (a lone surrogate as `surrogatepass` writes it),
+    with slices ending anywhere, inside a run of multi-byte characters too: a 64 MiB text is not encoded whole."""
+    monkeypatch.setattr(limits, "HASH_SLICE", 7)
+    text = "a€😀\udcff" * 1000 + "b"
+    data = text.encode("utf-8", "surrogatepass")
+    shown = limits.cut(text, 300)
+    assert hashlib.sha256(data).hexdigest() in shown and f"{len(text)} characters" in shown
+    assert limits.show(len(data), "bytes") in shown
+
+
 def test_a_finding_is_bounded_where_it_is_made_and_stays_so_through_json():
     big = "x" * (2 * MIB)
     finding = Finding("A2A-TASK-001", Outcome.FAIL, f"state {big!r} [a source]",
@@ -95,3 +106,19 @@ def test_every_requirement_failing_with_big_evidence_keeps_the_report_within_a_f
     write_all(report, tmp_path)
     for name in REPORT_FILES:
         assert (tmp_path / name).stat().st_size < 8 * MIB, name
+
+
+def test_what_an_agent_that_ignores_the_script_said_is_quoted_in_the_note():
+    """The script probe's verdict (a note of the log, in its cassette too) quotes the texts the agent said instead:
+    a 2 MiB status text is cut with its size and hash, not copied (a 64 MiB one was held four times over)."""
+    from hostile import HostileServer
+    from hostile_cases import LongStatus
+    from streamcert.drivers import Target, run_scenario
+
+    from streamcert.protocols.script import IGNORED_NOTE
+
+    with HostileServer(LongStatus(2 * MIB), lifetime=60) as server:
+        log = run_scenario("stream-basic", Target(a2a_url=server.url, timeout=20, stream_limit=20))
+    ignored = log.notes[IGNORED_NOTE]
+    assert "showed neither text" in ignored and len(ignored) < 2 * limits.MIN_QUOTE_CHARS + 400, len(ignored)
+    assert re.search(r"\[cut: 2097152 characters, 2 MiB, sha256 [0-9a-f]{64}\]", ignored), ignored

@@ -19,6 +19,7 @@ from hostile_cases import ALWAYS_ABSENT, CASES, Outcome, run_case
 from streamcert.framelog import FrameLog
 
 WRITTEN_BOUND = 16 * 1024 * 1024  # all a run writes and prints, whatever the server sent (issue 25)
+REPORT_BOUND = 4 * 1024 * 1024  # its report's files and what it prints: "a few MiB" (issue 25; cassettes aside)
 LIGHT = [case for case in CASES if not case.heavy]
 
 
@@ -65,6 +66,9 @@ def test_hostile_case(case, tmp_path):
     for words in case.absent:  # said of the implementation (the catalogue's own sentences aside)
         assert words not in messages, f"{words!r} was said:\n{messages[messages.find(words) - 300:][:800]}"
     assert outcome.written < WRITTEN_BOUND, f"{outcome.written} bytes written and printed"
+    report = len(outcome.output.encode()) + sum(len(data) for name, data in outcome.files.items()
+                                                if Path(name).parts[0] == "report")
+    assert report < REPORT_BOUND, f"a report of {report} bytes (with what was printed)"
     everything = _decoded(outcome, tmp_path)
     for secret in case.secrets:
         for form in (secret, quote(secret, safe=""), base64.b64encode(secret.encode()).decode()):

@@ -75,3 +75,31 @@ def test_convert_still_writes_a_plain_scenario_name(tmp_path, capsys):
     source = cassette_named(tmp_path, "stream-basic")
     assert streamcert(["convert", str(source), "--into", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "stream-basic.yaml").is_file()
+
+
+@pytest.mark.parametrize("cell_id", ["../../victim", "ABSOLUTE", "sub/cell", 7, None, "server:../../victim"])
+@pytest.mark.parametrize("verb", ["merge", "diff"])
+def test_matrix_merge_and_diff_refuse_a_cell_id_that_points_elsewhere(tmp_path, capsys, cell_id, verb):
+    """A matrix.json comes from another runner (a CI artifact): a cell id is a folder name under its cells/, so
+    one that would leave it (merge copies the cell's folder over the same name under --out, after removing it)
+    is refused in one line, exit 2, and nothing is read, removed or written; so is a server's name (merge writes
+    its badge, badges/<server>.json)."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "kept.txt").write_text("kept", "utf-8")
+    if cell_id == "ABSOLUTE":
+        cell_id = str(victim)
+    sent = tmp_path / "x" / "sent"
+    (sent / "cells").mkdir(parents=True)
+    (tmp_path / "x" / "victim").mkdir()  # what merge would copy over the victim
+    cell = {"id": cell_id, "verdict": "PASS"}
+    if str(cell_id).startswith("server:"):
+        cell = {"id": "s@jsonrpc", "kind": "server", "server": cell_id.removeprefix("server:"), "client": None}
+    (sent / "matrix.json").write_text(json.dumps({"format": 1, "cells": [cell]}))
+    before = sorted(p for p in tmp_path.rglob("*"))
+    args = ["merge", str(sent), "--out", str(tmp_path / "m")] if verb == "merge" else ["diff", str(sent), str(sent)]
+    assert streamcert(["matrix", *args]) == 2
+    err = capsys.readouterr().err
+    what = "server name" if cell.get("server") else "cell id"
+    assert len(err.strip().splitlines()) == 1 and f"refused the {what}" in err and "matrix.json" in err, err
+    assert (victim / "kept.txt").read_text("utf-8") == "kept" and sorted(p for p in tmp_path.rglob("*")) == before

@@ -186,7 +186,7 @@ def test_acp_endless_line_is_cut_at_the_per_event_cap():
     assert run.outcomes() == {Outcome.ERROR}
     assert "reached the per-event size cap of 1 MiB (raise it with --max-event-bytes)" in run.message("ACP-PLAN-001")
     assert "on stdout with no line end: 'xxxx" in run.message("ACP-PLAN-003")
-    assert len(run.ex.notes["partial_line"]) <= 4096 < run.ex.notes["partial_line_bytes"]
+    assert len(run.ex.notes["partial_line"]) <= 4096 and run.ex.notes["partial_line_bytes"] > 1 * limits.MIB
 
 
 @pytest.mark.skipif(not shutil.which("setsid"), reason="needs setsid(1)")
@@ -235,6 +235,39 @@ def test_a_client_commands_descendants_that_left_its_session_end_with_the_scenar
     run_scenario("client-basic", Target(client_cmd=f"{PY} {script} {pids}", timeout=LIMIT, stream_limit=5.0))
     assert time.monotonic() - began < BOUND + 2  # the client's own limit, then the group's and the marked ones' ends
     assert_none_left(pids)
+
+
+# -- a program's long output is held once (issue 25: a client view cut at 65 MiB peaked at 324 MiB) ----------
+
+def test_a_long_output_is_kept_on_disk_past_the_spool_size_and_its_lines_decoded_once(tmp_path):
+    """stdout past SPOOL_AFTER bytes goes to the spool (framelog.Spool), not to memory: the lines hold it
+    decoded, and the chunks read the same bytes back (the cassette and the rules still see every byte)."""
+    from streamcert.limits import SPOOL_AFTER
+
+    line = '{"task": {"text": "' + "v" * (3 * limits.MIB) + '"}}'
+    script = tmp_path / "client.py"
+    script.write_text(f"import sys\nsys.stdout.write({line!r} + '\\n')\n", "utf-8")
+    log = run_scenario("client-basic", Target(client_cmd=f"{PY} {script}", timeout=LONG, stream_limit=LONG))
+    ex = log.get("client")
+    assert ex.end == END_CLOSED and ex.events[-1].data == line
+    assert ex.wire_bytes == (line + "\n").encode()
+    in_memory = sum(c.length for c in ex.chunks if not c.spooled)
+    assert in_memory <= SPOOL_AFTER < sum(c.length for c in ex.chunks), in_memory
+
+
+def test_a_line_the_per_line_cap_cut_is_let_go_at_once_but_its_size_said():
+    """Past the per-line cap only the line's start is kept (its first PARTIAL_WINDOW bytes): the rest is let go
+    when the cap is reached, not held until the program ends, and the size it had is still said (a whole run:
+test_acp_endless_line_is_cut_at_the_per_event_cap)."""
+    from streamcert.wire.stdio import PARTIAL_WINDOW, StdioPeer
+
+    peer = StdioPeer("a-program", FrameLog("client-basic"), label="client", max_line=1 * limits.MIB)
+    for _ in range(5):
+        peer._received(1, b"x" * (256 * 1024))
+    assert peer.ex.notes["limit"]["cap"] == limits.MAX_EVENT.field
+    assert len(peer._buffer) == PARTIAL_WINDOW
+    peer._received(1, b"x" * (256 * 1024))  # read no more once cut
+    assert len(peer._buffer) == PARTIAL_WINDOW and peer._cut_line == 5 * 256 * 1024  # what close() says
 
 
 # -- the line renderer -------------------------------------------------------------------------------

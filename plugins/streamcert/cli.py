@@ -76,11 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--pace", choices=("recorded", "fast"), default="recorded",
                         help="send each chunk at its recorded time (default) or at once")
     replay.add_argument("--scenario", help="the scenario a request that names none is for")
+    _cassette_cap(replay)
 
     convert = sub.add_parser("convert", help="write cassettes (older JSON ones) again in vcrpy's YAML format")
     convert.add_argument("cassettes", nargs="+", metavar="CASSETTE")
     convert.add_argument("--into", help="directory for <scenario>.yaml (default: beside each cassette)")
     convert.add_argument("--overwrite", action="store_true", help="replace a <scenario>.yaml already there")
+    _cassette_cap(convert)
 
     serve = sub.add_parser("serve", help="run the reference implementation in the foreground")
     serve.add_argument("--port", type=_port, default=0, help="port on 127.0.0.1 (0: a free one)")
@@ -377,7 +379,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from .recordings.replay import serve
 
     try:
-        serve(args.cassettes, args.port, args.pace, args.scenario)
+        serve(args.cassettes, args.port, args.pace, args.scenario, max_bytes=args.max_cassette_bytes)
     except (OSError, ValueError) as exc:
         print(f"streamcert replay: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -391,7 +393,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     try:
         for source in args.cassettes:
             try:  # a scenario name that would leave the folder (safe_names): refused, nothing written
-                target = path_for(args.into or Path(source).parent, load(source).scenario)
+                target = path_for(args.into or Path(source).parent, load(source, args.max_cassette_bytes).scenario)
             except UnsafeName as exc:
                 print(f"streamcert convert: {source}: {exc}", file=sys.stderr)
                 return EXIT_USAGE
@@ -399,7 +401,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
                 print(f"streamcert convert: {target} is already there (give --overwrite to replace it)",
                       file=sys.stderr)
                 return EXIT_USAGE
-            print(f"{source} → {convert(source, args.into)}")
+            print(f"{source} → {convert(source, args.into, args.max_cassette_bytes)}")
     except (OSError, ValueError) as exc:
         print(f"streamcert convert: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -98,6 +98,9 @@ NESTED_ITEMS = 20  # items of a list (members of an object) inside an evidence i
 NESTED_DEPTH = 6  # nesting inside an evidence item; deeper values are quoted as JSON text
 MIN_QUOTE_CHARS = 256  # what a quote keeps even when its item's budget is spent: the cut note and a little
 REPORT_EVIDENCE_CHARS = 2 * MIB  # all the evidence of one report, as JSON
+SPOOL_AFTER = 256 * KIB  # the bytes of one body (a response, a program's stdout, a cassette's) kept in memory; past
+# it they go to a temporary file (framelog.Spool) and memory holds only what was decoded from them
+HASH_SLICE = 1 << 20  # characters of a cut text encoded at a time to hash it (UTF-8 encodes each one alone)
 
 
 def cut(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -107,9 +110,12 @@ def cut(text: str, limit: int = QUOTE_CHARS) -> str:
     limit = max(limit, MIN_QUOTE_CHARS)
     if len(text) <= limit:
         return text
-    data = text.encode("utf-8", "surrogatepass")
-    note = (f"…[cut: {len(text)} characters, {show(len(data), 'bytes')}, "
-            f"sha256 {hashlib.sha256(data).hexdigest()}]…")
+    digest, size = hashlib.sha256(), 0
+    for start in range(0, len(text), HASH_SLICE):  # a slice at a time: a 64 MiB text is not encoded whole again
+        data = text[start:start + HASH_SLICE].encode("utf-8", "surrogatepass")
+        digest.update(data)
+        size += len(data)
+    note = f"…[cut: {len(text)} characters, {show(size, 'bytes')}, sha256 {digest.hexdigest()}]…"
     room = max(0, limit - len(note))
     head = room * 3 // 4
     return text[:head] + note + (text[len(text) - (room - head):] if room > head else "")

@@ -17,6 +17,7 @@ import uuid
 from contextvars import ContextVar
 from typing import Any
 
+from .. import limits
 from ..catalogue import Scenario
 from ..contract.labels.a2a import SCRIPT_PROBE
 from ..contract.run import NOT_TESTED, UNSUPPORTED
@@ -135,8 +136,9 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     if ex.status is None or not whole:
         probed[url] = None
         return None
+    shown = [limits.cut(text, limits.MIN_QUOTE_CHARS) for text in said[:2]]  # quoted, never copied (a note)
     verdict = None if status in said or finish in said else (
-        f"its first stream, a script of one status and a finish, showed neither text (it said {said[:2]!r})")
+        f"its first stream, a script of one status and a finish, showed neither text (it said {shown!r})")
     probed[url] = verdict
     return verdict
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..report.badge import COLORS, SCHEMA_VERSION
+from ..safe_names import confined
 
 ORDER = ("ERROR", "FAIL", "INCOMPLETE", "PASS")  # the worst first: an implementation shows its worst cell
 COLORS_HTML = {"PASS": "#2e7d32", "FAIL": "#c62828", "INCOMPLETE": "#ef6c00", "ERROR": "#6a1b9a"}
@@ -139,4 +140,4 @@ def write_dashboard(out: Path, matrix: dict[str, Any]) -> None:
     folder = out / "badges"
     folder.mkdir(exist_ok=True)
     for name, cells in implementation_cells(matrix).items():
-        (folder / f"{name}.json").write_text(json.dumps(badge(name, cells)) + "\n", "utf-8")
+        confined(folder, f"{name}.json", what="badge name").write_text(json.dumps(badge(name, cells)) + "\n", "utf-8")

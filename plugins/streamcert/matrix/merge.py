@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..report.common import must_count
+from ..safe_names import UnsafeName, confined
 
 MATRIX_FILE = "matrix.json"
 FORMAT = 1
@@ -107,6 +108,17 @@ def load_matrix(folder: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(matrix, dict) or matrix.get("format") != FORMAT or not isinstance(matrix.get("cells"), list):
         raise ValueError(f"{path}: not a matrix.json of format {FORMAT}")
+    # A cell's id names its folder under cells/ (read, and replaced by merge), its server's or client's name the
+    # badge written under badges/: each must be a plain file name.
+    for cell in matrix["cells"]:
+        cell = cell if isinstance(cell, dict) else {}
+        named = [("cell id", cell.get("id"))] + [(f"{kind} name", f"{cell[kind]}.json") for kind in ("server", "client")
+                                                 if cell.get(kind) is not None]
+        try:
+            for what, name in named:
+                confined("cells", name, what=what)
+        except UnsafeName as exc:
+            raise ValueError(f"{path}: {exc}") from None
     return matrix
 
 

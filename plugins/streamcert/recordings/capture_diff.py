@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -162,7 +162,7 @@ def diff_logs(old: FrameLog, new: FrameLog, tolerance_s: float | None = DEFAULT_
 Row = tuple[str, int | None, int | None]
 
 
-def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list[str]) -> list[Row]:
+def _align(old: list[bytes], new: list[bytes], old_kinds: list[str], new_kinds: list[str]) -> list[Row]:
     """Rows (mark, old index, new index), 0-based (marks: ExchangeDiff.rows). Frames are aligned on what they
     hold; where that differs, on their kinds (a frame whose fields changed stays paired with its old self); a
     frame dropped in one place and added in another with the same content is one that moved."""
@@ -179,7 +179,7 @@ def _align(old: list[str], new: list[str], old_kinds: list[str], new_kinds: list
 Opcode = tuple[str, int, int, int, int]  # difflib's (tag, i1, i2, j1, j2)
 
 
-def _opcodes(old: list[str], new: list[str]) -> list[Opcode]:
+def _opcodes(old: Sequence[Hashable], new: Sequence[Hashable]) -> list[Opcode]:
     """difflib's opcodes of `new` against `old`. Past ALIGN_LIMIT items, where difflib grows with the square of
     the length, `_anchored` gives them in about n log n."""
     if len(old) > ALIGN_LIMIT or len(new) > ALIGN_LIMIT:
@@ -187,7 +187,7 @@ def _opcodes(old: list[str], new: list[str]) -> list[Opcode]:
     return SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
 
-def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> list[Opcode]:
+def _anchored(old: Sequence[Hashable], new: Sequence[Hashable], i0: int, j0: int, depth: int) -> list[Opcode]:
     """Opcodes (offset by i0, j0) of long sequences: their common head and tail are equal; in the middle, the
     items found exactly once in each side are anchors, the longest run of them in the same order on both sides
     is kept equal, and each gap between two anchors is aligned in turn (difflib when short). A middle without
@@ -219,7 +219,7 @@ def _anchored(old: list[str], new: list[str], i0: int, j0: int, depth: int) -> l
     return ops
 
 
-def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
+def _common_ends(old: Sequence[Hashable], new: Sequence[Hashable]) -> tuple[int, int]:
     """How many items the two sides share at their head, and then at their tail."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
@@ -230,7 +230,7 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
     return head, tail
 
 
-def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+def _anchors(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[int, int]]:
     """The pairs (i, j) of items found exactly once in `a` and once in `b`, the longest run of them in the same
     order on both sides (patience sorting: a longest increasing subsequence of j in the order of i)."""
     count_a: dict[str, int] = {}
@@ -276,7 +276,7 @@ def _merged(ops: list[Opcode]) -> list[Opcode]:
     return out
 
 
-def _moves(rows: list[Row], old: list[str], new: list[str]) -> list[Row]:
+def _moves(rows: list[Row], old: Sequence[Hashable], new: Sequence[Hashable]) -> list[Row]:
     """A frame only in the old capture and one only in the new with the same content: one row, moved (">"),
     at its old place; two neighbours that changed places: both "s" (swapped)."""
     added: dict[str, list[int]] = {}

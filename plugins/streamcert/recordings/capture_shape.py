@@ -4,6 +4,7 @@ origins, temporary paths) replaced by what they are, so that two captures compar
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import tempfile
@@ -169,32 +170,41 @@ def _leaves(value: Any, parts: tuple[Any, ...] = (), key: Any = None) -> Iterato
 
 
 class Capture:
-    """One capture as the diff reads it: exchanges by key, each frame's payload, and where each volatile
-    value first appeared."""
+    """One capture as the diff reads it: exchanges by key, each frame's kind and comparable content, and where
+    each volatile value first appeared. A frame's payload is parsed again when it is asked for (`payload`): kept,
+    the parses of two 100 000-frame captures held about 500 MiB (issue 25)."""
 
     def __init__(self, log: FrameLog) -> None:
         self.log = log
         self.exchanges = dict(exchange_keys(log))
         self.frames = {key: frames_of(ex) for key, ex in self.exchanges.items()}
-        self.payloads: dict[tuple[str, int | None], Any] = {}
         self.first: dict[str, Location] = {}
+        self._kinds: dict[str, list[str]] = {}
+        self._contents: dict[str, list[bytes]] = {}
         for key, ex in self.exchanges.items():
-            parts: list[int | None] = list(range(len(self.frames[key]))) if framed(ex) else [None]
-            for n in parts:
-                value = answering(payload_of(ex, None if n is None else self.frames[key][n]), ex)
-                self.payloads[(key, n)] = value
+            kinds, contents = self._kinds.setdefault(key, []), self._contents.setdefault(key, [])
+            for n in list(range(len(self.frames[key]))) if framed(ex) else [None]:
+                value = self.payload(key, n)
                 for where, name, leaf in _leaves(value):
                     if _volatile(name, leaf) is not None:
                         self.first.setdefault(leaf, (key, _part(n), _path(where)))
+                if n is not None:
+                    kinds.append(kind_of(value))
+                    text = kinds[-1] + "\n" + json.dumps(shape_of(value), sort_keys=True, default=str)
+                    contents.append(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
+
+    def payload(self, key: str, n: int | None) -> Any:
+        """Frame `n`'s payload (None: the body's), as the diff compares it."""
+        ex = self.exchanges[key]
+        return answering(payload_of(ex, None if n is None else self.frames[key][n]), ex)
 
     def kinds(self, key: str) -> list[str]:
-        return [kind_of(self.payloads[(key, n)]) for n in range(len(self.frames[key]))]
+        return self._kinds[key]
 
-    def contents(self, key: str) -> list[str]:
-        """What each frame holds, as a comparable text: its kind and its payload with volatile values by
-        shape alone (two frames alike in this are the same frame, wherever they are)."""
-        return [kind + "\n" + json.dumps(shape_of(self.payloads[(key, n)]), sort_keys=True, default=str)
-                for n, kind in enumerate(self.kinds(key))]
+    def contents(self, key: str) -> list[bytes]:
+        """What each frame holds, as a digest (BLAKE2b, 128 bits) of its kind and its payload with volatile values
+        by shape alone (two frames alike in this are the same frame, wherever they are)."""
+        return self._contents[key]
 
 
 def _part(n: int | None) -> str:
@@ -287,4 +297,4 @@ def shaped(capture: Capture, key: str, n: int | None, where_in_old: Any) -> Any:
             return f"<{shape}, first seen here>"
         return f"<{shape}, as at {where_in_old(first)}>"
 
-    return walk(capture.payloads[(key, n)], (), None)
+    return walk(capture.payload(key, n), (), None)

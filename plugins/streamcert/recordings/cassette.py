@@ -41,8 +41,8 @@ from vcr.request import Request as VcrRequest
 from vcr.serialize import serialize as vcr_serialize
 from vcr.serializers import yamlserializer
 
-from ..framelog import Chunk, Event, Exchange, FrameLog, budgeted, read_json
-from ..limits import MAX_CASSETTE
+from ..framelog import Chunk, Event, Exchange, FrameLog, Spool, budgeted, read_json
+from ..limits import MAX_CASSETTE, SPOOL_AFTER
 from ..safe_names import confined
 
 if TYPE_CHECKING:
@@ -105,10 +105,11 @@ class YamlSerializer:
                          default_flow_style=False)
 
     @staticmethod
-    def deserialize(cassette_string: str) -> Any:
-        """vcrpy's safe loader's values, built as the parser's events come (`_built`), refusing any alias
-        (`*name`) when it is met: an 18 KB "billion laughs" document names a node again and again until the walk
-        over it needs gigabytes. The suite's cassettes never hold one (`_Dumper` writes none)."""
+    def deserialize(cassette_string: str | IO[str]) -> Any:
+        """vcrpy's safe loader's values (of a text, or of a file read as the parser goes), built as the parser's
+        events come (`_built`), refusing any alias (`*name`) when it is met: an 18 KB "billion laughs" document
+        names a node again and again until the walk over it needs gigabytes. The suite's cassettes never hold one
+        (`_Dumper` writes none)."""
         loader = _Loader(cassette_string)
         try:
             return _built(loader)
@@ -451,26 +452,37 @@ def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default)) -> FrameL
     if size > max_bytes:
         raise CassetteError(f"{path}: {MAX_CASSETTE.reached(size, max_bytes)}")
     try:
-        text = path.read_text("utf-8")
+        if _first_byte(path) == b"{":
+            text = path.read_text("utf-8")
+            value, complaint = read_json(text)  # nesting bounded as any JSON the suite reads
+            if complaint:
+                raise CassetteError(f"{path} is not a streamcert cassette: {complaint}")
+            if isinstance(value, dict) and "streamcert_cassette" in value:
+                try:
+                    return FrameLog.from_json(value)
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise CassetteError(f"{path} is not a streamcert cassette: {exc}") from None
+        with open(path, encoding="utf-8") as stream:  # read by the parser as it goes: the text is never held whole
+            data = SERIALIZER.deserialize(stream)
     except UnicodeDecodeError as exc:
         raise CassetteError(f"{path} is not a cassette: not UTF-8 text ({exc})") from None
-    if text.lstrip().startswith("{"):
-        value, complaint = read_json(text)  # nesting bounded as any JSON the suite reads
-        if complaint:
-            raise CassetteError(f"{path} is not a streamcert cassette: {complaint}")
-        if isinstance(value, dict) and "streamcert_cassette" in value:
-            try:
-                return FrameLog.from_json(value)
-            except (KeyError, TypeError, ValueError) as exc:
-                raise CassetteError(f"{path} is not a streamcert cassette: {exc}") from None
-    try:
-        data = SERIALIZER.deserialize(text)
     except (yaml.YAMLError, ValueError) as exc:
+        if isinstance(exc, CassetteError):
+            raise
         raise CassetteError(f"{path} is not a cassette: {str(exc).splitlines()[0]}") from None
     try:
         return from_document(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CassetteError(f"{path} is not a streamcert cassette: {type(exc).__name__}: {exc}") from None
+
+
+def _first_byte(path: Path) -> bytes:
+    """The file's first byte that is not white space (b"" for none): `{` opens the suite's older JSON form."""
+    with open(path, "rb") as raw:
+        while piece := raw.read(64 * 1024):
+            if stripped := piece.lstrip():
+                return stripped[:1]
+    return b""
 
 
 def from_document(data: Any) -> FrameLog:
@@ -502,9 +514,16 @@ def _exchange(request: dict[str, Any], response: dict[str, Any]) -> Exchange:
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
     sent_ms = float(extra.get("sent_ms") or 0.0)
     sent = _seconds(sent_ms) or 0.0
+    # A large body goes to a temporary file, as the capture keeps it (wire/capture.py): its chunks read it back,
+    # and memory holds only the events decoded from it.
+    spool, base = (Spool(), 0) if len(raw) > SPOOL_AFTER else (None, 0)
+    if spool is not None:
+        base = spool.add(raw)
     chunks, at = [], 0
     for offset, length in extra.get("chunks") or []:
-        chunks.append(Chunk(_seconds(sent_ms + float(offset)) or 0.0, raw[at:at + int(length)]))
+        t = _seconds(sent_ms + float(offset)) or 0.0
+        chunks.append(Chunk(t, raw[at:at + int(length)]) if spool is None else
+                      Chunk(t, spool=spool, at=base + at, length=int(length)))
         at += int(length)
     if at != len(raw):
         raise ValueError(f"its chunks add up to {at} bytes, its body holds {len(raw)}")
@@ -595,8 +614,8 @@ def existing(folder: str | Path, scenarios: Iterable[str]) -> list[Path]:
     return out
 
 
-def convert(source: str | Path, into: str | Path | None = None) -> Path:
+def convert(source: str | Path, into: str | Path | None = None, max_bytes: int = int(MAX_CASSETTE.default)) -> Path:
     """Write a cassette (an older JSON one, say) again in this format: <scenario>.yaml beside it or in `into`.
     Nothing is scrubbed but credential names (the older writer scrubbed the secrets of its run)."""
-    log = load(source)
+    log = load(source, max_bytes)
     return write(log, path_for(Path(into) if into is not None else Path(source).parent, log.scenario))

@@ -72,8 +72,9 @@ class ReplayServer:
 
     def __init__(self, cassettes: Iterable[str | Path | FrameLog], *, port: int = 0, pace: str = "recorded",
                  scenario: str | None = None, record: FrameLog | None = None,
-                 clock: Callable[[], float] | None = None, interfaces: set[str] | None = None) -> None:
-        self.replayer = Replayer(cassettes, scenario=scenario, pace=pace)
+                 clock: Callable[[], float] | None = None, interfaces: set[str] | None = None,
+                 max_bytes: int | None = None) -> None:
+        self.replayer = Replayer(cassettes, scenario=scenario, pace=pace, max_bytes=max_bytes)
         # The only paths a request other than a GET is answered at (client certification: the interface URLs
         # the served card declares); any other path gets 404. None: any path.
         self.interfaces = interfaces
@@ -451,8 +452,9 @@ def _phrase(status: int) -> str:
         return "Status"
 
 
-def serve(cassettes: list[str], port: int, pace: str, scenario: str | None, out: TextIO | None = None) -> None:
-    server = ReplayServer(cassettes, port=port, pace=pace, scenario=scenario)
+def serve(cassettes: list[str], port: int, pace: str, scenario: str | None, out: TextIO | None = None,
+          max_bytes: int | None = None) -> None:
+    server = ReplayServer(cassettes, port=port, pace=pace, scenario=scenario, max_bytes=max_bytes)
     for rec in server.replayer.recordings.values():
         print(f"streamcert replay: {rec.scenario} from {rec.path} ({rec.order()})", file=sys.stderr, flush=True)
     started = time.monotonic()

@@ -34,9 +34,10 @@ class Recording:
     ids: set[str] = field(default_factory=set)  # task and context ids its answers hold
 
     @classmethod
-    def of(cls, path: Path | FrameLog) -> Recording:
-        """The recording of a cassette file, or of a frame log already in memory (a client case's stream)."""
-        log = path if isinstance(path, FrameLog) else FrameLog.load(path)
+    def of(cls, path: Path | FrameLog, max_bytes: int | None = None) -> Recording:
+        """The recording of a cassette file (one larger than `max_bytes`, default limits.MAX_CASSETTE, refused
+        before it is read), or of a frame log already in memory (a client case's stream)."""
+        log = path if isinstance(path, FrameLog) else FrameLog.load(path, max_bytes)
         binding = log.notes.get(BINDING, "jsonrpc")
         if binding != "jsonrpc":  # served here as JSON-RPC over HTTP/1.1; judged offline by `streamcert check`
             raise ValueError(f"{path if not isinstance(path, FrameLog) else log.scenario} was recorded over "
@@ -113,12 +114,12 @@ class Replayer:
     """Which recorded answer a request gets (thread-safe: counts per scenario and method)."""
 
     def __init__(self, paths: Iterable[str | Path | FrameLog], scenario: str | None = None,
-                 pace: str = "recorded") -> None:
+                 pace: str = "recorded", max_bytes: int | None = None) -> None:
         if pace not in PACES:
             raise ValueError(f"--pace must be one of {', '.join(PACES)}")
         self.recordings: dict[str, Recording] = {}
         for path in paths:
-            rec = Recording.of(path if isinstance(path, FrameLog) else Path(path))
+            rec = Recording.of(path if isinstance(path, FrameLog) else Path(path), max_bytes)
             if rec.scenario in self.recordings:
                 raise ValueError(f"{path} and {self.recordings[rec.scenario].path} are both of scenario {rec.scenario}")
             self.recordings[rec.scenario] = rec

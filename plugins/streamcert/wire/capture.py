@@ -21,13 +21,13 @@ from typing import Any, AsyncIterator, Callable
 import httpx
 
 from ..framelog import Chunk, Spool
+from ..limits import SPOOL_AFTER  # the bytes of one response past this go to a temporary file
 from .pool import Pool
 
 CHUNKS = "streamcert.chunks"  # response.extensions key: the list of Chunk, filled as bytes arrive
 CAPTURE = "streamcert.capture"  # response.extensions key: the Capture filling it
 T_HEADERS = "streamcert.t_headers"
 
-SPOOL_AFTER = 256 * 1024  # the bytes of one response past this go to a temporary file
 WINDOW = 64 * 1024  # the last bytes kept of a response past its cap
 
 

@@ -3,8 +3,9 @@ into the frame log like an HTTP exchange, and ended cleanly whatever it does.
 
 One Exchange per run of the program: `method` "STDIO", `url` the command, `request_body` the list
 of what the suite wrote (each item one line, as text), `chunks` the stdout bytes with their arrival
-times, `events` one Event per stdout line (kind "event", `data` the line without its line end, `t`
-the arrival of the chunk that completed it), and how the run ended:
+times (past limits.SPOOL_AFTER bytes in a temporary file, framelog.Spool: the lines hold them decoded), `events`
+one Event per stdout line (kind "event", `data` the line without its line end, `t` the arrival of the
+chunk that completed it), and how the run ended:
   end      closed       it exited by itself; `status` its exit code (negative: the signal that ended it)
            time_limit   the suite stopped it at a limit; `notes["limit"]` says which (see `StdioPeer.stop`)
            client_stop  the driver was done and it had not exited once its input was closed
@@ -42,7 +43,7 @@ from ..contract.capture import (
     STDERR,
     STDIN_CLOSED_EARLY,
 )
-from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog
+from ..framelog import END_CLIENT_STOP, END_CLOSED, END_ERROR, END_TIME_LIMIT, Chunk, Event, Exchange, FrameLog, Spool
 from . import activity, descendants
 from .capture import Clock
 
@@ -115,9 +116,12 @@ class StdioPeer:
         self._changed: asyncio.Event | None = None  # set whenever a line, an exit or a closed pipe arrives
         self._buffer = bytearray()  # stdout after its last line end
         self._kept = 0  # bytes of stdout, and LINE_COST a line
+        self._read = 0  # bytes of stdout
+        self._spool: Spool | None = None  # stdout's chunks past SPOOL_AFTER bytes: their lines hold them decoded
         self._stderr = bytearray()
         self._open = {1: True, 2: True}  # stdout, stderr not yet at end of file
         self._cut = False  # the suite stopped it (a limit): read no more
+        self._cut_line = 0  # the bytes of the last line when the per-line cap cut it
         self._group_ended = False
         self._token = descendants.new_token()  # the mark its descendants carry (wire/descendants.py)
 
@@ -187,7 +191,13 @@ class StdioPeer:
         if self._cut:
             return
         t = self.clock()
-        self.ex.chunks.append(Chunk(t=t, data=bytes(data)))
+        self._read += len(data)
+        if self._spool is None and self._read > limits.SPOOL_AFTER:
+            self._spool = Spool()
+        if self._spool is None:
+            self.ex.chunks.append(Chunk(t=t, data=bytes(data)))
+        else:
+            self.ex.chunks.append(Chunk(t, spool=self._spool, at=self._spool.add(data), length=len(data)))
         searched = len(self._buffer)  # only the new bytes can hold a line end
         self._buffer += data
         lines, start = len(self.ex.events), 0
@@ -199,6 +209,8 @@ class StdioPeer:
         self._kept += len(data) + LINE_COST * (len(self.ex.events) - lines)
         if len(self._buffer) > self.max_line:
             self._cut_at(limits.MAX_EVENT, len(self._buffer), self.max_line, "the end of a line")
+            self._cut_line = len(self._buffer)  # only its start is shown (`close`): the rest is let go now
+            del self._buffer[PARTIAL_WINDOW:]
         elif self._kept > self.max_bytes:  # at most one read (256 KiB) past it
             kept = f"{limits.show(self._kept, 'bytes')} kept ({len(self.ex.events)} lines)"
             self._cut_at(limits.MAX_STREAM, kept, self.max_bytes)
@@ -358,8 +370,8 @@ class StdioPeer:
         if self._buffer:  # past a size cap, only its start: the rules judge no line the suite cut
             shown = self._buffer if not self._cut else self._buffer[:PARTIAL_WINDOW]
             self.ex.notes[PARTIAL_LINE] = shown.decode("utf-8", "replace")
-            if len(shown) < len(self._buffer):
-                self.ex.notes[PARTIAL_LINE_BYTES] = len(self._buffer)
+            if max(len(self._buffer), self._cut_line) > len(shown):
+                self.ex.notes[PARTIAL_LINE_BYTES] = max(len(self._buffer), self._cut_line)
             self._buffer.clear()
         self.ex.t_end = self.clock()
 
