@@ -292,7 +292,8 @@ def test_a_capture_keeps_a_digest_and_a_kind_a_frame_not_its_parse():
 
     import logs
 
-    from streamcert import capture_diff, framelog
+    from streamcert import framelog
+    from streamcert.recordings import capture_shape
 
     chunks = [logs.artifact_update("a1", text=f"token {n} " + "t" * 100, append=n > 0) for n in range(4000)]
     log = logs.frame_log(logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")
@@ -301,7 +302,7 @@ def test_a_capture_keeps_a_digest_and_a_kind_a_frame_not_its_parse():
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        capture = capture_diff.Capture(log)
+        capture = capture_shape.Capture(log)
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
