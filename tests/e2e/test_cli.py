@@ -26,7 +26,7 @@ from streamcert.reference.faults import FAULTS
 from streamcert.run_options import RUN_OPTIONS, pytest_args
 from streamcert.targets import REFERENCE_CARD_KEY, SLOT_OF_PROFILE, SLOTS, Target
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LIMIT = ["--stream-limit", "5"]
 RUN_TIMEOUT = 300
 REPORT_KEYS = {"tool", "catalogue", "target", "started", "finished", "verdict", "summary", "requirements"}
