@@ -2,7 +2,7 @@
 the first thing it says, its wall time, the peak resident memory of streamcert's processes and the size of
 everything it wrote (the report's files, cassettes) and printed.
 
-The cases and their servers are tests/hostile_cases.py (the same runs tests/test_hostile.py asserts);
+The cases and their servers are tests/common/hostile_cases.py (the same runs tests/e2e/test_hostile.py asserts);
 this program runs every one of them, the heavy ones included (a 100 000-chunk flood, a 1 GiB gzip
 bomb, a 64 MiB event, a 200 MiB line), one at a time. Peak memory is the run's VmHWM (its process's
 high-water mark since exec), read every 10 ms until it exits: not `wait4`'s ru_maxrss, which Linux

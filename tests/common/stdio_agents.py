@@ -1,4 +1,4 @@
-"""Small ACP agents that break down after initialize, for tests/test_stdio_hostile.py.
+"""Small ACP agents that break down after initialize, for tests/e2e/test_stdio_hostile.py.
 
     python tests/common/stdio_agents.py init-then-exit   answers initialize, then exits with status 3 (a
                                                   line on stderr) when asked for session/new

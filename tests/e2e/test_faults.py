@@ -13,7 +13,7 @@ pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_
 judge arrival times): each test plays those itself, one run at a time, with the pool of its process
 paused. Tests with timed runs come first, so most of them play before that pool has started.
 
-Run as a program (`python tests/test_faults.py`) it prints the table of faults → requirements
+Run as a program (`python tests/e2e/test_faults.py`) it prints the table of faults → requirements
 flagged, for the closing notes.
 """
 
