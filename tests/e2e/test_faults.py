@@ -19,6 +19,7 @@ flagged, for the closing notes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import tempfile
@@ -151,6 +152,11 @@ def flagged(results: Results) -> set[str]:
             if o in (Outcome.FAIL, Outcome.ERROR, Outcome.WARNING, Outcome.NON_STRICT)}
 
 
+def late_only(results: Results) -> bool:
+    """Whether every outcome is a WARNING of a requirement judged on arrival times (a frame past its tolerance)."""
+    return all(rid in TIMING and outcome == Outcome.WARNING for rid, (outcome, _) in results.items())
+
+
 @pytest.fixture(scope="session")
 def fault_pool(request, tmp_path_factory):
     """The pool over the untimed runs of the tests selected in this session; under xdist its folder
@@ -210,6 +216,12 @@ def test_unbroken_reference_passes_every_requirement(key, fault_pool):
     missing = [r for r in wanted if r not in results]
     assert not missing, f"never judged against the reference: {missing}"
     not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
+    if not_pass and check.timed and late_only(not_pass):
+        # Only frames past a timing tolerance (a WARNING): the reference sent them late, or the machine was too
+        # loaded to run its timers on time. The timed run is played once more, alone; what the reference does
+        # itself happens again, and its outcomes there stand for those requirements.
+        again = fault_pool.play_alone(dataclasses.replace(check.timed, name=check.timed.name + ".again"))
+        not_pass = {r: again.get(r, not_pass[r]) for r in not_pass if again.get(r, not_pass[r])[0] != Outcome.PASS}
     assert not not_pass, f"the unbroken reference does not pass: {not_pass}"
 
 
