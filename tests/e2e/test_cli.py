@@ -379,8 +379,9 @@ def shipped_sources(src: Path) -> set[str]:
 @pytest.fixture(scope="session")
 def wheel_run(tmp_path_factory):
     """The wheel built from a copy of the source tree, installed with its declared dependencies into a fresh venv,
-    and its command run from another folder: the A2A profile (over every binding) with `-- -n 2`. Read by the wheel
-    test (what the wheel holds, that it installs and certifies) and by the `--` test (what two workers report).
+    with the grpc extra, and its command run from another folder: the A2A profile (over every binding) with
+    `-- -n 2`. Read by the wheel test (what the wheel holds, that it installs and certifies), the `--` test (what
+    two workers report) and test_junit (the junit.xml, badges and report of a one-profile run).
     Made once per session (once.py). Returns the folder the run wrote into and each step's result."""
     def make(folder: Path) -> dict:
         src = folder / "src"
@@ -399,9 +400,10 @@ def wheel_run(tmp_path_factory):
         venv = folder / "venv"
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
         py = venv / "bin" / "python"
-        # this process's pip installs into the venv (no pip of its own to bootstrap); nothing is byte-compiled ahead
+        # this process's pip installs into the venv (no pip of its own to bootstrap); nothing is byte-compiled ahead.
+        # With the grpc extra: the embedded reference is then certified over its three bindings, as in this venv.
         made["install"] = _as_made(subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q",
-                                                   "--no-compile", str(wheel)], capture_output=True, text=True,
+                                                   "--no-compile", f"{wheel}[grpc]"], capture_output=True, text=True,
                                                   timeout=900))
         if made["install"]["returncode"]:
             return made
