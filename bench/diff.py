@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "common"))
 
 from logs import artifact_update, frame_log, sse, status_update, stream_task  # noqa: E402
 

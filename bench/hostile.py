@@ -3,15 +3,15 @@ thing it says, its wall time, the peak resident memory of streamcert's process a
 wrote and printed, each with its bound beside it, and a last line with the worst ratio to each bound.
 
 Two kinds of case, each run in a process of its own, one at a time:
-- `streamcert run` against a hostile server or with a hostile client command: tests/hostile_cases.py (the same
-  runs tests/test_hostile.py asserts, where each heavy case has a small twin). The heavy ones are here: a
+- `streamcert run` against a hostile server or with a hostile client command: tests/common/hostile_cases.py (the
+  same runs tests/e2e/test_hostile.py asserts, where each heavy case has a small twin). The heavy ones are here: a
   100 000-chunk flood with and without --record, a 1 GiB gzip bomb, a 64 MiB event, a 200 MiB line, a 64 MiB
   status text, a chatty agent (1 200 repeats), a client sending a 600 MiB request body, a client's final view
   of 64 MiB and one cut at 65 MiB.
 - the commands that read untrusted cassettes (OFFLINE below): `check` and `replay` of a 30 MB cassette (50 000
   frames), `check` of a 500 MiB one, an alias bomb through `check` and `replay`, `diff` of two 100 000-frame
-  cassettes, and `replay` sent a 600 MiB chunked request body. Their twins are in tests/test_untrusted_cassettes.py,
-  tests/test_replay_bounds.py and tests/test_diff.py.
+  cassettes, and `replay` sent a 600 MiB chunked request body. Their twins are in tests/unit/test_untrusted_cassettes.py,
+  tests/e2e/test_replay_bounds.py and tests/unit/test_diff.py.
 
 Peak memory is the process's VmHWM (its high-water mark since exec), read every 10 ms until it exits: not
 `wait4`'s ru_maxrss, which Linux carries across exec from this process, where the hostile servers and their
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))  # before bench/ (this script's folder): tests/hostile.py is the servers
+sys.path.insert(0, str(HERE.parent / "tests" / "common"))  # hostile.py (the servers) and hostile_cases.py
 
 from hostile_cases import CASES, _high_water_kib, run_case  # noqa: E402
 

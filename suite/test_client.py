@@ -1,7 +1,7 @@
 """CLIENT-: an A2A client (--client-cmd) run on each client case (cases/client/client-*.json): a reference
 recording with adversarial variations, served on loopback; judged on the view it prints and the requests it
 sends (docs/clients.md). The cases are listed here by id (so `streamcert explain` finds the test that runs
-each); tests/test_listing.py checks that every case of cases/client/ is listed."""
+each); tests/unit/test_listing.py checks that every case of cases/client/ is listed."""
 
 import pytest
 

@@ -35,7 +35,7 @@ def driver(name: str) -> Callable[[Driver], Driver]:
 
 # The module of this package that defines each driver (a scenario's `driver`). A run imports only the modules of the
 # scenarios it plays: an a2a run never pays for the client, ACP or push drivers and what they import (vcrpy and
-# PyYAML, subprocess capture). tests/test_imports.py checks this table against the drivers each module registers.
+# PyYAML, subprocess capture). tests/unit/test_imports.py checks this table against the drivers each module registers.
 DRIVER_MODULES = {
     "card": "a2a", "stream-task": "a2a", "list-tasks": "a2a", "cancel-subscribe": "a2a", "errors": "a2a",
     "extension-required": "a2a", "no-streaming": "a2a", "security": "a2a",

@@ -5,7 +5,7 @@
 
 The set holds the two files and the well-known types they import (struct, timestamp, any), so that the
 messages load into a descriptor pool of their own with nothing else installed (grpc_messages.py).
-tests/test_grpc_messages.py checks, where grpc_tools is installed, that the committed set is what the
+tests/unit/test_grpc_messages.py checks, where grpc_tools is installed, that the committed set is what the
 .proto files build.
 """
 

@@ -15,7 +15,7 @@ one function each):
 Frames are numbered from 1 among an exchange's data events (comments not counted), as docs/rules.md numbers
 them, at the moment a variation applies (after the variations before it). `describe` is the one-line view of
 each served block that a case file lists under `served`, so that its `expected` view can be checked by
-reading: tests/test_client_cases.py keeps the two in step.
+reading: tests/e2e/test_client_cases.py keeps the two in step.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ __all__ = ["RuleContext", "Run", "Unjudgeable", "Verdict", "Verdicts", "answered
 
 # The modules of this package holding the rules of each requirement-ID prefix (the ID without its number). A judgement
 # imports only the modules of the IDs it judges: an a2a run never pays for the client, ACP, plan or progress rules
-# and their views. tests/test_run_imports.py checks this table against what each module registers.
+# and their views. tests/e2e/test_run_imports.py checks this table against what each module registers.
 RULE_MODULES = {
     "A2A-AUTH": ("a2a.auth",), "A2A-CARD": ("a2a.card", "a2a.card_signatures"), "A2A-ERR": ("a2a.errors",),
     "A2A-INT": ("a2a.everystream", "interactions.interactions", "interactions.ixstreams"),

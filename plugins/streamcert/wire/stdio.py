@@ -29,6 +29,7 @@ import json
 import os
 import shlex
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,7 @@ STDERR_TAIL = 4000  # bytes of stderr kept: its end, where the reason for an exi
 CLOSE_GRACE = 2.0  # seconds a program has to exit by itself once its input is closed
 TERM_GRACE = 1.0  # seconds between SIGTERM and SIGKILL to its group
 PIPE_GRACE = 0.5  # seconds the pipes may stay open after SIGKILL (held by a grandchild that left the group)
+KILL_GRACE = 2.0  # seconds for the processes sent SIGKILL at the end to be gone (they are at once on an idle machine)
 PARTIAL_WINDOW = 4096  # bytes kept of a last line without its line end, when the suite cut it
 LINE_COST = 1024  # bytes a stdout line counts for beyond its own against the per-stream size cap
 EXIT_DRAIN = 0.2  # seconds to read what is left on stdout once the program has exited (a grandchild may hold it)
@@ -357,6 +359,7 @@ class StdioPeer:
             await self._end_group()
         finally:  # cancelled halfway too (Ctrl-C): nothing of the program outlives the scenario
             self._signal(signal.SIGKILL)
+            self._until_killed_are_gone()
             if self._stdin is not None and self._stdin.get_write_buffer_size():
                 self._stdin.abort()  # input it never read: drop it rather than wait to flush it
             if self._transport is not None:
@@ -394,6 +397,17 @@ class StdioPeer:
         await self._until(gone, TERM_GRACE, poll=0.05)
         self._signal(signal.SIGKILL)  # members that hold no pipe and ignore SIGTERM
         await self._until(gone, PIPE_GRACE, poll=0.05)
+
+    def _until_killed_are_gone(self) -> None:
+        """Wait, at most KILL_GRACE, until no descendant that was sent SIGKILL still runs: a killed process runs on
+        until the kernel has torn it down, which on a loaded machine is not at once (one outlived the scenario so).
+        Blocking, as this runs in a `finally` that may be cancelled; the program itself is not waited on (its exit
+        status is reaped by the event loop, and a zombie runs nothing)."""
+        if self._pgid is None or not hasattr(os, "killpg"):
+            return
+        deadline = time.monotonic() + KILL_GRACE
+        while descendants.signal_all(self._token, self._pgid, 0) and time.monotonic() < deadline:
+            time.sleep(0.01)
 
     def _signal(self, sig: int) -> bool:
         """Send `sig` to the program's group and to every descendant that left it (its session, or the mark

@@ -9,7 +9,7 @@ Everything taken from the report is text the implementation under test chose (me
 frames), so all of it goes through `esc` (`esc_text` inside an element). The page's script only shows and hides
 what is already there: it reads the DOM's data attributes, writes no markup, and the page's
 Content-Security-Policy lets only that script (and the style sheet) apply, by hash, so markup that slipped through
-would still run nothing and load nothing. tests/test_report_html.py checks the page in Chromium.
+would still run nothing and load nothing. tests/e2e/test_report_html.py checks the page in Chromium.
 
 Two presentation choices, both honest about what the report holds:
 - the member of a frame that an evidence note names ("append: true after its lastChunk" → `append`) is marked

@@ -70,9 +70,18 @@ def _as_json(value):
     return base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
 
 
+# libyaml's safe loader where PyYAML was built with it: the same documents as yaml.safe_load, read several times
+# faster (the pure-Python parser was two thirds of the schema test's time: 10.0 s → 3.2 s)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml(text: str):
+    return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+
+
 def schema_problems(path: Path) -> list[str]:
     """What in a cassette file goes against the cassette schema (empty: it validates)."""
-    doc = _as_json(yaml.safe_load(Path(path).read_text("utf-8")))
+    doc = _as_json(load_yaml(Path(path).read_text("utf-8")))
     return [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in cassette_validator().iter_errors(doc)]
 
 
@@ -89,7 +98,7 @@ def test_every_cassette_written_validates_against_the_schema(tmp_path, monkeypat
 
 def test_a_broken_cassette_does_not_validate(tmp_path):
     text = (CASSETTES / "stream-basic.yaml").read_text("utf-8")
-    doc = yaml.safe_load(text)
+    doc = load_yaml(text)
 
     def broken(change) -> list[str]:
         copy = json.loads(json.dumps(doc))
@@ -152,7 +161,7 @@ def test_cassette_round_trip_is_lossless(tmp_path):
 
 
 def test_the_format_is_vcrpys_with_the_suites_keys_inside():
-    doc = yaml.safe_load((CASSETTES / "stream-basic.yaml").read_text("utf-8"))
+    doc = load_yaml((CASSETTES / "stream-basic.yaml").read_text("utf-8"))
     assert doc["version"] == 1 and doc["streamcert"]["scenario"] == "stream-basic" and "metadata" not in doc
     stream = next(i for i in doc["interactions"] if i["response"]["streamcert"]["label"] == "stream")
     extra = stream["response"]["streamcert"]
@@ -188,7 +197,7 @@ def _replay_by_body(path: Path) -> int:
     conditional GET (the card asked again with its ETag, A2A-CARD-010) is the plain GET to a matcher that reads no
     header, so vcrpy answers it with the first: it is not sent."""
     log = FrameLog.load(path)
-    written = yaml.safe_load(path.read_text("utf-8"))["interactions"]
+    written = load_yaml(path.read_text("utf-8"))["interactions"]
     played = 0
     with vcr.use_cassette(str(path), record_mode="none", match_on=BY_BODY, allow_playback_repeats=True):
         for ex, item in zip(log.exchanges, written):
@@ -203,11 +212,11 @@ def _replay_by_body(path: Path) -> int:
 
 
 def test_a_request_without_a_body_is_written_as_vcrpy_writes_it(tmp_path):
-    doc = yaml.safe_load((CASSETTES / "card.yaml").read_text("utf-8"))
+    doc = load_yaml((CASSETTES / "card.yaml").read_text("utf-8"))
     assert {i["request"]["body"] for i in doc["interactions"] if i["request"]["method"] == "GET"} == {""}
     log = FrameLog.load(CASSETTES / "stream-basic.yaml")
     fresh = log.save(tmp_path / "stream-basic.yaml")
-    gets = [i for i in yaml.safe_load(fresh.read_text("utf-8"))["interactions"] if i["request"]["method"] == "GET"]
+    gets = [i for i in load_yaml(fresh.read_text("utf-8"))["interactions"] if i["request"]["method"] == "GET"]
     assert gets and all(i["request"]["body"] == "" for i in gets)
     assert FrameLog.load(fresh).to_json() == log.to_json()  # read back as no body
     older = tmp_path / "older.yaml"  # a cassette written before: `body: null`, still read as no body

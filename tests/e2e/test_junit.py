@@ -5,11 +5,10 @@ count, and one more case for the verdict so that a partial run is never all gree
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from xml.etree import ElementTree
 
 import pytest
+import test_cli
 from report_cases import HOSTILE_FRAME, KINDS, UNREACHABLE, VERDICTS, junit_validator, report_validator
 
 from streamcert.catalogue import load_catalogue
@@ -232,13 +231,16 @@ def test_run_facts_are_suite_properties():
 
 # -- end to end ------------------------------------------------------------------------------------------
 
-def test_streamcert_run_writes_junit_badges_and_a_valid_report(tmp_path, xsd):
+wheel_run = test_cli.wheel_run  # the fixture: one a2a run, made once per session (once.py)
+
+def test_streamcert_run_writes_junit_badges_and_a_valid_report(wheel_run, xsd):
     """One embedded run of the a2a profile: junit.xml valid and listing every requirement of the catalogue,
-    compatibility.json valid against the published schema, a badge for the run and for a2a only."""
-    proc = subprocess.run([sys.executable, "-m", "streamcert", "run", "--profile", "a2a", "--report", "rep",
-                           "--stream-limit", "5"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    folder = tmp_path / "rep"
+    compatibility.json valid against the published schema, a badge for the run and for a2a only. The run is the
+    one the wheel test installs and makes (test_cli.wheel_run: `streamcert run --profile a2a … -- -n 2`)."""
+    elsewhere, made = wheel_run
+    proc = made["run"]
+    assert proc and proc["returncode"] == 0, (proc or made)["stdout"][-3000:] + (proc or made)["stderr"][-3000:]
+    folder = elsewhere / "rep"
     report = json.loads((folder / "compatibility.json").read_text("utf-8"))
     report_validator().validate(report)
     xml = (folder / "junit.xml").read_text("utf-8")

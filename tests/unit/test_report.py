@@ -300,7 +300,7 @@ def test_write_all_writes_the_report_files_and_valid_json(tmp_path):
     assert list(loaded)[: len(REPORT_KEYS)] == REPORT_KEYS
 
 
-# report.md: tests/test_report_md.py
+# report.md: tests/unit/test_report_md.py
 
 
 def test_html_is_self_contained_and_escaped(tmp_path):

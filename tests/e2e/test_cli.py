@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from once import once
 
 from streamcert.catalogue import PROFILES, load_catalogue
 from streamcert.cli import build_parser
@@ -26,7 +27,7 @@ from streamcert.reference.faults import FAULTS
 from streamcert.run_options import RUN_OPTIONS, pytest_args
 from streamcert.targets import REFERENCE_CARD_KEY, SLOT_OF_PROFILE, SLOTS, Target
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LIMIT = ["--stream-limit", "5"]
 RUN_TIMEOUT = 300
 REPORT_KEYS = {"tool", "catalogue", "target", "started", "finished", "verdict", "summary", "requirements"}
@@ -60,15 +61,26 @@ def no_traceback(proc) -> None:
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr[-3000:]
 
 
-@pytest.fixture(scope="module")
+def _completed(made: dict) -> subprocess.CompletedProcess[str]:
+    return subprocess.CompletedProcess(made["args"], made["returncode"], made["stdout"], made["stderr"])
+
+
+def _as_made(proc: subprocess.CompletedProcess[str]) -> dict:
+    return {"args": proc.args, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+@pytest.fixture(scope="session")
 def reference_run(tmp_path_factory):
     """One run against the embedded reference, with cassettes recorded, and a credential in a header (the bearer
     token the reference's secured agent then requires, targets.embedded_headers; the other agents ask for none;
-    test_header_secret_is_scrubbed_everywhere reads what this run wrote). Nothing else writes into its folder."""
-    cwd = tmp_path_factory.mktemp("ref")
-    proc = streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep", "--record", "cass",
-                      *LIMIT, cwd=cwd)
-    return cwd, proc
+    test_header_secret_is_scrubbed_everywhere reads what this run wrote). Nothing else writes into its folder. Made
+    once per session, whichever worker asks first (once.py)."""
+    def make(cwd: Path) -> dict:
+        return _as_made(streamcert("run", "--header", f"Authorization: Bearer {SECRET}", "--report", "rep",
+                                   "--record", "cass", *LIMIT, cwd=cwd))
+
+    cwd, made = once(tmp_path_factory, "reference-run", make, RUN_TIMEOUT)
+    return cwd, _completed(made)
 
 
 def test_run_against_the_reference(reference_run):
@@ -93,8 +105,10 @@ def test_run_against_the_reference(reference_run):
 
 
 def test_fault_drop_chunk_fails_stream_014(tmp_path):
-    # One profile is enough to see `--fault` reach the run (the meta-test covers every fault).
-    proc = streamcert("run", "--fault", "drop-chunk", "--profile", "a2a", "--report", "rep", *LIMIT, cwd=tmp_path)
+    # One scenario that judges A2A-STREAM-014 is enough to see `--fault` reach the run (the meta-test covers every
+    # fault and every scenario it can break).
+    proc = streamcert("run", "--fault", "drop-chunk", "--scenario", "stream-basic", "--report", "rep", *LIMIT,
+                      cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     no_traceback(proc)
     rep = report(tmp_path / "rep")
@@ -107,14 +121,15 @@ def test_fault_drop_chunk_fails_stream_014(tmp_path):
 SPREAD = ("a2a",)  # its scenarios over three bindings: tests enough for two workers to share
 
 
-def test_pytest_options_after_double_dash_give_the_same_report(tmp_path, reference_run):
+def test_pytest_options_after_double_dash_give_the_same_report(wheel_run, reference_run):
     """`-n 2` after `--` reaches pytest (two workers share the run) and the report they make together says what
-    the one-process run said, requirement by requirement, for the profiles run."""
-    proc = streamcert("run", *(arg for p in SPREAD for arg in ("--profile", p)), "--report", "rep", *LIMIT, "--",
-                      "-n", "2", cwd=tmp_path)
+    the one-process run said, requirement by requirement, for the profiles run. The run is the wheel's
+    (wheel_run: the installed command, given `-- -n 2`), compared with the source tree's full run."""
+    elsewhere, made = wheel_run
+    proc = _completed(made["run"])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "bringing up nodes" in proc.stdout, proc.stdout[:2000]  # xdist really ran
-    rep = report(tmp_path / "rep")
+    rep = report(Path(elsewhere) / "rep")
     ref = report(reference_run[0] / "rep")
     assert rep["verdict"] == ref["verdict"] == "PASS"
     both = statuses_beside_timing(rep), statuses_beside_timing(ref)
@@ -297,8 +312,8 @@ def test_diff(tmp_path, reference_run):
     basic = reference_run[0] / "cass" / "stream-basic.yaml"
     same = streamcert("diff", str(basic), str(basic), cwd=tmp_path, timeout=60)
     assert same.returncode == 0 and same.stdout == "no differences\n", same.stdout + same.stderr
-    proc = streamcert("run", "--fault", "wrong-final-text", "--profile", "a2a", "--report", "rep", "--record", "cass",
-                      *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
+    proc = streamcert("run", "--fault", "wrong-final-text", "--scenario", "stream-basic", "--report", "rep",
+                      "--record", "cass", *LIMIT, cwd=tmp_path)  # only its stream-basic cassette is compared
     assert proc.returncode == 1, proc.stdout[-3000:]
     changed = streamcert("diff", str(basic), str(tmp_path / "cass" / "stream-basic.yaml"), cwd=tmp_path, timeout=60)
     assert changed.returncode == 1, changed.stdout + changed.stderr
@@ -361,39 +376,64 @@ def shipped_sources(src: Path) -> set[str]:
             if path.is_file() and path.suffix in SHIPPED and "__pycache__" not in path.parts}
 
 
+@pytest.fixture(scope="session")
+def wheel_run(tmp_path_factory):
+    """The wheel built from a copy of the source tree, installed with its declared dependencies into a fresh venv,
+    with the grpc extra, and its command run from another folder: the A2A profile (over every binding) with
+    `-- -n 2`. Read by the wheel test (what the wheel holds, that it installs and certifies), the `--` test (what
+    two workers report) and test_junit (the junit.xml, badges and report of a one-profile run).
+    Made once per session (once.py). Returns the folder the run wrote into and each step's result."""
+    def make(folder: Path) -> dict:
+        src = folder / "src"
+        shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", ".tox", ".venv", "build", "dist", "reports",
+                                                                 "*.egg-info", "__pycache__", ".ruff_cache"))
+        made = {"missing": None, "install": None, "run": None, "where": None}
+        wheels = folder / "wheels"
+        built = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(wheels), "-q"],
+                               cwd=src, capture_output=True, text=True, timeout=600)
+        made["built"] = _as_made(built)
+        if built.returncode:
+            return made
+        (wheel,) = wheels.glob("streamcert-*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            made["missing"] = sorted(shipped_sources(src) - set(archive.namelist()))
+        venv = folder / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+        py = venv / "bin" / "python"
+        # this process's pip installs into the venv (no pip of its own to bootstrap); nothing is byte-compiled ahead.
+        # With the grpc extra: the embedded reference is then certified over its three bindings, as in this venv.
+        made["install"] = _as_made(subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q",
+                                                   "--no-compile", f"{wheel}[grpc]"], capture_output=True, text=True,
+                                                  timeout=900))
+        if made["install"]["returncode"]:
+            return made
+        elsewhere = folder / "elsewhere"
+        elsewhere.mkdir()
+        made["run"] = _as_made(streamcert("run", *(arg for p in SPREAD for arg in ("--profile", p)), "--report",
+                                          "rep", *LIMIT, "--", "-n", "2", cwd=elsewhere,
+                                          exe=[str(venv / "bin" / "streamcert")]))
+        # the installed copy ran, not the source tree
+        made["where"] = subprocess.run([str(py), "-c", "import streamcert; print(streamcert.__file__)"],
+                                       cwd=elsewhere, capture_output=True, text=True, timeout=60).stdout
+        made["venv"] = str(venv)
+        return made
+
+    folder, made = once(tmp_path_factory, "wheel-run", make, 900 + 600 + RUN_TIMEOUT)
+    return folder / "elsewhere", made
+
+
 @pytest.mark.slow
-def test_wheel_installs_and_runs(tmp_path):
+def test_wheel_installs_and_runs(wheel_run):
     """The wheel holds every module and data file of the source tree (a package or a data pattern missing from
     pyproject.toml is named here, whichever profile would have read it), installs with its declared dependencies
-    into a fresh venv, and its command certifies the embedded reference from another folder. One profile over one
-    binding is run: the files it would share with a full run are the ones the first check proved identical."""
-    src = tmp_path / "src"
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(".git", ".tox", ".venv", "build", "dist", "reports",
-                                                             "*.egg-info", "__pycache__", ".ruff_cache"))
-    wheels = tmp_path / "wheels"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(wheels), "-q"],
-                           cwd=src, capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    (wheel,) = wheels.glob("streamcert-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        inside = set(archive.namelist())
-    missing = sorted(shipped_sources(src) - inside)
+    into a fresh venv, and its command certifies the embedded reference from another folder. One profile is run:
+    the files it would share with a full run are the ones the first check proved identical."""
+    elsewhere, made = wheel_run
+    assert made["built"]["returncode"] == 0, made["built"]["stderr"][-3000:]
+    missing = made["missing"]
     assert not missing, f"{len(missing)} source file(s) not in the wheel: {missing[:20]}"
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-    py = venv / "bin" / "python"
-    # this process's pip installs into the venv (no pip of its own to bootstrap); nothing is byte-compiled ahead
-    inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-compile",
-                           str(wheel)], capture_output=True, text=True, timeout=900)
-    assert inst.returncode == 0, inst.stderr[-3000:]
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    proc = streamcert("run", "--profile", "a2a", "--binding", "jsonrpc", "--report", "rep", *LIMIT, cwd=elsewhere,
-                      exe=[str(venv / "bin" / "streamcert")])
+    assert made["install"]["returncode"] == 0, made["install"]["stderr"][-3000:]
+    proc = _completed(made["run"])
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rep = report(elsewhere / "rep")
-    assert rep["verdict"] == "PASS"
-    # the installed copy ran, not the source tree
-    where = subprocess.run([str(py), "-c", "import streamcert; print(streamcert.__file__)"], cwd=elsewhere,
-                           capture_output=True, text=True, timeout=60)
-    assert str(venv) in where.stdout, where.stdout
+    assert report(elsewhere / "rep")["verdict"] == "PASS"
+    assert made["venv"] in made["where"], made["where"]  # the installed copy ran, not the source tree

@@ -14,7 +14,7 @@ from streamcert.running.own_checks import adopted_values
 
 pytest_plugins = ["pytester"]
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "test_own_checks.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "test_own_checks.py"
 
 COUNTING = '''
 import json, streamcert.plugin, streamcert.drivers

@@ -12,7 +12,7 @@ from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUNTIME = ("plugins", "suite")
 EXTRAS_AT_RUNTIME = {"grpc"}  # imported behind a check that says which extra to install (protocols/grpc_messages.py)
 DEV_ONLY = {"grpc_tools"}  # protocols/grpc_build.py, a development step (rebuilds the descriptor set): the test extra

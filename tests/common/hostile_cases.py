@@ -1,10 +1,10 @@
 """The hostile cases of issue 12, each a server (or a program) and the `streamcert run` pointed at it.
 
-One table serves two programs: `tests/test_hostile.py` runs every case and asserts how it ends (the
+One table serves two programs: `tests/e2e/test_hostile.py` runs every case and asserts how it ends (the
 exit code, the cause named, nothing secret or harness-made in any output, a bound on time), and
 `bench/hostile.py` prints the same runs as a table with wall time and peak memory.
 
-A case's server is an `Agent` (tests/hostile.py underneath): a small A2A agent that answers the card,
+A case's server is an `Agent` (tests/common/hostile.py underneath): a small A2A agent that answers the card,
 SendStreamingMessage (the Task, a WORKING status, one artifact, COMPLETED) and GetTask correctly,
 with the one part the case breaks overridden.
 """

@@ -16,7 +16,7 @@ from streamcert.report.aggregate import Aggregator, build_report, regressions_se
 P, F, E, W = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.WARNING
 NS, U = Outcome.NON_STRICT, Outcome.UNSUPPORTED
 
-JUNIT_XSD = Path(__file__).parent / "schemas" / "junit.xsd"
+JUNIT_XSD = Path(__file__).parents[1] / "schemas" / "junit.xsd"
 TARGET = {"a2a": "http://127.0.0.1:41241", "acp": None, "progress": None, "client": None,
           "fault": None, "embedded": True}
 SELECTED = {"a2a", "interactions"}  # acp is in the catalogue but not selected: SKIPPED, no badge

@@ -1,7 +1,7 @@
 """The reference agent's HTTP+JSON binding (reference/agent/rest.py), driven over real HTTP with plain httpx: every
 route of A2A 1.0.1 §11.3, the query types of §11.5, the error form of §11.6, and each REST fault variant.
 
-Independent of the suite's own client, as tests/test_reference.py is: the reference is what that client is
+Independent of the suite's own client, as tests/e2e/test_reference.py is: the reference is what that client is
 tested against.
 """
 

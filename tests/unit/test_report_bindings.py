@@ -2,7 +2,7 @@
 status the worst over the bindings, SKIPPED for a binding the run did not certify (and for a requirement none
 of whose bindings it certified, without making the verdict INCOMPLETE), a finding without a binding counting
 for every certified one; and how report.md, junit.xml and the console summary show them. report.html's
-columns and binding filter are checked in a browser in tests/test_report_html.py."""
+columns and binding filter are checked in a browser in tests/e2e/test_report_html.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The tables that let a run import only what it plays and judges: `drivers.DRIVER_MODULES` (the module of each
 driver) and `rules.RULE_MODULES` (the modules of each requirement-ID prefix). Each is checked here against what
 the modules register when all are imported, so that a driver or rule added elsewhere cannot be missed by a run
-(tests/test_run_imports.py checks what a run of one profile imports)."""
+(tests/e2e/test_run_imports.py checks what a run of one profile imports)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Small ACP agents that break down after initialize, for tests/test_stdio_hostile.py.
+"""Small ACP agents that break down after initialize, for tests/e2e/test_stdio_hostile.py.
 
-    python tests/stdio_agents.py init-then-exit   answers initialize, then exits with status 3 (a
+    python tests/common/stdio_agents.py init-then-exit   answers initialize, then exits with status 3 (a
                                                   line on stderr) when asked for session/new
-    python tests/stdio_agents.py init-then-hang [FILE]   answers initialize, then answers nothing more (given
+    python tests/common/stdio_agents.py init-then-hang [FILE]   answers initialize, then answers nothing more (given
                                                   FILE: until FILE exists, then it exits, status 0, silent)
 """
 

@@ -179,10 +179,31 @@ class Pool:
 
     def _claim(self, run: Run) -> bool:
         try:
-            os.close(os.open(self._path(run, "claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            fd = os.open(self._path(run, "claim"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
             return False  # another worker plays it
+        with os.fdopen(fd, "w") as claim:
+            claim.write(str(os.getpid()))  # whose it is: a worker that died leaves its runs to the others
         return True
+
+    def _abandoned(self, run: Run) -> bool:
+        """Whether the run was claimed by a process that is no more (an xdist worker that crashed): its results
+        will never come. The claim is then taken away, so that this process may claim the run again."""
+        claim = self._path(run, "claim")
+        try:
+            owner = int(claim.read_text() or 0)
+        except (FileNotFoundError, ValueError):  # not claimed, or its owner is writing its pid
+            return False
+        if not owner or owner == os.getpid():
+            return False
+        try:
+            os.kill(owner, 0)
+            return False
+        except ProcessLookupError:
+            claim.unlink(missing_ok=True)
+            return True
+        except PermissionError:
+            return False
 
     def _claimed_for(self, run: Run) -> float:
         """Seconds since the run was claimed (by any worker); 0 if it is not claimed yet."""
@@ -251,6 +272,9 @@ class Pool:
         give_up = time.monotonic() + run.bound_s + max(r.bound_s for r in self.runs.values())
         done = self._path(run, "json")
         while not done.exists():
+            if self._abandoned(run) and self._claim(run):  # played here: its worker died playing it
+                self._write(run, self._record(run))
+                break
             if time.monotonic() > give_up or self._claimed_for(run) > run.bound_s:
                 raise AssertionError(f"{run.name}: did not finish within {run.bound_s:.0f} s")
             time.sleep(POLL_S)

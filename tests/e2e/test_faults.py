@@ -13,12 +13,13 @@ pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_
 judge arrival times): each test plays those itself, one run at a time, with the pool of its process
 paused. Tests with timed runs come first, so most of them play before that pool has started.
 
-Run as a program (`python tests/test_faults.py`) it prints the table of faults → requirements
+Run as a program (`python tests/e2e/test_faults.py`) it prints the table of faults → requirements
 flagged, for the closing notes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import tempfile
@@ -155,9 +156,15 @@ def load_late(results: Results) -> set[str]:
     """The timed requirements that came out WARNING: measured on arrival times, past the tolerance but far below
     the FAIL bound. On a loaded machine the reference itself sends a frame late (PROG-011 saw a phase 0.163 s after
     its step began, tolerance 0.15 s, fail bound 0.5 s, in a full test run beside other jobs): the rule measured
-    right, and the lateness is the machine's, so neither the unbroken reference nor a fault's collateral is blamed
-    for it. A timed FAIL still counts, and a fault that declares a timed requirement must still be caught on it."""
+    right, and the lateness is the machine's, so a fault's collateral is not blamed for it (the unbroken reference's
+    are played again instead: its test). A timed FAIL still counts, and a fault that declares a timed requirement
+    must still be caught on it."""
     return {rid for rid, (o, _) in results.items() if o == Outcome.WARNING and rid in TIMING}
+
+
+def late_only(results: Results) -> bool:
+    """Whether every outcome is a WARNING of a requirement judged on arrival times (a frame past its tolerance)."""
+    return all(rid in TIMING and outcome == Outcome.WARNING for rid, (outcome, _) in results.items())
 
 
 @pytest.fixture(scope="session")
@@ -218,10 +225,13 @@ def test_unbroken_reference_passes_every_requirement(key, fault_pool):
         wanted = [r for r in wanted if load_catalogue()[r].profile in BOUND_PROFILES]
     missing = [r for r in wanted if r not in results]
     assert not missing, f"never judged against the reference: {missing}"
-    late = load_late(results)
-    if late:
-        print("timed WARNING read as the machine's load:", {r: results[r][1][:1] for r in sorted(late)})
-    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS and r not in late}
+    not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
+    if not_pass and check.timed and late_only(not_pass):
+        # Only frames past a timing tolerance (a WARNING): the reference sent them late, or the machine was too
+        # loaded to run its timers on time. The timed run is played once more, alone; what the reference does
+        # itself happens again, and its outcomes there stand for those requirements.
+        again = fault_pool.play_alone(dataclasses.replace(check.timed, name=check.timed.name + ".again"))
+        not_pass = {r: again.get(r, not_pass[r]) for r in not_pass if again.get(r, not_pass[r])[0] != Outcome.PASS}
     assert not not_pass, f"the unbroken reference does not pass: {not_pass}"
 
 

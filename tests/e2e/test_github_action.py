@@ -22,7 +22,7 @@ import yaml
 from streamcert import github_action
 from streamcert.github_action import Annotation, Inputs, annotations, command_args, output_line, read_inputs
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 120  # seconds, one run of the script (about 5 s each here)
 SECRET_TOKEN = "gha-t0ken-9b1f"  # sent as a header
 SECRET_PASSWORD = "pa55-9b1f-word"  # in a URL's user info

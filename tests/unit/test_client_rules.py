@@ -1,4 +1,4 @@
-"""CLIENT- rules, both ways, on hand-made client cases (tests/client_logs.py): a right client passes, a broken
+"""CLIENT- rules, both ways, on hand-made client cases (tests/common/client_logs.py): a right client passes, a broken
 one fails with the requirement it breaks, and no other; a client with no view is ERROR, never a harness fault."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The published JSON Schema of compatibility.json (cases/schemas/compatibility.schema.json): every kind of
 report the engine builds is valid, a report that breaks the contract (an unknown status, verdict or level, a
 missing field) is not, and fields added later are allowed. The end-to-end run's report is checked in
-tests/test_junit.py (one `streamcert run` for both)."""
+tests/e2e/test_junit.py (one `streamcert run` for both)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The capture's bounds and the causes findings name, against hostile servers on 127.0.0.1.
 
-Each case drives `stream-basic` (or `card`) against a small A2A agent (tests/hostile.py underneath) that
+Each case drives `stream-basic` (or `card`) against a small A2A agent (tests/common/hostile.py underneath) that
 plays the script correctly, with the one part the case breaks, and judges the log as a run does. The caps
 are small here (a stream cap of 1 MiB, an event cap of 64 KiB), so that every bound is reached without big
 transfers; the case of a 10 MiB card runs with the defaults. A cap reached leaves the requirements that

@@ -17,7 +17,7 @@ from streamcert.outcomes import Finding, Outcome
 from streamcert.report.aggregate import Aggregator, build_report
 from streamcert.report.writers import write_all
 
-CASSETTES = Path(__file__).resolve().parent.parent / "cassettes" / "reference"
+CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "reference"
 MIB = 1024 * 1024
 REPORT_FILES = ("compatibility.json", "junit.xml", "report.html", "report.md")
 

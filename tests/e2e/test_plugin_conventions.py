@@ -290,7 +290,7 @@ def test_ini_keys_are_listed_in_help(pytester):
 def test_the_alias_table_in_the_contract_names_every_old_flag():
     from pathlib import Path
 
-    text = (Path(__file__).parents[1] / "docs" / "contracts.md").read_text("utf-8")
+    text = (Path(__file__).parents[2] / "docs" / "contracts.md").read_text("utf-8")
     for opt in RUN_OPTIONS:
         if opt.alias:
             assert f"| `{opt.alias}` | `{opt.pytest}` | `{opt.env}` |" in text, opt.alias

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "plugins"
+ROOT = Path(__file__).resolve().parents[2] / "plugins"
 PACKAGE = "streamcert"
 
 # The function-level imports allowed to close a cycle (importer, imported): keep this list short, each with why.

@@ -12,7 +12,7 @@ from streamcert.cli import main
 from streamcert.framelog import FrameLog
 from streamcert.recordings import cassette
 
-CASSETTES = Path(__file__).resolve().parent.parent / "cassettes" / "reference"
+CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "reference"
 
 
 def alias_bomb(path: Path, levels: int = 12) -> Path:

@@ -35,7 +35,7 @@ CATALOGUE = {rid: load_catalogue()[rid] for rid in ("WIRE-003", "A2A-CARD-001", 
 
 @pytest.fixture(scope="module")
 def validator():
-    from report_cases import report_validator  # tests/report_cases.py: the schema of compatibility.json
+    from report_cases import report_validator  # tests/common/report_cases.py: the schema of compatibility.json
 
     return report_validator()
 

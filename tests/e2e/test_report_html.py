@@ -26,7 +26,7 @@ from streamcert.report.sources import source_url
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--no-first-run"]
-OUTPUT = Path(__file__).resolve().parents[1] / "reports" / "test-output" / "report-html"
+OUTPUT = Path(__file__).resolve().parents[2] / "reports" / "test-output" / "report-html"
 VIEWPORT = {"width": 1280, "height": 900}
 
 P, F, E, W, NS = Outcome.PASS, Outcome.FAIL, Outcome.ERROR, Outcome.WARNING, Outcome.NON_STRICT

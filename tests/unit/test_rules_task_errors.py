@@ -45,7 +45,7 @@ for _mod in (task_rules, task_list_rules, task_cancel_rules, err_rules):
     for _fn in vars(_mod).values():
         for _rid in getattr(_fn, "req_ids", ()):
             RULES.setdefault(_rid, []).append(_fn)
-# A2A-TASK-014..016 (several clients on one task) are rules/a2a/multistream.py's, proven in tests/test_multistream.py
+# A2A-TASK-014..016 (several clients on one task) are rules/a2a/multistream.py's, proven in tests/unit/test_multistream.py
 TASK_IDS = [f"A2A-TASK-{n:03d}" for n in (*range(1, 14), 17, 18)]
 ERR_IDS = [f"A2A-ERR-{n:03d}" for n in range(1, 18)]
 

@@ -29,7 +29,7 @@ from streamcert.running import live
 from streamcert.scrub import Scrubber
 from streamcert.wire import activity as hook
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RUN_S = 120  # the bound of one run (a --profile a2a run takes about 4 s)
 # The limit of the slow targets' waits below: far past the heartbeat's period, never reached (each target stays
 # silent until the test has read the heartbeat line, then lets the run go on at once).
@@ -114,7 +114,8 @@ def profile_scenarios(profile: str) -> set[str]:
 
 @pytest.mark.parametrize("extra", [[], ["--", "-n", "2"]], ids=["one-process", "xdist"])
 def test_a_line_per_scenario_arrives_as_it_finishes_under_a_pipe(tmp_path, extra):
-    with running("run", "--profile", "a2a", "--report", "rep", *extra, cwd=tmp_path) as out:
+    # over one binding: the lines are what is proven, not the bindings (each of a2a's tests prints one line)
+    with running("run", "--profile", "a2a", "--binding", "jsonrpc", "--report", "rep", *extra, cwd=tmp_path) as out:
         first, _ = out.expect(LINE, within=RUN_S)
         # The run goes on after its first line: the line was flushed when its test finished, not at exit.
         assert out.proc.poll() is None, out.text
@@ -143,7 +144,7 @@ def test_heartbeat_names_the_scenario_and_what_it_waits_for(tmp_path):
     """An ACP agent that answers initialize, then nothing: the run waits for session/new (up to SLOW_S), and
     within the heartbeat's period the run says so (before the test's own line). Then the agent exits, unanswered."""
     release = tmp_path / "release"
-    agent = f"{sys.executable} {REPO / 'tests' / 'stdio_agents.py'} init-then-hang {release}"
+    agent = f"{sys.executable} {REPO / 'tests' / 'common' / 'stdio_agents.py'} init-then-hang {release}"
     with running("run", "--profile", "acp", "--acp-cmd", agent, "--timeout", str(SLOW_S), "--stream-limit",
                  str(SLOW_S), "--report", "rep", "--", "-k", "test_acp_v2_items", cwd=tmp_path) as out:
         heard, wait = out.expect(WAIT, within=RUN_S, before=LINE)
