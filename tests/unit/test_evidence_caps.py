@@ -113,8 +113,8 @@ def test_what_an_agent_that_ignores_the_script_said_is_quoted_in_the_note():
     a 2 MiB status text is cut with its size and hash, not copied (a 64 MiB one was held four times over)."""
     from hostile import HostileServer
     from hostile_cases import LongStatus
-    from streamcert.drivers import Target, run_scenario
 
+    from streamcert.drivers import Target, run_scenario
     from streamcert.protocols.script import IGNORED_NOTE
 
     with HostileServer(LongStatus(2 * MIB), lifetime=60) as server:
