@@ -7,6 +7,7 @@ A test is end to end when it lives in `tests/e2e/`: its module starts what a run
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -17,6 +18,13 @@ E2E = HERE / "e2e"
 # The shared builders (logs.py, client_logs.py, report_cases.py, hostile.py, stdio_agents.py) are imported by name
 # from both halves: `from logs import frame`.
 sys.path.insert(0, str(HERE / "common"))
+
+# Ctrl-C as a terminal gives it. A shell without job control starts a background command (`pytest … &`, nohup) with
+# SIGINT ignored, and Python then installs no handler of its own, in this process nor in any it starts: the tests
+# that prove what a run does on Ctrl-C (test_interrupt, test_first_hour, test_lifecycle) would find it ignored.
+# A caught signal is set back to the default in a program exec'd from here, so the processes they start get it too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config: pytest.Config) -> None:
