@@ -24,6 +24,7 @@ from pathlib import Path
 from streamcert.catalogue import load_scenario
 from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome, worst
+from streamcert.reference.acp_client.in_process import in_process as in_process_acp_client
 from streamcert.reference.agent.server import ReferenceServer
 from streamcert.reference.client.client import in_process
 from streamcert.rules import RuleContext, judge
@@ -106,6 +107,8 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         target = Target(**{slot.field: reference_command(program, fault) for slot in slots},
                         stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
+        if program == "acp_client":  # played in this process with the agent it starts, as the embedded run plays it
+            target.acp_client_program = in_process_acp_client(fault)
         if program != "client":
             yield target
             return

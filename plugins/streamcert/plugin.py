@@ -151,6 +151,10 @@ class StreamcertRun:
                     from .reference.client.client import in_process_for
 
                     self._target.client_program = in_process_for(self._target.client_cmd)
+                if "acp-client" in self.selected_profiles():  # its ACP client and the agent that starts, likewise
+                    from .reference.acp_client.in_process import in_process_for as acp_in_process_for
+
+                    self._target.acp_client_program = acp_in_process_for(self._target.acp_client_cmd)
         return self._target
 
     def _starts_embedded(self) -> bool:

@@ -127,6 +127,9 @@ class Target:
     # (drivers/script_steps.py); a new target, even at a URL another server had, starts empty.
     script_probes: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
+    # The program acp_client_cmd runs, played in the suite's process (reference/acp_client/in_process.py): as
+    # client_program, only the embedded reference's ACP client is; None: acp_client_cmd, a process per case.
+    acp_client_program: Any = field(default=None, compare=False, repr=False)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)
     max_body_bytes: int = int(limits.MAX_BODY.default)

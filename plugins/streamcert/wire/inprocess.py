@@ -9,7 +9,7 @@ limits are the command's (the same `bound`, the same caps on lines and output), 
 cancels the task where a command's process group would be signalled. An exception that escapes the program is
 its crash: the traceback on its stderr, exit status 1, as the interpreter would end a command.
 
-Only the suite's own programs run this way (the embedded run's reference client: docs/clients.md); a program
+Only the suite's own programs run this way (the embedded run's reference clients, A2A and ACP: docs/clients.md); a program
 under test always runs as its command, in a process of its own (wire/stdio.py).
 """
 
