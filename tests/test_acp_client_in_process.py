@@ -28,7 +28,7 @@ pytest_plugins = ["pytester"]
 def target(fault: str | None, here: bool, **limits: float) -> Target:
     played = Target(acp_client_cmd=reference_command("acp_client", fault), **{"timeout": 20.0, **limits})
     if here:
-        played.acp_client_program = in_process(fault)
+        played.in_process["acp_client_cmd"] = in_process(fault)
     return played
 
 

@@ -147,14 +147,10 @@ class StreamcertRun:
                 self._target = dataclasses.replace(self._target, own_interfaces=True,
                                                    card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
                                                    headers=embedded_headers(self._target.headers)[0])
-                if "client" in self.selected_profiles():  # its client is played here, not started per case
-                    from .reference.client.client import in_process_for
+                # its stdio programs (clients, ACP agent, line renderer) are played here, not started per case
+                from .reference.in_process import programs
 
-                    self._target.client_program = in_process_for(self._target.client_cmd)
-                if "acp-client" in self.selected_profiles():  # its ACP client and the agent that starts, likewise
-                    from .reference.acp_client.in_process import in_process_for as acp_in_process_for
-
-                    self._target.acp_client_program = acp_in_process_for(self._target.acp_client_cmd)
+                self._target.in_process = programs(self._target, self.selected_profiles())
         return self._target
 
     def _starts_embedded(self) -> bool:

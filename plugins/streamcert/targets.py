@@ -119,17 +119,15 @@ class Target:
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (docs/contracts.md §7)
     client_base: str | None = None  # the recordings the client cases are built from (None: the reference's)
-    # The program client_cmd runs, played in the suite's own process instead (wire/inprocess.py): only the embedded
-    # reference's client is, set by the run that starts it (docs/clients.md); None: client_cmd, a process per case.
-    client_program: Any = field(default=None, compare=False, repr=False)
+    # The programs of the stdio commands above played in the suite's own process instead (wire/inprocess.py), by the
+    # field naming the command: only the embedded reference's own are, set by the run that starts it
+    # (reference/in_process.py, docs/clients.md); a command without one runs as a process.
+    in_process: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # agent URL -> why its test agent is held to ignore the script (None: it played the probe), for this run: the
     # copies a run makes of its target (one per binding) share it, so an agent is probed once a run
     # (drivers/script_steps.py); a new target, even at a URL another server had, starts empty.
     script_probes: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
-    # The program acp_client_cmd runs, played in the suite's process (reference/acp_client/in_process.py): as
-    # client_program, only the embedded reference's ACP client is; None: acp_client_cmd, a process per case.
-    acp_client_program: Any = field(default=None, compare=False, repr=False)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)
     max_body_bytes: int = int(limits.MAX_BODY.default)

@@ -6,7 +6,7 @@ The suite's agent is the reference ACP agent (`python -m streamcert.reference.ac
 with `--script FILE` (the case's script, played whatever the prompt carries: the client needs to know
 nothing of scripts) and `--record FILE` (every line it read and wrote, read back here: what the client
 was sent is known exactly, not assumed). The client is run once (the embedded run's reference client is played
-in the suite's process instead, `target.acp_client_program`, with the agent it starts: wire/inprocess.py,
+in the suite's process instead, `target.in_process["acp_client_cmd"]`, with the agent it starts: wire/inprocess.py,
 reference/acp_client/in_process.py; recorded the same way), in the environment of docs/contracts.md §7 as
 docs/clients.md extends it for ACP:
 
@@ -49,8 +49,7 @@ from ..framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Event, Exchange, Fram
 from ..targets import reference_command
 from ..wire import activity
 from ..wire.capture import Clock
-from ..wire.inprocess import InProcessPeer
-from ..wire.stdio import StdioPeer
+from ..wire.inprocess import command_peer
 from . import Target, driver
 from .a2a import make_script
 
@@ -88,8 +87,7 @@ async def acp_client_case(target: Target, scenario: Scenario, log: FrameLog) -> 
         env = {**os.environ, AGENT_CMD: command, CASE: scenario.id, CONTEXT: json.dumps(context, ensure_ascii=False)}
         kept = {"label": CLIENT, "clock": clock, "env": env, "max_bytes": target.max_stream_bytes,
                 "max_line": target.max_event_bytes}
-        peer = StdioPeer(target.acp_client_cmd or "", log, **kept) if target.acp_client_program is None else \
-            InProcessPeer(target.acp_client_program, target.acp_client_cmd or "", log, **kept)
+        peer = command_peer(target.acp_client_cmd or "", target.in_process.get("acp_client_cmd"), log, **kept)
         await peer.start()
         peer.ex.request_body = {"case": scenario.id, "context": context}
         if not peer.started:

@@ -25,11 +25,14 @@ import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocols import acp
 from ...protocols.script import SCRIPT_KEY
 from ..faults import check_fault, fault_argument, subclass_variants, variant
+
+if TYPE_CHECKING:
+    from ...wire.inprocess import Program
 
 AGENT_INFO = {"name": "streamcert-reference", "title": "streamcert reference ACP agent", "version": "0.1.0"}
 
@@ -287,6 +290,17 @@ def run(argv: list[str], lines: Iterable[str], out: Any, err: Any, run_id: Any =
         stdout.close_record()
         record.write("end", why)
         record.close()
+
+
+def in_process(fault: str | None = None) -> Program:
+    """The program `targets.reference_command("acp", fault)` runs, played in the suite's process (reference/in_process.py,
+    wire/inprocess.py): `run` in a thread, on the lines the suite writes. (Imported here: the command does not need
+    the suite's wire.)"""
+    from ...wire.inprocess import in_thread
+
+    check_fault(fault)
+    argv = ["--fault", fault] if fault else []
+    return in_thread(lambda stdin, out, err: run(argv, stdin, out, err))
 
 
 def serve(agent: Agent, args: argparse.Namespace, lines: Iterable[str], record: Record | None = None) -> int:

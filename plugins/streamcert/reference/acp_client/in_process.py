@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...targets import reference_command
-from ...wire.inprocess import Program
+from ...wire.inprocess import Input, Program
 from ..acp import agent as reference_agent
-from ..faults import FAULTS, check_fault
+from ..faults import check_fault
+from ..in_process import played_here
 from .client import EXIT_GRACE_S, LIMIT_S, Agent, Failed, Lines, plans_for, play
 
 _RUNS = itertools.count(1)  # the record's "pid" of an agent played here: each run its own
@@ -135,7 +136,7 @@ def in_process(fault: str | None = None) -> Program:
     check_fault(fault)
     make_plans = plans_for(fault)
 
-    async def program(env: Mapping[str, str], out: Callable[[str], None], err: Callable[[str], None]) -> int:
+    async def program(env: Mapping[str, str], stdin: Input, out: Callable[[str], None], err: Callable[[str], None]) -> int:
         loop = asyncio.get_running_loop()
         started: list[Lines] = []
 
@@ -173,7 +174,4 @@ def in_process(fault: str | None = None) -> Program:
 def in_process_for(command: str | None) -> Program | None:
     """The in-process program of `command` when it is the reference ACP client's own (`reference_command("acp_client",
     fault)`, with or without one of its faults), else None: any other command runs as itself."""
-    for fault in (None, *(f.name for f in FAULTS.values() if f.target == "acp_client")):
-        if command == reference_command("acp_client", fault):
-            return in_process(fault)
-    return None
+    return played_here("acp_client", command, in_process)
