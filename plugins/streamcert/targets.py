@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,16 +74,22 @@ def reference_command(program: str, fault: str | None = None) -> str:
     return cmd + (f" --fault {fault}" if fault else "")
 
 
-def embedded_targets(url: str, fault: str | None = None, broken: str | None = None) -> dict[str, str]:
-    """Target field → value for the embedded reference whose server is at `url`; `fault` runs in the
-    program `broken` (the server at `url` was started with it already)."""
+def embedded_targets(url: str | None, fault: str | None = None, broken: str | None = None) -> dict[str, str]:
+    """Target field → value for the embedded reference whose server is at `url` (None: not started, its stdio
+    programs alone); `fault` runs in the program `broken` (the server at `url` was started with it already)."""
     values = {}
     for slot in SLOTS:
         if slot.program == SERVER:
-            values[slot.field] = url + slot.route
+            if url is not None:
+                values[slot.field] = url + slot.route
         elif slot.program:
             values[slot.field] = reference_command(slot.program, fault if broken == slot.program else None)
     return values
+
+
+def needs_server(profiles: Iterable[str]) -> bool:
+    """Whether any of `profiles` is served by the embedded reference's server (the others by its stdio programs)."""
+    return any(SLOT_OF_PROFILE[p].program == SERVER for p in profiles if p in SLOT_OF_PROFILE)
 
 
 def names_a_target(values: Mapping[str, Any]) -> bool:
