@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import time
 
 import pytest
 
@@ -83,7 +84,7 @@ def test_only_the_reference_acp_clients_own_command_is_played_in_process():
 def stopped(here: bool) -> FrameLog:
     """A case whose agent sleeps past the stream limit: the client is stopped at it, its agent with it."""
     case = load_scenario("acp-client-v2-items")
-    script = {**case.script, "steps": [{"sleep": 3000}, *case.script["steps"]]}
+    script = {**case.script, "steps": [{"sleep": 6000}, *case.script["steps"]]}
     case = dataclasses.replace(case, script=script)
     log = FrameLog(scenario=case.id, target="", script=script)
     asyncio.run(load_driver("acp-client-case")(target(None, here, stream_limit=1.0), case, log))
@@ -91,7 +92,10 @@ def stopped(here: bool) -> FrameLog:
 
 
 def test_a_client_stopped_at_its_limit_is_recorded_with_its_agent_as_a_stopped_process_group_is():
-    command, here = stopped(False), stopped(True)
+    command = stopped(False)
+    started = time.monotonic()
+    here = stopped(True)
+    assert time.monotonic() - started < 4.5  # the agent's sleep cut short as a stopped process group's is (6 s)
     for log in (command, here):
         client, agent = log.get("client"), log.get("agent")
         assert client.end == END_TIME_LIMIT and client.status is None and client.events == []

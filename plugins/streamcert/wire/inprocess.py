@@ -23,6 +23,7 @@ import asyncio
 import os
 import queue
 import signal
+import threading
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any
@@ -34,11 +35,14 @@ from .stdio import StdioPeer
 
 class Input:
     """A program's stdin: the lines the driver writes, each with its line end, until it ends the input. Iterating
-    blocks until the next line (read it in a thread, or with `asyncio.to_thread`); it ends when the input does."""
+    blocks until the next line (read it in a thread, or with `asyncio.to_thread`); it ends when the input does.
+    `stopped` is set when the suite stops the program (a limit): a blocking program waits on it where a command
+    would sleep, so that it ends at once as a signalled process does."""
 
     def __init__(self) -> None:
         self._lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.closed = False
+        self.stopped = threading.Event()
 
     def put(self, line: str) -> None:
         self._lines.put(line)
@@ -47,6 +51,10 @@ class Input:
         if not self.closed:
             self.closed = True
             self._lines.put(None)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.close()
 
     def __iter__(self) -> Iterator[str]:
         while (line := self._lines.get()) is not None:
@@ -120,7 +128,7 @@ class InProcessPeer(StdioPeer):
         if self._task is None or self._task.done():
             return False
         if sig:
-            self.stdin.close()
+            self.stdin.stop()
             self._task.cancel()
         return True
 
@@ -144,8 +152,9 @@ class _Text:
 
 def in_thread(main: Callable[[Input, Any, Any], int]) -> Program:
     """The program of a blocking `main(stdin, stdout, stderr) -> exit status` (text streams with `write` and
-    `flush`): played in a thread; stopping it ends its input (the thread itself runs on until it reads that end), and
-    a SystemExit ends it with its code as it ends a command."""
+    `flush`): played in a thread; stopping it ends its input and sets `stdin.stopped` (the thread itself runs on
+    until it reads that end, what it writes meanwhile not read), and a SystemExit ends it with its code as it ends a
+    command."""
 
     def play(stdin: Input, out: Any, err: Any) -> int:
         try:

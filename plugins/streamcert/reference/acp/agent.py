@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -44,6 +46,7 @@ class Agent:
     script: dict[str, Any] | None = None  # --script: played whatever session/prompt `_meta` carries
     out: Any = None  # where its lines go (None: sys.stdout as it is at the time of writing)
     err: Any = None  # where its logs go (None: sys.stderr)
+    stopped: threading.Event | None = None  # played in the suite's process: set when the suite stops it
 
     def __init__(self, protocol: int = acp.LATEST) -> None:
         self.protocol = protocol
@@ -56,6 +59,14 @@ class Agent:
         out = self.out or sys.stdout
         out.write(text)
         out.flush()
+
+    def pause(self, seconds: float) -> None:
+        """A script's sleep; played in the suite's process, cut short when the suite stops the agent (a stopped
+        command's process is gone at once too)."""
+        if self.stopped is None:
+            time.sleep(seconds)
+        elif self.stopped.wait(seconds):
+            raise SystemExit(-signal.SIGTERM)  # what a signalled process would end with
 
     def log(self, text: str) -> None:
         print(f"[reference-acp] {text}", file=self.err or sys.stderr, flush=True)
@@ -186,7 +197,7 @@ def _fail(agent: Agent, sid: str, text: Any) -> None:
 
 
 def _sleep(agent: Agent, sid: str, ms: Any) -> None:
-    time.sleep(max(0.0, float(ms)) / 1000)
+    agent.pause(max(0.0, float(ms)) / 1000)
 
 
 def _plan(agent: Agent, sid: str, spec: Any) -> None:
@@ -264,13 +275,15 @@ def main(argv: list[str] | None = None) -> int:
     return run(sys.argv[1:] if argv is None else argv, sys.stdin, sys.stdout, sys.stderr)
 
 
-def run(argv: list[str], lines: Iterable[str], out: Any, err: Any, run_id: Any = None) -> int:
+def run(argv: list[str], lines: Iterable[str], out: Any, err: Any, run_id: Any = None,
+        stopped: threading.Event | None = None) -> int:
     """The agent the command line `argv` asks for, answering `lines` (its input, each with its line end) on `out`
-    until they end, its logs on `err`: the command's run (`main`), or one played in a client's process (the
-    reference ACP client's, reference/acp_client/in_process.py) with `run_id` for its record."""
+    until they end, its logs on `err`: the command's run (`main`), or one played in the suite's process (`in_process`;
+    the reference ACP client's, reference/acp_client/in_process.py, with `run_id` for its record), whose sleeps
+    end when `stopped` is set."""
     args = parser().parse_args(argv)
     agent = agent_for(args.fault, args.protocol)
-    agent.err = err
+    agent.err, agent.stopped = err, stopped
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             agent.script = json.load(f)
@@ -287,8 +300,9 @@ def run(argv: list[str], lines: Iterable[str], out: Any, err: Any, run_id: Any =
         why = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        stdout.close_record()
-        record.write("end", why)
+        if stopped is None or not stopped.is_set():  # a stopped agent records no end, as a killed process leaves none
+            stdout.close_record()
+            record.write("end", why)
         record.close()
 
 
@@ -300,7 +314,7 @@ def in_process(fault: str | None = None) -> Program:
 
     check_fault(fault)
     argv = ["--fault", fault] if fault else []
-    return in_thread(lambda stdin, out, err: run(argv, stdin, out, err))
+    return in_thread(lambda stdin, out, err: run(argv, stdin, out, err, stopped=stdin.stopped))
 
 
 def serve(agent: Agent, args: argparse.Namespace, lines: Iterable[str], record: Record | None = None) -> int:

@@ -80,6 +80,7 @@ class InProcessAgent(Lines):
         self.input: queue.Queue[str | None] = queue.Queue()
         self.closed = False
         self.returncode: int | None = None
+        self.stopped = threading.Event()  # set when the suite stops the client: the agent's sleeps end
         self.output = _Output(self.lines)
         self.thread = threading.Thread(target=self._run, args=(argv, _Stderr(err)), daemon=True,
                                        name="reference ACP agent")
@@ -91,7 +92,8 @@ class InProcessAgent(Lines):
     def _run(self, argv: list[str], err: _Stderr) -> None:
         status = 1
         try:
-            status = reference_agent.run(argv, self._input(), self.output, err, run_id=f"in-process-{next(_RUNS)}")
+            status = reference_agent.run(argv, self._input(), self.output, err, run_id=f"in-process-{next(_RUNS)}",
+                                         stopped=self.stopped)
         except SystemExit as exc:  # argparse's refusal of its arguments, as the command exits
             status = exc.code if isinstance(exc.code, int) else 1
         except BaseException:  # noqa: BLE001  (the interpreter's way: the traceback on stderr, status 1)
@@ -116,6 +118,7 @@ class InProcessAgent(Lines):
 
     def end_now(self) -> None:
         """The suite stopped the client: the agent's input ends, and the client's next wait finds its output ended."""
+        self.stopped.set()
         self.closed = True
         self.input.put(None)
         self.lines.put(None)
