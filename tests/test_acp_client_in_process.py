@@ -81,13 +81,16 @@ def test_only_the_reference_acp_clients_own_command_is_played_in_process():
         assert in_process_for(other) is None, other
 
 
+STOP_AT = 3.0  # the stream limit: room for a command's Python start-up on a loaded machine, before the prompt
+
+
 def stopped(here: bool) -> FrameLog:
     """A case whose agent sleeps past the stream limit: the client is stopped at it, its agent with it."""
     case = load_scenario("acp-client-v2-items")
-    script = {**case.script, "steps": [{"sleep": 6000}, *case.script["steps"]]}
+    script = {**case.script, "steps": [{"sleep": 9000}, *case.script["steps"]]}
     case = dataclasses.replace(case, script=script)
     log = FrameLog(scenario=case.id, target="", script=script)
-    asyncio.run(load_driver("acp-client-case")(target(None, here, stream_limit=1.0), case, log))
+    asyncio.run(load_driver("acp-client-case")(target(None, here, stream_limit=STOP_AT), case, log))
     return log
 
 
@@ -95,7 +98,7 @@ def test_a_client_stopped_at_its_limit_is_recorded_with_its_agent_as_a_stopped_p
     command = stopped(False)
     started = time.monotonic()
     here = stopped(True)
-    assert time.monotonic() - started < 4.5  # the agent's sleep cut short as a stopped process group's is (6 s)
+    assert time.monotonic() - started < STOP_AT + 3  # the agent's sleep cut short as a stopped process group's is (9 s)
     for log in (command, here):
         client, agent = log.get("client"), log.get("agent")
         assert client.end == END_TIME_LIMIT and client.status is None and client.events == []

@@ -133,7 +133,7 @@ class InProcessPeer(StdioPeer):
         return True
 
 
-class _Text:
+class ThreadText:
     """A text stream whose writes, from a thread, go to `write` on `loop`'s thread."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, write: Write) -> None:
@@ -168,7 +168,7 @@ def in_thread(main: Callable[[Input, Any, Any], int]) -> Program:
     async def program(env: Mapping[str, str], stdin: Input, out: Write, err: Write) -> int:
         loop = asyncio.get_running_loop()
         try:
-            return await asyncio.to_thread(play, stdin, _Text(loop, out), _Text(loop, err))
+            return await asyncio.to_thread(play, stdin, ThreadText(loop, out), ThreadText(loop, err))
         finally:
             stdin.close()
 

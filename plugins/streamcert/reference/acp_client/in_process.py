@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ...targets import reference_command
-from ...wire.inprocess import Input, Program
+from ...wire.inprocess import Input, Program, ThreadText
 from ..acp import agent as reference_agent
 from ..faults import check_fault
 from ..in_process import played_here
@@ -57,39 +57,24 @@ class _Output:
         self.lines.put(None)
 
 
-class _Stderr:
-    """A text stream writing to `say` (the client's stderr, whole writes)."""
-
-    def __init__(self, say: Callable[[str], None]) -> None:
-        self.say = say
-
-    def write(self, text: str) -> int:
-        self.say(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
 class InProcessAgent(Lines):
     """The reference ACP agent run by agent.py's `run` in a thread, on in-memory lines."""
 
-    def __init__(self, argv: list[str], deadline: float, say: Callable[[str], None],
-                 err: Callable[[str], None]) -> None:
+    def __init__(self, argv: list[str], deadline: float, say: Callable[[str], None], err: ThreadText) -> None:
         super().__init__(deadline, say)
         self.input: queue.Queue[str | None] = queue.Queue()
         self.closed = False
         self.returncode: int | None = None
         self.stopped = threading.Event()  # set when the suite stops the client: the agent's sleeps end
         self.output = _Output(self.lines)
-        self.thread = threading.Thread(target=self._run, args=(argv, _Stderr(err)), daemon=True,
+        self.thread = threading.Thread(target=self._run, args=(argv, err), daemon=True,
                                        name="reference ACP agent")
         self.thread.start()
 
     def _input(self) -> Iterator[str]:
         yield from iter(self.input.get, None)
 
-    def _run(self, argv: list[str], err: _Stderr) -> None:
+    def _run(self, argv: list[str], err: ThreadText) -> None:
         status = 1
         try:
             status = reference_agent.run(argv, self._input(), self.output, err, run_id=f"in-process-{next(_RUNS)}",
@@ -143,18 +128,14 @@ def in_process(fault: str | None = None) -> Program:
         loop = asyncio.get_running_loop()
         started: list[Lines] = []
 
-        def from_thread(text: str) -> None:
-            try:
-                loop.call_soon_threadsafe(err, text)
-            except RuntimeError:  # the loop is gone: the suite is done with this run
-                pass
+        stderr = ThreadText(loop, err)  # the client's, and the agent's it starts (as a command's child inherits it)
 
         def say(text: str) -> None:
-            from_thread(f"[reference-acp-client] {text}\n")
+            stderr.write(f"[reference-acp-client] {text}\n")
 
         def start(command: str, deadline: float) -> Lines:
             argv = _agent_argv(command)
-            agent = Agent(command, deadline, say) if argv is None else InProcessAgent(argv, deadline, say, from_thread)
+            agent = Agent(command, deadline, say) if argv is None else InProcessAgent(argv, deadline, say, stderr)
             started.append(agent)
             return agent
 
