@@ -32,7 +32,7 @@ from .running import live, selection
 from .running.report_keys import FINDINGS_KEY, REGRESSIONS_KEY, XDIST_CRASH
 from .scrub import Scrubber
 from .suite_map import profiles_of, runs_suite, scenarios_of_item, scenarios_of_test
-from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target
+from .targets import REFERENCE_CARD_KEY, Target, embedded_headers, names_a_target, needs_server
 from .wallclock import now
 from .wire import unanswered
 
@@ -147,10 +147,10 @@ class StreamcertRun:
                 self._target = dataclasses.replace(self._target, own_interfaces=True,
                                                    card_keys=self._target.card_keys or (REFERENCE_CARD_KEY,),
                                                    headers=embedded_headers(self._target.headers)[0])
-                if "client" in self.selected_profiles():  # its client is played here, not started per case
-                    from .reference.client.client import in_process_for
+                # its stdio programs (clients, ACP agent, line renderer) are played here, not started per case
+                from .reference.in_process import programs
 
-                    self._target.client_program = in_process_for(self._target.client_cmd)
+                self._target.in_process = programs(self._target, self.selected_profiles())
         return self._target
 
     def _starts_embedded(self) -> bool:
@@ -183,7 +183,8 @@ class StreamcertRun:
 
         given = run_options.target_of(self._given).headers
         self.embedded = ReferenceProcess(fault=self.options["fault"], secured_token=embedded_headers(given)[1])
-        self.embedded.start()
+        if needs_server(self.selected_profiles()):  # acp, client, line, acp-client: its stdio programs alone
+            self.embedded.start()
         self.embedded_targets = self.embedded.targets()
 
     def bindings(self) -> Any:

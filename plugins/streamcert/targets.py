@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,16 +74,22 @@ def reference_command(program: str, fault: str | None = None) -> str:
     return cmd + (f" --fault {fault}" if fault else "")
 
 
-def embedded_targets(url: str, fault: str | None = None, broken: str | None = None) -> dict[str, str]:
-    """Target field → value for the embedded reference whose server is at `url`; `fault` runs in the
-    program `broken` (the server at `url` was started with it already)."""
+def embedded_targets(url: str | None, fault: str | None = None, broken: str | None = None) -> dict[str, str]:
+    """Target field → value for the embedded reference whose server is at `url` (None: not started, its stdio
+    programs alone); `fault` runs in the program `broken` (the server at `url` was started with it already)."""
     values = {}
     for slot in SLOTS:
         if slot.program == SERVER:
-            values[slot.field] = url + slot.route
+            if url is not None:
+                values[slot.field] = url + slot.route
         elif slot.program:
             values[slot.field] = reference_command(slot.program, fault if broken == slot.program else None)
     return values
+
+
+def needs_server(profiles: Iterable[str]) -> bool:
+    """Whether any of `profiles` is served by the embedded reference's server (the others by its stdio programs)."""
+    return any(SLOT_OF_PROFILE[p].program == SERVER for p in profiles if p in SLOT_OF_PROFILE)
 
 
 def names_a_target(values: Mapping[str, Any]) -> bool:
@@ -119,9 +125,10 @@ class Target:
     acp_cmd: str | None = None  # an ACP agent, started as a subprocess
     client_cmd: str | None = None  # a client to certify (docs/contracts.md §7)
     client_base: str | None = None  # the recordings the client cases are built from (None: the reference's)
-    # The program client_cmd runs, played in the suite's own process instead (wire/inprocess.py): only the embedded
-    # reference's client is, set by the run that starts it (docs/clients.md); None: client_cmd, a process per case.
-    client_program: Any = field(default=None, compare=False, repr=False)
+    # The programs of the stdio commands above played in the suite's own process instead (wire/inprocess.py), by the
+    # field naming the command: only the embedded reference's own are, set by the run that starts it
+    # (reference/in_process.py, docs/clients.md); a command without one runs as a process.
+    in_process: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # agent URL -> why its test agent is held to ignore the script (None: it played the probe), for this run: the
     # copies a run makes of its target (one per binding) share it, so an agent is probed once a run
     # (drivers/script_steps.py); a new target, even at a URL another server had, starts empty.

@@ -25,7 +25,7 @@ from streamcert.catalogue import load_scenario
 from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome, worst
 from streamcert.reference.agent.server import ReferenceServer
-from streamcert.reference.client.client import in_process
+from streamcert.reference.in_process import programs as in_process_programs
 from streamcert.rules import RuleContext, judge
 from streamcert.targets import REFERENCE_CARD_KEY, REFERENCE_HEADERS, SERVER, SLOTS, Target, reference_command
 
@@ -106,13 +106,14 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         target = Target(**{slot.field: reference_command(program, fault) for slot in slots},
                         stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
+        # Played in this process, as the embedded run plays them (reference/in_process.py, docs/clients.md).
+        target.in_process = in_process_programs(target, [profile for slot in slots for profile in slot.profiles])
         if program != "client":
             yield target
             return
-        # The reference A2A client is played in this process, as the embedded run plays it (docs/clients.md), at most
-        # IN_PROCESS_CLIENTS at once: a case that sends every byte in a read of its own (client-utf8-bytes) wakes
-        # the client 10 000 times, and each wake waits for the interpreter lock held by the other runs' threads.
-        target.client_program = in_process(fault)
+        # The reference A2A client at most IN_PROCESS_CLIENTS at once: a case that sends every byte in a read of its own
+        # (client-utf8-bytes) wakes the client 10 000 times, and each wake waits for the interpreter lock held by the
+        # other runs' threads.
         with _IN_PROCESS_SLOTS:
             yield target
 

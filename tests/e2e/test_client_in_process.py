@@ -32,7 +32,7 @@ MINTED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{
 def played(case_id: str, fault: str | None, here: bool) -> FrameLog:
     target = Target(client_cmd=reference_command("client", fault), timeout=20)
     if here:
-        target.client_program = in_process(fault)
+        target.in_process["client_cmd"] = in_process(fault)
     return run_scenario(case_id, target)
 
 
@@ -81,25 +81,25 @@ def test_only_the_reference_clients_own_command_is_played_in_process():
         assert in_process_for(other) is None, other
 
 
-async def _hangs(env, out, err):
+async def _hangs(env, stdin, out, err):
     out("thinking\n")
     await asyncio.sleep(60)
     return 0
 
 
-async def _crashes(env, out, err):
+async def _crashes(env, stdin, out, err):
     err("about to break\n")
     raise RuntimeError("the client broke here")
 
 
 def test_an_in_process_program_that_hangs_is_cut_at_its_limit_and_one_that_crashes_exits_1():
     started = time.monotonic()
-    log = run_scenario("client-basic", Target(client_cmd="hangs", client_program=_hangs, timeout=1.0))
+    log = run_scenario("client-basic", Target(client_cmd="hangs", in_process={"client_cmd": _hangs}, timeout=1.0))
     ex = log.get("client")
     assert ex.end == END_TIME_LIMIT and ex.status is None and ex.notes["returncode"] is None
     assert ex.notes["limit"]["cap"] == "timeout" and [e.data for e in ex.events] == ["thinking"]
     assert time.monotonic() - started < 1.0 + 3
-    log = run_scenario("client-basic", Target(client_cmd="crashes", client_program=_crashes, timeout=5))
+    log = run_scenario("client-basic", Target(client_cmd="crashes", in_process={"client_cmd": _crashes}, timeout=5))
     ex = log.get("client")
     assert ex.end == END_CLOSED and ex.status == 1 and ex.url == "crashes"
     assert "about to break" in ex.notes["stderr_tail"] and "RuntimeError: the client broke here" in ex.notes["stderr_tail"]

@@ -241,6 +241,14 @@ def test_a_run_that_deselects_everything_starts_nothing(pytester, starts):
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED and not starts
 
 
+def test_a_run_of_profiles_its_server_does_not_serve_starts_no_server(pytester, starts):
+    """acp and line (and client, acp-client) are served by the embedded reference's stdio programs, played in the
+    run's process: its server starts only for a profile it serves (the control: the test below)."""
+    result = pytester.runpytest(*SUITE, "-q", "--streamcert-profile", "acp", "--streamcert-profile", "line")
+    assert not starts
+    assert result.parseoutcomes()["passed"] == 5 and result.ret == 0  # the four ACP scenarios and line-cases
+
+
 def test_a_run_that_drives_a_scenario_does_start_it(pytester, starts):
     """The control of the two tests above: the same patch sees the start of a real run."""
     result = pytester.runpytest(*SUITE, "-q", "--streamcert-scenario", "card")

@@ -1,7 +1,8 @@
 """Driver for the ACP scenarios (profile `acp`): one prompt turn with an agent on stdio.
 
-The suite starts `target.acp_cmd`, sends `initialize` (the scenario's protocolVersion, with or
-without `clientCapabilities.plan`), `session/new` (an absolute temporary cwd, no MCP servers) and
+The suite starts `target.acp_cmd` (the embedded run's reference agent is played in the suite's process instead,
+`target.in_process["acp_cmd"]`, wire/inprocess.py, recorded the same way), sends `initialize` (the scenario's
+protocolVersion, with or without `clientCapabilities.plan`), `session/new` (an absolute temporary cwd, no MCP servers) and
 `session/prompt` carrying the script in `_meta` (docs/contracts.md §6), then reads every line until the prompt
 is answered. Requests the agent makes of the client are answered: `session/request_permission` with
 the first allowing option, anything else with -32601.
@@ -40,6 +41,7 @@ from ..contract.run import UNREACHABLE
 from ..framelog import FrameLog
 from ..protocols import acp
 from ..protocols.script import SCRIPT_KEY
+from ..wire.inprocess import command_peer
 from ..wire.jsonlines import read_lines
 from ..wire.stdio import StdioPeer
 from . import Target, driver
@@ -103,8 +105,8 @@ async def acp_turn(target: Target, scenario: Scenario, log: FrameLog) -> None:
     log.target = target.acp_cmd or ""
     with tempfile.TemporaryDirectory(prefix="streamcert-acp-") as cwd:
         log.notes[ACP] = {"requested_version": version, "plan_capability": capable, "cwd": cwd}
-        peer = StdioPeer(target.acp_cmd or "", log, label=AGENT, max_bytes=target.max_stream_bytes,
-                         max_line=target.max_event_bytes)
+        peer = command_peer(target.acp_cmd or "", target.in_process.get("acp_cmd"), log, label=AGENT,
+                            max_bytes=target.max_stream_bytes, max_line=target.max_event_bytes)
         await peer.start()
         if not peer.started:
             log.notes[UNREACHABLE] = f"the agent could not be started: {peer.ex.error}"

@@ -5,7 +5,9 @@ The suite's agent is the reference ACP agent (`python -m streamcert.reference.ac
 `acp` profile certifies in both protocol versions), started by the client from `STREAMCERT_AGENT_CMD`
 with `--script FILE` (the case's script, played whatever the prompt carries: the client needs to know
 nothing of scripts) and `--record FILE` (every line it read and wrote, read back here: what the client
-was sent is known exactly, not assumed). The client is run once, in the environment of docs/contracts.md §7 as
+was sent is known exactly, not assumed). The client is run once (the embedded run's reference client is played
+in the suite's process instead, `target.in_process["acp_client_cmd"]`, with the agent it starts: wire/inprocess.py,
+reference/acp_client/in_process.py; recorded the same way), in the environment of docs/contracts.md §7 as
 docs/clients.md extends it for ACP:
 
   STREAMCERT_AGENT_CMD  the command that starts the suite's agent on stdio
@@ -47,7 +49,7 @@ from ..framelog import END_CLIENT_STOP, END_CLOSED, Chunk, Event, Exchange, Fram
 from ..targets import reference_command
 from ..wire import activity
 from ..wire.capture import Clock
-from ..wire.stdio import StdioPeer
+from ..wire.inprocess import command_peer
 from . import Target, driver
 from .a2a import make_script
 
@@ -83,8 +85,9 @@ async def acp_client_case(target: Target, scenario: Scenario, log: FrameLog) -> 
         script_file.write_text(json.dumps(script, ensure_ascii=False), "utf-8")
         command = agent_command(script_file, record_file)
         env = {**os.environ, AGENT_CMD: command, CASE: scenario.id, CONTEXT: json.dumps(context, ensure_ascii=False)}
-        peer = StdioPeer(target.acp_client_cmd or "", log, label=CLIENT, clock=clock, env=env,
-                         max_bytes=target.max_stream_bytes, max_line=target.max_event_bytes)
+        kept = {"label": CLIENT, "clock": clock, "env": env, "max_bytes": target.max_stream_bytes,
+                "max_line": target.max_event_bytes}
+        peer = command_peer(target.acp_client_cmd or "", target.in_process.get("acp_client_cmd"), log, **kept)
         await peer.start()
         peer.ex.request_body = {"case": scenario.id, "context": context}
         if not peer.started:

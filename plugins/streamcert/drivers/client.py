@@ -4,7 +4,7 @@ One client case (cases/client/<id>.json) per scenario. The case's stream is buil
 and variations (client_cases.build) and served by the replay server (recordings/replay.py) on 127.0.0.1, at the case's
 `pace` (default `fast`). The client command (`target.client_cmd`) is run once, in a process group of its own
 (wire/stdio.py); the embedded run's reference client is played in the suite's process instead
-(`target.client_program`, wire/inprocess.py), recorded the same way. Either gets the caller's environment plus
+(`target.in_process["client_cmd"]`, wire/inprocess.py), recorded the same way. Either gets the caller's environment plus
   STREAMCERT_URL      the replay's origin (http://127.0.0.1:PORT, no path): the card at its
                       /.well-known/agent-card.json, the JSON-RPC interface at the URL the card declares (the
                       only URL answered: any other path gets 404)
@@ -59,8 +59,7 @@ from ..recordings import client_cases
 from ..recordings.replay import ReplayServer
 from ..wire import activity
 from ..wire.capture import Clock
-from ..wire.inprocess import InProcessPeer
-from ..wire.stdio import StdioPeer
+from ..wire.inprocess import command_peer
 from . import Target, driver
 
 STDERR_KEPT = 2000  # characters of the client's stderr kept in `stderr_tail`
@@ -97,8 +96,7 @@ async def client_case(target: Target, scenario: Scenario, log: FrameLog) -> None
                                         limit_s=min(allowed, target.stream_limit))
         kept = {"label": CLIENT, "clock": clock, "env": environment(url, scenario.id, context),
                 "max_bytes": target.max_stream_bytes, "max_line": target.max_event_bytes}
-        peer = StdioPeer(target.client_cmd or "", log, **kept) if target.client_program is None else \
-            InProcessPeer(target.client_program, target.client_cmd or "", log, **kept)
+        peer = command_peer(target.client_cmd or "", target.in_process.get("client_cmd"), log, **kept)
         await peer.start()
         peer.ex.request_body = {"case": scenario.id, "context": context}
         if peer.started:

@@ -1,7 +1,8 @@
 """Driver for certifying a progress-line renderer (profile `line`, docs/contracts.md §7).
 
-The renderer (`target.line_cmd`) is started once and fed every case of cases/progress.json (or
-of `target.progress_cases`) three times, one JSON object per line:
+The renderer (`target.line_cmd`; the embedded run's reference renderer is played in the suite's process instead,
+`target.in_process["line_cmd"]`, wire/inprocess.py, recorded the same way) is started once and fed every case of
+cases/progress.json (or of `target.progress_cases`) three times, one JSON object per line:
   pass 1  {"progress", "now"}                  every case in order: the line
   pass 2  {"progress", "now", "form": "text"}  every case in order: the text alone
   pass 3  {"progress", "now"}                  every case in reverse order: the same line again
@@ -25,7 +26,7 @@ from ..contract.labels.line import LINE
 from ..contract.line import CASES, CASES_ERROR, CASES_SOURCE, INPUTS, LINES_MISSING
 from ..framelog import FrameLog
 from ..recordings.progress_cases import CasesError, load_cases
-from ..wire.stdio import StdioPeer
+from ..wire.inprocess import command_peer
 from . import Target, driver
 
 
@@ -55,8 +56,8 @@ async def line_cases(target: Target, scenario: Scenario, log: FrameLog) -> None:
     plan = plan_inputs(cases)
     log.notes.update({CASES: cases, CASES_SOURCE: source,
                       INPUTS: [{"case": cases[i]["name"], "form": form, "pass": p} for i, form, p in plan]})
-    peer = StdioPeer(target.line_cmd or "", log, label=LINE, max_bytes=target.max_stream_bytes,
-                     max_line=target.max_event_bytes)
+    peer = command_peer(target.line_cmd or "", target.in_process.get("line_cmd"), log, label=LINE,
+                        max_bytes=target.max_stream_bytes, max_line=target.max_event_bytes)
     await peer.start()
     if not peer.started:
         return

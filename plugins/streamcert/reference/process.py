@@ -1,5 +1,6 @@
 """The embedded reference of a run: its server as a child process (`streamcert serve`), so its timing
-never competes with the suite's own process for the interpreter, and its stdio programs as commands."""
+never competes with the suite's own process for the interpreter, and its stdio programs as commands (which the
+embedded run plays in its own process: reference/in_process.py)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,8 @@ class ReferenceProcess:
         return url
 
     def targets(self) -> dict[str, str]:
-        """Target field → value for every target the embedded reference provides (once started)."""
-        if self.url is None:
-            raise RuntimeError("the embedded reference has not been started")
+        """Target field → value for every target the embedded reference provides: its stdio programs, and its
+        server's routes once started (a run of profiles its server does not serve never starts it)."""
         return embedded_targets(self.url, self.fault, self.broken)
 
     def stop(self) -> None:

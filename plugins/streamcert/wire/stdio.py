@@ -173,11 +173,16 @@ class StdioPeer:
         that does not read its input leaves it in the pipe's buffer."""
         line = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, separators=(",", ":"))
         self.ex.request_body.append(line)
-        if self._stdin is None or self._stdin.is_closing():
+        if not self._write_line(line):
             if self.started:
                 self.ex.notes[STDIN_CLOSED_EARLY] = True
-            return
+
+    def _write_line(self, line: str) -> bool:
+        """Write `line` and its end to the program's stdin; False if its input is closed."""
+        if self._stdin is None or self._stdin.is_closing():
+            return False
         self._stdin.write(line.encode("utf-8") + b"\n")
+        return True
 
     async def end_input(self) -> None:
         if self._stdin is not None and not self._stdin.is_closing():

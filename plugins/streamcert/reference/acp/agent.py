@@ -20,21 +20,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocols import acp
 from ...protocols.script import SCRIPT_KEY
 from ..faults import check_fault, fault_argument, subclass_variants, variant
 
+if TYPE_CHECKING:
+    from ...wire.inprocess import Program
+
 AGENT_INFO = {"name": "streamcert-reference", "title": "streamcert reference ACP agent", "version": "0.1.0"}
-
-
-def log(text: str) -> None:
-    print(f"[reference-acp] {text}", file=sys.stderr, flush=True)
 
 
 class Agent:
@@ -42,6 +44,9 @@ class Agent:
 
     fault: str | None = None  # the fault this agent runs (faults.FAULTS; None: the correct one)
     script: dict[str, Any] | None = None  # --script: played whatever session/prompt `_meta` carries
+    out: Any = None  # where its lines go (None: sys.stdout as it is at the time of writing)
+    err: Any = None  # where its logs go (None: sys.stderr)
+    stopped: threading.Event | None = None  # played in the suite's process: set when the suite stops it
 
     def __init__(self, protocol: int = acp.LATEST) -> None:
         self.protocol = protocol
@@ -50,9 +55,24 @@ class Agent:
         self.sessions: dict[str, str] = {}  # sessionId → cwd
 
     # -- the wire ----------------------------------------------------------------------------------
+    def write(self, text: str) -> None:
+        out = self.out or sys.stdout
+        out.write(text)
+        out.flush()
+
+    def pause(self, seconds: float) -> None:
+        """A script's sleep; played in the suite's process, cut short when the suite stops the agent (a stopped
+        command's process is gone at once too)."""
+        if self.stopped is None:
+            time.sleep(seconds)
+        elif self.stopped.wait(seconds):
+            raise SystemExit(-signal.SIGTERM)  # what a signalled process would end with
+
+    def log(self, text: str) -> None:
+        print(f"[reference-acp] {text}", file=self.err or sys.stderr, flush=True)
+
     def emit(self, msg: dict[str, Any]) -> None:
-        sys.stdout.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
+        self.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def update(self, session_id: str, update: dict[str, Any]) -> None:
         self.emit({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}})
@@ -83,7 +103,7 @@ class Agent:
         asked = params.get("protocolVersion")
         self.version = asked if asked in acp.VERSIONS and asked <= self.protocol else self.protocol
         self.capable = self.plan_capability(params)
-        log(f"initialize: asked {asked}, speaking {self.version}, plan capability {self.capable}")
+        self.log(f"initialize: asked {asked}, speaking {self.version}, plan capability {self.capable}")
         return {"protocolVersion": self.version, "agentCapabilities": {"loadSession": False},
                 "authMethods": [], "agentInfo": AGENT_INFO}
 
@@ -177,7 +197,7 @@ def _fail(agent: Agent, sid: str, text: Any) -> None:
 
 
 def _sleep(agent: Agent, sid: str, ms: Any) -> None:
-    time.sleep(max(0.0, float(ms)) / 1000)
+    agent.pause(max(0.0, float(ms)) / 1000)
 
 
 def _plan(agent: Agent, sid: str, spec: Any) -> None:
@@ -204,15 +224,18 @@ class Record:
     """`--record FILE`: every line the agent reads ("in") and writes ("out") appended to FILE as one JSON
     object a line, `{"t": time.monotonic(), "pid": …, "in" | "out": the line without its end}`, between a
     `"start"` (the arguments) and an `"end"` (why it stopped). Opened in append mode, one write a line: a
-    client that starts the agent twice leaves both runs, told apart by pid, and a killed agent leaves
-    every line up to its death."""
+    client that starts the agent twice leaves both runs, told apart by pid (played in a client's process,
+    `run_id` tells them apart instead), and a killed agent leaves every line up to its death."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, run_id: Any = None) -> None:
         self.file = open(path, "a", encoding="utf-8", buffering=1)  # line-buffered: a line is on disk at once
-        self.pid = os.getpid()
+        self.pid = os.getpid() if run_id is None else run_id
 
     def write(self, key: str, value: Any) -> None:
         self.file.write(json.dumps({"t": time.monotonic(), "pid": self.pid, key: value}, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        self.file.close()
 
 
 class _RecordedStdout:
@@ -237,7 +260,7 @@ class _RecordedStdout:
             self.record.write("partial", self.pending)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m streamcert.reference.acp")
     parser.add_argument("--fault", type=fault_argument("acp"), metavar="NAME",
                         help="run this fault variant (`streamcert serve --list-faults`: the ACP- ones)")
@@ -245,31 +268,59 @@ def main(argv: list[str] | None = None) -> int:
                         help="the latest protocol version spoken (default 2)")
     parser.add_argument("--script", metavar="FILE", help="play the script in FILE (JSON), whatever the prompt carries")
     parser.add_argument("--record", metavar="FILE", help="append every line read and written to FILE (JSON lines)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(sys.argv[1:] if argv is None else argv, sys.stdin, sys.stdout, sys.stderr)
+
+
+def run(argv: list[str], lines: Iterable[str], out: Any, err: Any, run_id: Any = None,
+        stopped: threading.Event | None = None) -> int:
+    """The agent the command line `argv` asks for, answering `lines` (its input, each with its line end) on `out`
+    until they end, its logs on `err`: the command's run (`main`), or one played in the suite's process (`in_process`;
+    the reference ACP client's, reference/acp_client/in_process.py, with `run_id` for its record), whose sleeps
+    end when `stopped` is set."""
+    args = parser().parse_args(argv)
     agent = agent_for(args.fault, args.protocol)
+    agent.err, agent.stopped = err, stopped
     if args.script:
         with open(args.script, encoding="utf-8") as f:
             agent.script = json.load(f)
-    record = Record(args.record) if args.record else None
-    if record is None:
-        return serve(agent, args)
-    record.write("start", sys.argv[1:] if argv is None else argv)
-    sys.stdout = stdout = _RecordedStdout(sys.stdout, record)
+    if not args.record:
+        agent.out = out
+        return serve(agent, args, lines)
+    record = Record(args.record, run_id)
+    record.write("start", argv)
+    agent.out = stdout = _RecordedStdout(out, record)
     why = "its input closed"
     try:
-        return serve(agent, args, record)
+        return serve(agent, args, lines, record)
     except BaseException as exc:  # recorded, then raised as it was
         why = f"{type(exc).__name__}: {exc}"
         raise
     finally:
-        stdout.close_record()
-        record.write("end", why)
+        if stopped is None or not stopped.is_set():  # a stopped agent records no end, as a killed process leaves none
+            stdout.close_record()
+            record.write("end", why)
+        record.close()
 
 
-def serve(agent: Agent, args: argparse.Namespace, record: Record | None = None) -> int:
-    """Answer the lines of stdin until it closes."""
-    log(f"ready (protocol {args.protocol}, fault {args.fault or 'none'})")
-    for raw in sys.stdin:
+def in_process(fault: str | None = None) -> Program:
+    """The program `targets.reference_command("acp", fault)` runs, played in the suite's process (reference/in_process.py,
+    wire/inprocess.py): `run` in a thread, on the lines the suite writes. (Imported here: the command does not need
+    the suite's wire.)"""
+    from ...wire.inprocess import in_thread
+
+    check_fault(fault)
+    argv = ["--fault", fault] if fault else []
+    return in_thread(lambda stdin, out, err: run(argv, stdin, out, err, stopped=stdin.stopped))
+
+
+def serve(agent: Agent, args: argparse.Namespace, lines: Iterable[str], record: Record | None = None) -> int:
+    """Answer `lines` until they end."""
+    agent.log(f"ready (protocol {args.protocol}, fault {args.fault or 'none'})")
+    for raw in lines:
         if record is not None:
             record.write("in", raw.removesuffix("\n"))
         raw = raw.strip()
@@ -293,7 +344,7 @@ VARIANTS, _variant = subclass_variants()
 @_variant("acp-log-on-stdout")
 class _LogOnStdout(Agent):
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
-        sys.stdout.write("reference ACP agent starting\n")
+        self.write("reference ACP agent starting\n")
         return super().initialize(params)
 
 
@@ -310,14 +361,12 @@ class _TwoMessagesPerLine(Agent):
         if msg.get("method") == "session/update" and not self.held:
             self.held = line
             return
-        sys.stdout.write(self.held + line + "\n")
+        self.write(self.held + line + "\n")
         self.held = ""
-        sys.stdout.flush()
 
     def close(self) -> None:
         if self.held:  # a message still waiting for a line-mate goes out on its own
-            sys.stdout.write(self.held + "\n")
-            sys.stdout.flush()
+            self.write(self.held + "\n")
 
 
 @_variant("acp-wrong-session-id")

@@ -29,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...protocols import acp
@@ -96,34 +97,27 @@ class Plans:
         return {"plans": self.shown}
 
 
-class Agent:
-    """The agent subprocess: JSON-RPC lines out, lines in through a reader thread, every wait bounded by
-    the run's deadline."""
+class Lines:
+    """The agent as the client speaks to it: JSON-RPC lines out (`send`), its lines in through `lines` (None once its
+    output ended), every wait bounded by the run's deadline; `log` takes the client's diagnostics. `Agent` is a
+    subprocess; in_process.py's `InProcessAgent` the reference agent played in the client's process."""
 
-    def __init__(self, command: str, deadline: float) -> None:
+    def __init__(self, deadline: float, say: Callable[[str], None] = log) -> None:
         self.deadline = deadline
-        try:
-            self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         text=True, encoding="utf-8", errors="replace")
-        except (OSError, ValueError) as exc:
-            raise Failed(f"the agent {command!r} could not be started: {exc}") from None
+        self.log = say
         self.lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
         self.next_id = 0
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
     def send(self, msg: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
-            self.proc.stdin.flush()
-        except OSError as exc:
-            raise Failed(f"the agent stopped reading: {exc}") from None
+        raise NotImplementedError
+
+    def status(self) -> int | None:
+        """Its exit status, None while it runs."""
+        raise NotImplementedError
+
+    def end(self) -> None:
+        """Close its input, give it a moment to exit, then stop it."""
+        raise NotImplementedError
 
     def request(self, method: str, params: dict[str, Any], on_update: Any) -> dict[str, Any]:
         """The result of one request; session/update notifications met meanwhile go to `on_update`."""
@@ -153,17 +147,46 @@ class Agent:
             except queue.Empty:
                 raise Failed(f"no {awaiting} within the run's limit") from None
             if line is None:
-                raise Failed(f"the agent ended its output (status {self.proc.poll()}) before {awaiting}")
+                raise Failed(f"the agent ended its output (status {self.status()}) before {awaiting}")
             try:
                 msg = json.loads(line)
             except ValueError:
-                log(f"not a JSON-RPC message, skipped: {line.strip()[:200]!r}")
+                self.log(f"not a JSON-RPC message, skipped: {line.strip()[:200]!r}")
                 continue
             if isinstance(msg, dict):
                 return msg
 
+
+class Agent(Lines):
+    """The agent subprocess, its lines read by a thread."""
+
+    def __init__(self, command: str, deadline: float, say: Callable[[str], None] = log) -> None:
+        super().__init__(deadline, say)
+        try:
+            self.proc = subprocess.Popen(shlex.split(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         text=True, encoding="utf-8", errors="replace")
+        except (OSError, ValueError) as exc:
+            raise Failed(f"the agent {command!r} could not be started: {exc}") from None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.proc.stdin.flush()
+        except OSError as exc:
+            raise Failed(f"the agent stopped reading: {exc}") from None
+
+    def status(self) -> int | None:
+        return self.proc.poll()
+
     def end(self) -> None:
-        """Close its input, give it a moment to exit, then stop it."""
         try:
             if self.proc.stdin is not None:
                 self.proc.stdin.close()
@@ -193,13 +216,15 @@ def read_context(text: str | None) -> dict[str, Any]:
     return context
 
 
-def session(make_plans: Any, command: str, context: dict[str, Any], limit: float) -> Plans:
-    """One session with the agent: initialize, session/new, one prompt turn; the plans it left shown."""
+def session(make_plans: Any, command: str, context: dict[str, Any], limit: float,
+            start: Callable[[str, float], Lines] = Agent) -> Plans:
+    """One session with the agent `start(command, deadline)` starts: initialize, session/new, one prompt turn; the
+    plans it left shown."""
     version = context.get("protocolVersion", acp.LATEST)
     caps: dict[str, Any] = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
     if context.get("plan_capability"):
         caps["plan"] = {}
-    agent = Agent(command, time.monotonic() + limit)
+    agent = start(command, time.monotonic() + limit)
     plans: Plans | None = None
 
     def on_update(update: dict[str, Any]) -> None:
@@ -236,16 +261,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=LIMIT_S, metavar="SECONDS",
                         help=f"the whole run ends within this many seconds (default {LIMIT_S:g})")
     args = parser.parse_args(argv)
-    command = os.environ.get(AGENT_CMD, "")
+    status, view = play(plans_for(args.fault), os.environ, args.limit, log, Agent)
+    if view is not None:
+        print(view, flush=True)
+    return status
+
+
+def play(make_plans: Any, env: Mapping[str, str], limit: float, say: Callable[[str], None],
+         start: Callable[[str, float], Lines]) -> tuple[int, str | None]:
+    """The client's run in the environment `env`: its exit status and the line of its final view (None: none, the
+    reason said to `say`)."""
+    command = env.get(AGENT_CMD, "")
     try:
         if not command.strip():
             raise Failed(f"{AGENT_CMD} is not set: no agent to start")
-        plans = session(plans_for(args.fault), command, read_context(os.environ.get(CONTEXT)), args.limit)
+        plans = session(make_plans, command, read_context(env.get(CONTEXT)), limit, start)
     except Failed as exc:
-        log(str(exc))
-        return 1
-    print(json.dumps(plans.view(), ensure_ascii=False, separators=(",", ":")), flush=True)
-    return 0
+        say(str(exc))
+        return 1, None
+    return 0, json.dumps(plans.view(), ensure_ascii=False, separators=(",", ":"))
 
 
 # -- fault variants: each a client that gets one thing wrong -------------------------------------------

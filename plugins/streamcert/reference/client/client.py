@@ -76,10 +76,10 @@ from ... import limits
 from ...protocols import a2a, interactions_v1, progress_v1
 from ...protocols.bindings import jsonrpc_url
 from ...protocols.script import SCRIPT_KEY
-from ...targets import reference_command
-from ...wire.inprocess import Program
+from ...wire.inprocess import Input, Program
 from ...wire.pool import Pool
-from ..faults import FAULTS, check_fault, fault_argument, switch
+from ..faults import check_fault, fault_argument, switch
+from ..in_process import played_here
 from .feed import END, STDERR, Agent, Feed, card_streams, declared_extensions, mint, request_headers, say
 from .view import Pause, View
 
@@ -365,7 +365,7 @@ def in_process(fault: str | None = None) -> Program:
     per case. An error that would end the process with a traceback writes it and exits 1, as the interpreter does."""
     check_fault(fault)
 
-    async def program(env: Mapping[str, str], out: Callable[[str], None], err: Callable[[str], None]) -> int:
+    async def program(env: Mapping[str, str], stdin: Input, out: Callable[[str], None], err: Callable[[str], None]) -> int:
         url = env.get("STREAMCERT_URL")
         if not url:
             err("streamcert client: no agent URL: give URL or set STREAMCERT_URL\n")
@@ -382,10 +382,7 @@ def in_process(fault: str | None = None) -> Program:
 def in_process_for(command: str | None) -> Program | None:
     """The in-process program of `command` when it is the reference client's own (`reference_command("client",
     fault)`, with or without one of its faults), else None: any other command runs as itself."""
-    for fault in (None, *(f.name for f in FAULTS.values() if f.target == "client")):
-        if command == reference_command("client", fault):
-            return in_process(fault)
-    return None
+    return played_here("client", command, in_process)
 
 
 # -- fault variants: each a client that gets one thing wrong ---------------------------------------------

@@ -18,10 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...protocols.progress import ENDINGS  # stopped and failed are drawn as their text alone
 from ..faults import check_fault, fault_argument, subclass_variants, variant
+
+if TYPE_CHECKING:
+    from ...wire.inprocess import Program
 
 SEPARATOR = " · "  # progress.line: "{{text}} · {{elapsed}}"
 
@@ -181,6 +184,21 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdin.reconfigure(encoding="utf-8")
     serve_lines(renderer_for(args.fault))
     return 0
+
+
+def in_process(fault: str | None = None) -> Program:
+    """The program `targets.reference_command("line", fault)` runs, played in the suite's process
+    (reference/in_process.py, wire/inprocess.py): `serve_lines` in a thread, on the lines the suite writes. (Imported
+    here: the command does not need the suite's wire.)"""
+    from ...wire.inprocess import in_thread
+
+    renderer = renderer_for(fault)
+
+    def main(stdin: Any, out: Any, err: Any) -> int:
+        serve_lines(renderer, stdin, out)
+        return 0
+
+    return in_thread(main)
 
 
 # -- fault variants: each a renderer that draws one thing as a wrong client does ---------------------
