@@ -11,6 +11,8 @@ import signal
 import sys
 from pathlib import Path
 
+import joserfc.jwk  # noqa: F401  (see below)
+import joserfc.jws  # noqa: F401
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -18,6 +20,11 @@ E2E = HERE / "e2e"
 # The shared builders (logs.py, client_logs.py, report_cases.py, hostile.py, stdio_agents.py) are imported by name
 # from both halves: `from logs import frame`.
 sys.path.insert(0, str(HERE / "common"))
+
+# pytester's in-process runs unload every module first imported inside them. Imported again later, cryptography's
+# Python modules no longer match its native part ("Unsupported elliptic curve signature algorithm" when the reference
+# signed its card in the test after an option test had loaded the card keys first): the JOSE modules are loaded here,
+# before any such run.
 
 # Ctrl-C as a terminal gives it. A shell without job control starts a background command (`pytest … &`, nohup) with
 # SIGINT ignored, and Python then installs no handler of its own, in this process nor in any it starts: the tests
