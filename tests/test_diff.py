@@ -326,6 +326,7 @@ def test_the_diff_loads_frames_not_bytes_and_never_holds_a_cassettes_frames_as_m
 
     chunks = [logs.artifact_update("a1", text=f"token {n} " + "t" * 100, append=n > 0) for n in range(3000)]
     log = logs.frame_log(logs.card_get(), logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")
+    log.notes["frames"] = log.get("stream").notes["frames"] = [{"i": 0, "t": 1.0, "data": "a note, not a frame"}]
     path = cassette.write(log, tmp_path / "c.yaml")
     measured = {}
     for stream_bytes in (True, False):
@@ -343,6 +344,7 @@ def test_the_diff_loads_frames_not_bytes_and_never_holds_a_cassettes_frames_as_m
     assert card.chunks and card.body == whole.get("card").body  # ... an answer without frames keeps its body
     assert [(e.index, e.t, e.kind, e.data) for e in stream.events] == \
         [(e.index, e.t, e.kind, e.data) for e in whole.get("stream").events]
+    assert lean.notes["frames"] == stream.notes["frames"] == [{"i": 0, "t": 1.0, "data": "a note, not a frame"}]
     body = sum(c.length for c in whole.get("stream").chunks)
     (kept, peak), (lean_kept, _) = measured[True], measured[False]
     # beside the log while loading: the body's text and bytes (3.3 times the body when every frame was a mapping)

@@ -114,8 +114,8 @@ class YamlSerializer:
 
 
 def _read(source: str | IO[str], frame: Callable[[dict[str, Any], int], Any] | None = None) -> Any:
-    """The document's values (`YamlSerializer.deserialize`); with `frame`, each mapping of a `frames` list is
-    replaced by what `frame(mapping, its position)` makes of it the moment the mapping ends."""
+    """The document's values (`YamlSerializer.deserialize`); with `frame`, each mapping of a response's `frames`
+    list (`_FRAMES`) is replaced by what `frame(mapping, its position)` makes of it the moment the mapping ends."""
     loader = _Loader(source)
     try:
         return _built(loader, frame)
@@ -127,6 +127,9 @@ _Loader = getattr(yamlserializer, "_CassetteLoader", getattr(yaml, "CSafeLoader"
 ALIAS = "uses a YAML alias (a node named again with *), which no cassette holds: refused before reading it"
 _PLAIN = (None, "!")  # a node without a tag of its own: its value says what it is (the loader's resolvers)
 _MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+_FRAMES = ("response", EXTRA, "frames")  # where a frame's mapping is: in a response's own facts, its `frames`
 
 
 def _built(loader: Any, frame: Callable[[dict[str, Any], int], Any] | None = None) -> Any:
@@ -182,7 +185,8 @@ def _built(loader: Any, frame: Callable[[dict[str, Any], int], Any] | None = Non
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             container = stack.pop()[0]
             parent, _, under = stack[-1]
-            if frame is not None and under == "frames" and isinstance(container, dict) and isinstance(parent, list):
+            if frame is not None and isinstance(container, dict) and isinstance(parent, list) and \
+                    tuple(entry[2] for entry in stack[-3:]) == _FRAMES:
                 container = frame(container, len(parent))
             add(container)
     loader.get_event()  # the document's end
