@@ -54,7 +54,7 @@ def stream_cassette(folder: Path, frames: int, name: str = "c.yaml", text: str =
     """A stream-basic cassette of `frames` artifact chunks (50 000 of 40 characters: about 30 MB)."""
     from logs import artifact_update, frame_log, sse, status_update, stream_task
 
-    from streamcert import cassette
+    from streamcert.recordings import cassette
 
     chunks = [artifact_update("a1", text=f"token {n} {text}", append=n > 0) for n in range(frames)]
     items = [stream_task(), status_update("TASK_STATE_WORKING"), *chunks, status_update("TASK_STATE_COMPLETED")]

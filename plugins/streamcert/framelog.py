@@ -497,6 +497,14 @@ class Exchange:
             cached = self.__dict__[name] = (id(events), len(events), events, build())
         return cached[3]
 
+    def let_go_of_events(self) -> None:
+        """Drop the events and all that `derived` and `json` made of them (views, numbers, parses), so that a
+        stream read for one question (the script probe's) holds no memory once it is answered, even while
+        something still refers to the exchange."""
+        self.events = []
+        for name in [k for k in self.__dict__ if k.startswith("_")]:
+            del self.__dict__[name]
+
     def data_events(self) -> list[Event]:
         """The events that are not comments (one list per events list)."""
         return self.derived("_data_events", lambda: [e for e in self.events if not e.is_comment])

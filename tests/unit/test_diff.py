@@ -310,3 +310,55 @@ def test_a_capture_keeps_a_digest_and_a_kind_a_frame_not_its_parse():
     assert {len(digest) for digest in capture.contents(key)} == {16}
     assert capture.payload(key, 2)["result"]["artifactUpdate"]["artifact"]["parts"][0]["text"].startswith("token 1 ")
     assert kept < 250 * len(chunks), f"{kept / len(chunks):.0f} bytes a frame"
+
+
+def test_the_diff_loads_frames_not_bytes_and_never_holds_a_cassettes_frames_as_mappings(tmp_path):
+    """Issue 25: `diff` of two 100 000-frame cassettes peaked at 263 MiB: each log held its chunks beside its frames,
+    and the loader built every frame as a mapping (and the body as bytes) before the events, whose texts then sat
+    among the mappings' leftovers. `streamcert diff` loads a cassette without a stream's bytes (`stream_bytes`: the
+    frames alone, the bytes counted against the chunks, not kept), and the loader makes each frame's Event when the
+    frame's mapping ends. The events are those of a whole load; the same diff is found."""
+    import tracemalloc
+
+    import logs
+
+    from streamcert.running.offline import diff_cassettes
+
+    chunks = [logs.artifact_update("a1", text=f"token {n} " + "t" * 100, append=n > 0) for n in range(3000)]
+    log = logs.frame_log(logs.card_get(), logs.sse("stream", [logs.stream_task(), *chunks]), scenario="stream-basic")
+    log.notes["frames"] = log.get("stream").notes["frames"] = [{"i": 0, "t": 1.0, "data": "a note, not a frame"}]
+    path = cassette.write(log, tmp_path / "c.yaml")
+    measured = {}
+    for stream_bytes in (True, False):
+        tracemalloc.start()
+        try:
+            loaded = cassette.load(path, stream_bytes=stream_bytes)
+            measured[stream_bytes] = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        if stream_bytes:
+            whole = loaded
+    lean = loaded
+    stream, card = lean.get("stream"), lean.get("card")
+    assert stream.chunks == [] and whole.get("stream").chunks  # a stream's bytes are not kept ...
+    assert card.chunks and card.body == whole.get("card").body  # ... an answer without frames keeps its body
+    assert [(e.index, e.t, e.kind, e.data) for e in stream.events] == \
+        [(e.index, e.t, e.kind, e.data) for e in whole.get("stream").events]
+    assert lean.notes["frames"] == stream.notes["frames"] == [{"i": 0, "t": 1.0, "data": "a note, not a frame"}]
+    body = sum(c.length for c in whole.get("stream").chunks)
+    (kept, peak), (lean_kept, _) = measured[True], measured[False]
+    # beside the log while loading: the body's text and bytes (3.3 times the body when every frame was a mapping)
+    assert peak - kept < 2.8 * body, f"{(peak - kept) / body:.2f} times the body beside the log while loading"
+    assert lean_kept < 0.85 * kept, f"without a stream's bytes the log keeps {lean_kept / kept:.2f} of itself"
+    assert diff_cassettes(path, path).count == 0
+    text = path.read_text()
+    at = text.rindex("chunks:")  # the stream's: its first chunk one byte longer, the chunks no longer add up
+    broken = text[:at] + re.sub(r", (\d+)\]", lambda m: f", {int(m[1]) + 1}]", text[at:], count=1)
+    (tmp_path / "b.yaml").write_text(broken)
+    for stream_bytes in (True, False):
+        try:
+            cassette.load(tmp_path / "b.yaml", stream_bytes=stream_bytes)
+        except cassette.CassetteError as exc:
+            assert "its chunks add up to" in str(exc)
+        else:
+            raise AssertionError("a cassette whose chunks do not add up to its body was read")

@@ -606,3 +606,28 @@ def test_wire_010_a_stream_frame_in_snake_case_fails_naming_its_frame():
     f = one("WIRE-010", frame_log(sse("stream", [stream_task(), update])), F, "stream (SendStreamingMessage) frame 2",
             "StreamResponse.status_update (ProtoJSON writes statusUpdate)")
     assert f.evidence[0]["frame"] == 2
+
+
+def test_stream_014_quotes_what_the_agent_said_before_it_builds_a_problem():
+    """Issue 25: a status text of 64 MiB that does not match the script was formatted whole (its repr, the problem,
+    the joined message: 324–392 MiB at the peak) before the finding cut it. A2A-STREAM-014 quotes what the agent said
+    (limits.bounded_value) before it builds a problem: judging it costs the view's parse of the text, not copies."""
+    import tracemalloc
+
+    said = "s" * (4 << 20)
+    items = good_items(final=said)
+    items[1] = status_update(WORK, said, ts=TS)
+    log = good_log(items=items)
+    for ex in log.exchanges:
+        ex.chunks = []  # a capture keeps a large stream's bytes in a file (framelog.Spool), not in memory
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        f = one("A2A-STREAM-014", log, F, ctx=basic_ctx())
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    # the view holds each text parsed once (two statuses and the final one's copy in TaskStream: about 3 × 4 MiB)
+    assert peak < 4 * len(said), f"{peak / len(said):.1f} times the text at the peak"
+    assert "no WORKING status says" in f.message and "the stream ends in" in f.message  # both problems, each cut
+    assert "…[cut: 4194304 characters" in f.message and len(f.message) < 8 * 1024

@@ -126,9 +126,9 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
         probe.use_card(card)
         ex = await probe.stream(a2a.SEND_STREAMING_MESSAGE, {"message": message}, label=SCRIPT_PROBE)
     said, states = _agent_texts(ex)
-    # What the probe read is let go now, not when a collection finds its log: a large event's text and its parse
-    # (framelog's last parse) are not carried into the scenario the probe precedes.
-    ex.events.clear()
+    # What the probe read is let go now, not when a collection finds its log: a large event's text, its parse
+    # (framelog's last parse) and the exchange's data-event list (`derived`) are not carried into the scenario.
+    ex.let_go_of_events()
     forget_last_parse()
     # Only a whole turn tells: the agent closed the stream after a terminal state. Anything less (no answer, a
     # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.

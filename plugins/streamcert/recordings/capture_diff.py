@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -330,8 +330,9 @@ def _exchange(key: str, a: Capture, b: Capture, rows: list[tuple[str, int | None
         if x != y:
             out.answer.append({"what": what, "old": x, "new": y})
     out.kinds = (a.kinds(key), b.kinds(key))
-    out.rows = [(m, None if i is None else i + 1, None if j is None else j + 1) for m, i, j in rows]
-    pairs: list[tuple[int | None, int | None]] = [(i, j) for _, i, j in rows if i is not None and j is not None]
+    if tolerance_s is not None:
+        out.timing = _timing(old, new, a.frames[key], b.frames[key], rows, tolerance_s)
+    pairs: Iterable[tuple[int | None, int | None]] = ((i, j) for _, i, j in rows if i is not None and j is not None)
     if not framed(old) and not framed(new):
         pairs = [(None, None)]
     for i, j in pairs:
@@ -347,8 +348,10 @@ def _exchange(key: str, a: Capture, b: Capture, rows: list[tuple[str, int | None
                 continue
             out.fields.append({"where": where, "old_frame": None if i is None else i + 1,
                                "new_frame": None if j is None else j + 1, **change})
-    if tolerance_s is not None:
-        out.timing = _timing(old, new, a.frames[key], b.frames[key], rows, tolerance_s)
+    # The rows numbered from 1, in place: a stream of 100 000 frames never holds its rows twice.
+    for n, (m, i, j) in enumerate(rows):
+        rows[n] = (m, None if i is None else i + 1, None if j is None else j + 1)
+    out.rows = rows
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -189,7 +190,7 @@ class Capture:
                     if _volatile(name, leaf) is not None:
                         self.first.setdefault(leaf, (key, _part(n), _path(where)))
                 if n is not None:
-                    kinds.append(kind_of(value))
+                    kinds.append(sys.intern(kind_of(value)))  # one string per kind, not one a frame
                     text = kinds[-1] + "\n" + json.dumps(shape_of(value), sort_keys=True, default=str)
                     contents.append(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest())
 

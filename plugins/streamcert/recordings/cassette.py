@@ -32,7 +32,7 @@ import os
 import re
 import secrets
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -110,11 +110,17 @@ class YamlSerializer:
         events come (`_built`), refusing any alias (`*name`) when it is met: an 18 KB "billion laughs" document
         names a node again and again until the walk over it needs gigabytes. The suite's cassettes never hold one
         (`_Dumper` writes none)."""
-        loader = _Loader(cassette_string)
-        try:
-            return _built(loader)
-        finally:
-            loader.dispose()
+        return _read(cassette_string)
+
+
+def _read(source: str | IO[str], frame: Callable[[dict[str, Any], int], Any] | None = None) -> Any:
+    """The document's values (`YamlSerializer.deserialize`); with `frame`, each mapping of a response's `frames`
+    list (`_FRAMES`) is replaced by what `frame(mapping, its position)` makes of it the moment the mapping ends."""
+    loader = _Loader(source)
+    try:
+        return _built(loader, frame)
+    finally:
+        loader.dispose()
 
 
 _Loader = getattr(yamlserializer, "_CassetteLoader", getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -123,21 +129,27 @@ _PLAIN = (None, "!")  # a node without a tag of its own: its value says what it 
 _MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
 
 
-def _built(loader: Any) -> Any:
+_FRAMES = ("response", EXTRA, "frames")  # where a frame's mapping is: in a response's own facts, its `frames`
+
+
+def _built(loader: Any, frame: Callable[[dict[str, Any], int], Any] | None = None) -> Any:
     """The single document's value, built from the parser's events as they come: each scalar is resolved and
     constructed by the loader (so a value reads as the safe loader reads it: numbers, null, !!binary), but the
     document's node graph is never composed whole. PyYAML composes every node (with two marks each) before it
     builds anything, so a 30 MB cassette of 50 000 frames peaked at 212 MiB while loading; built this way, it
-    holds what it builds. An alias, a second document or a tag the safe loader does not build is refused."""
+    holds what it builds. An alias, a second document or a tag the safe loader does not build is refused. With
+    `frame`, a frame's mapping lives only until its end (see `_read`): the 100 000 frames of a cassette are never
+    held as mappings beside the events made of them, whose texts they would scatter among their own leftovers."""
     loader.get_event()  # the stream's start
     if loader.check_event(yaml.StreamEndEvent):
         return None
     loader.get_event()  # the document's start
     root: list[Any] = []
-    stack: list[tuple[Any, list[Any]]] = [(root, [])]  # (container, the key waiting for its value)
+    # (container, the key waiting for its value, the key the container itself goes under in its parent)
+    stack: list[tuple[Any, list[Any], Any]] = [(root, [], None)]
 
     def add(value: Any) -> None:
-        container, key = stack[-1]
+        container, key, _ = stack[-1]
         if isinstance(container, dict):
             if not key:
                 try:
@@ -168,9 +180,14 @@ def _built(loader: Any) -> Any:
             mapping = isinstance(event, yaml.MappingStartEvent)
             if event.tag not in (*_PLAIN, _MAP if mapping else _SEQ):
                 raise ValueError(f"a node tagged {event.tag}, which the safe loader does not build")
-            stack.append(({} if mapping else [], []))
+            parent, pending, _ = stack[-1]
+            stack.append(({} if mapping else [], [], pending[0] if isinstance(parent, dict) and pending else None))
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            container, _ = stack.pop()
+            container = stack.pop()[0]
+            parent, _, under = stack[-1]
+            if frame is not None and isinstance(container, dict) and isinstance(parent, list) and \
+                    tuple(entry[2] for entry in stack[-3:]) == _FRAMES:
+                container = frame(container, len(parent))
             add(container)
     loader.get_event()  # the document's end
     if not loader.check_event(yaml.StreamEndEvent):
@@ -444,9 +461,10 @@ def _body(out: IO[str], ex: Exchange, scrubber: Scrubber, indent: str) -> None:
 
 # -- reading -----------------------------------------------------------------------------------------
 
-def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default)) -> FrameLog:
+def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default), *, stream_bytes: bool = True) -> FrameLog:
     """The frame log of a cassette: this format, or the suite's older JSON form (format 1). A file larger than
-    `max_bytes` is refused before it is read (limits.MAX_CASSETTE)."""
+    `max_bytes` is refused before it is read (limits.MAX_CASSETTE). Without `stream_bytes` an answer with frames
+    keeps its frames and not its bytes (no chunks: what `streamcert diff` compares, at a third less memory)."""
     path = Path(path)
     size = path.stat().st_size
     if size > max_bytes:
@@ -463,7 +481,7 @@ def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default)) -> FrameL
                 except (KeyError, TypeError, ValueError) as exc:
                     raise CassetteError(f"{path} is not a streamcert cassette: {exc}") from None
         with open(path, encoding="utf-8") as stream:  # read by the parser as it goes: the text is never held whole
-            data = SERIALIZER.deserialize(stream)
+            data = _read(stream, _frame_event)
     except UnicodeDecodeError as exc:
         raise CassetteError(f"{path} is not a cassette: not UTF-8 text ({exc})") from None
     except (yaml.YAMLError, ValueError) as exc:
@@ -471,7 +489,7 @@ def load(path: str | Path, max_bytes: int = int(MAX_CASSETTE.default)) -> FrameL
             raise
         raise CassetteError(f"{path} is not a cassette: {str(exc).splitlines()[0]}") from None
     try:
-        return from_document(data)
+        return from_document(data, stream_bytes)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CassetteError(f"{path} is not a streamcert cassette: {type(exc).__name__}: {exc}") from None
 
@@ -485,7 +503,7 @@ def _first_byte(path: Path) -> bytes:
     return b""
 
 
-def from_document(data: Any) -> FrameLog:
+def from_document(data: Any, stream_bytes: bool = True) -> FrameLog:
     """The frame log of a loaded vcrpy document (a dict with `interactions`)."""
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise ValueError("no vcrpy `interactions` list")
@@ -498,7 +516,7 @@ def from_document(data: Any) -> FrameLog:
                    notes=dict(meta.get("notes") or {}), started=meta.get("started") or "")
     for n, item in enumerate(data["interactions"], start=1):
         try:
-            log.add(_exchange(item["request"], item["response"]))
+            log.add(_exchange(item["request"], item["response"], stream_bytes))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"interaction {n}: {type(exc).__name__}: {exc}") from None
     return log
@@ -508,33 +526,37 @@ def _seconds(ms: Any, base: float = 0.0) -> float | None:
     return None if ms is None else round(base + float(ms) / 1000, 6)
 
 
-def _exchange(request: dict[str, Any], response: dict[str, Any]) -> Exchange:
+def _exchange(request: dict[str, Any], response: dict[str, Any], stream_bytes: bool = True) -> Exchange:
     extra = response.get(EXTRA) or {}
     body = (response.get("body") or {}).get("string")
-    raw = body.encode("utf-8") if isinstance(body, str) else bytes(body or b"")
     sent_ms = float(extra.get("sent_ms") or 0.0)
     sent = _seconds(sent_ms) or 0.0
+    events = []
+    for n, frame in enumerate(extra.get("frames") or []):
+        ev = frame if isinstance(frame, Event) else _frame_event(frame, n, strict=True)
+        ev.t = _seconds(sent_ms + ev.t) or 0.0  # its time in the frame log: the request's, plus its own
+        events.append(ev)
+    keep = stream_bytes or not events  # else its frames alone are read: its bytes are checked, not kept
+    if isinstance(body, str):
+        raw = body.encode("utf-8") if keep else b""
+        size = len(raw) if keep else _utf8_size(body)
+    else:
+        raw = bytes(body or b"")
+        size = len(raw)
     # A large body goes to a temporary file, as the capture keeps it (wire/capture.py): its chunks read it back,
     # and memory holds only the events decoded from it.
-    spool, base = (Spool(), 0) if len(raw) > SPOOL_AFTER else (None, 0)
+    spool, base = (Spool(), 0) if keep and len(raw) > SPOOL_AFTER else (None, 0)
     if spool is not None:
         base = spool.add(raw)
     chunks, at = [], 0
     for offset, length in extra.get("chunks") or []:
         t = _seconds(sent_ms + float(offset)) or 0.0
-        chunks.append(Chunk(t, raw[at:at + int(length)]) if spool is None else
-                      Chunk(t, spool=spool, at=base + at, length=int(length)))
+        if keep:
+            chunks.append(Chunk(t, raw[at:at + int(length)]) if spool is None else
+                          Chunk(t, spool=spool, at=base + at, length=int(length)))
         at += int(length)
-    if at != len(raw):
-        raise ValueError(f"its chunks add up to {at} bytes, its body holds {len(raw)}")
-    events = []
-    for n, frame in enumerate(extra.get("frames") or []):
-        comment = "comment" in frame
-        events.append(Event(index=int(frame.get("i", n)), t=_seconds(sent_ms + float(frame["t"])) or 0.0,
-                            kind="comment" if comment else "event",
-                            data=str(frame["comment"] if comment else frame.get("data", "")),
-                            event_type=frame.get("event", "message"), last_event_id=frame.get("id", ""),
-                            retry=frame.get("retry")))
+    if at != size:
+        raise ValueError(f"its chunks add up to {at} bytes, its body holds {size}")
     kind = extra.get("request")
     sent_body = request.get("body")
     if isinstance(sent_body, bytes):
@@ -569,6 +591,27 @@ def _exchange(request: dict[str, Any], response: dict[str, Any]) -> Exchange:
         notes=dict(extra.get("notes") or {}),
         binding=extra.get("binding", "jsonrpc"),
     )
+
+
+def _utf8_size(text: str, piece: int = 1 << 20) -> int:
+    """The bytes of `text` in UTF-8, encoded a slice at a time (a 20 MB body is not encoded whole to count it)."""
+    return sum(len(text[at:at + piece].encode("utf-8")) for at in range(0, len(text), piece))
+
+
+def _frame_event(frame: dict[str, Any], n: int, strict: bool = False) -> Any:
+    """The Event of the `n`th frame of a cassette's `frames`, its `t` still the frame's milliseconds from the
+    request (`_exchange` adds the request's time). Made as the loader reads each frame (`_read`); a frame it
+    cannot make stays a mapping, for `_exchange` to make again with `strict` and say what is wrong with it."""
+    try:
+        comment = "comment" in frame
+        return Event(index=int(frame.get("i", n)), t=float(frame["t"]), kind="comment" if comment else "event",
+                     data=str(frame["comment"] if comment else frame.get("data", "")),
+                     event_type=frame.get("event", "message"), last_event_id=frame.get("id", ""),
+                     retry=frame.get("retry"))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        if strict:
+            raise
+        return frame
 
 
 def _plus(base: float, ms: Any) -> float | None:

@@ -9,7 +9,7 @@ from typing import Any
 from ..catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from ..contract.labels.a2a import CARD
 from ..contract.run import BINDING
-from ..framelog import FrameLog
+from ..framelog import FrameLog, budgeted
 from ..outcomes import Finding, Outcome
 from ..protocols import bindings
 from ..recordings.capture_diff import DEFAULT_TOLERANCE_S, CaptureDiff, diff_logs
@@ -121,7 +121,15 @@ def departures(report: dict[str, Any]) -> list[str]:
 
 def diff_cassettes(old_path: Path, new_path: Path, tolerance_s: float | None = DEFAULT_TOLERANCE_S,
                    max_bytes: int | None = None) -> CaptureDiff:
-    return diff_logs(FrameLog.load(old_path, max_bytes), FrameLog.load(new_path, max_bytes), tolerance_s)
+    from ..recordings.cassette import load
+
+    # The diff compares frames, never a stream's bytes: the cassettes are loaded without them (`stream_bytes`);
+    # and it reads a frame twice at most, far apart (a digest of it, then the pair it is in): no parse is kept.
+    limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+    logs = [load(path, **limit, stream_bytes=False) for path in (old_path, new_path)]
+    for ex in (ex for log in logs for ex in log.exchanges):
+        budgeted(ex.events, 0)
+    return diff_logs(*logs, tolerance_s)
 
 
 def show_diff(diff: CaptureDiff, old_path: Path, new_path: Path, as_json: bool) -> str:

@@ -17,12 +17,14 @@ from typing import Any
 from ...contract.capture import IDLE_S, LIMIT_S
 from ...contract.labels.a2a import STREAM
 from ...framelog import END_CLIENT_STOP, END_CLOSED, END_IDLE, END_RESET, END_TIME_LIMIT, Event, Exchange, FrameLog
+from ...limits import bounded_value
 from ...outcomes import Outcome
 from ...protocols import a2a, bindings
 from ...protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, named, not_played, step_names
 from .. import RuleContext, Unjudgeable, Verdict, answered, ev_evidence, ex_evidence, quote, rule
 from ..common.framewalk import state_in
 from ..common.streamview import REPEAT_ANSWERED_ONCE, Frames, StreamFrames, TaskStream, read_frames
+from ..engine import QUOTE_LIMIT
 
 # What a log without anything to judge lacked: the NOT_TESTED reasons of the sequence rules.
 NO_TASK_STREAM = "no task stream: no SendStreamingMessage or SubscribeToTask was answered with an event stream"
@@ -389,6 +391,13 @@ def _text_of(message: Any) -> str | None:
     return "".join(texts) if texts else None
 
 
+def _shown(value: Any) -> str:
+    """What the agent sent, as a problem below quotes it: strings cut and lists shortened before anything is
+    formatted (limits.bounded_value), so that a 64 MiB status text, or a text said 1 200 times, is never
+    formatted whole on its way to a finding that would cut it anyway (issue 25)."""
+    return repr(bounded_value(value, QUOTE_LIMIT))
+
+
 def _artifact_problems(step: dict[str, Any], stream: TaskStream) -> list[str]:
     aid = step.get("artifactId")
     got = stream.artifacts.get(aid)
@@ -396,7 +405,7 @@ def _artifact_problems(step: dict[str, Any], stream: TaskStream) -> list[str]:
         return [f"artifact {aid!r} never streamed"]
     problems = []
     if step.get("name") is not None and got.name != step["name"]:
-        problems.append(f"artifact {aid!r} is named {got.name!r}, not {step['name']!r}")
+        problems.append(f"artifact {aid!r} is named {_shown(got.name)}, not {step['name']!r}")
     if "chunks" in step:
         want = "".join(step["chunks"])
         if got.text != want:
@@ -405,10 +414,10 @@ def _artifact_problems(step: dict[str, Any], stream: TaskStream) -> list[str]:
             problems.append(f"artifact {aid!r} came in {got.chunks} chunk(s), the script has {len(step['chunks'])}")
     if "data" in step:
         if got.data != [step["data"]]:
-            problems.append(f"artifact {aid!r} carries data {got.data!r}, not [{step['data']!r}]")
+            problems.append(f"artifact {aid!r} carries data {_shown(got.data)}, not [{step['data']!r}]")
         types = [p.get("mediaType") for p in got.data_parts]
         if types and types != [a2a.JSON_MEDIA_TYPE]:
-            problems.append(f"artifact {aid!r} data part has mediaType {types}, not application/json")
+            problems.append(f"artifact {aid!r} data part has mediaType {_shown(types)}, not application/json")
     if not got.last_chunk:
         problems.append(f"artifact {aid!r} is never closed with lastChunk: true")
     return problems
@@ -424,7 +433,7 @@ def _status_problems(steps: list[dict[str, Any]], stream: TaskStream) -> list[st
             while pos < len(said) and said[pos] != step["status"]:
                 pos += 1
             if pos == len(said):
-                return [f"no WORKING status says {step['status']!r} (in order; seen {said!r})"]
+                return [f"no WORKING status says {step['status']!r} (in order; seen {_shown(said)})"]
             pos += 1
     return []
 
@@ -435,7 +444,7 @@ def _ending_problems(final: dict[str, Any], stream: TaskStream) -> list[str]:
         if key in final:
             said_last = _text_of(stream.last_status_message)
             if stream.last_state != state or said_last != final[key]:
-                problems.append(f"the stream ends in {stream.last_state} saying {said_last!r}; the script's {key} "
+                problems.append(f"the stream ends in {stream.last_state} saying {_shown(said_last)}; the script's {key} "
                                 f"step ends it in {state} saying {final[key]!r}")
     return problems
 
