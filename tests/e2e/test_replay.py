@@ -86,7 +86,9 @@ def test_recorded_pacing_and_fast(tmp_path):
     assert len(paced) == 4 and all(0.25 <= g <= 0.6 for g in gaps), gaps
     with ReplayServer([path], pace="fast") as server:
         fast = arrivals(server.url)
-    assert len(fast) == 4 and fast[-1] < 0.25, fast
+    # fast: every event at once. Measured from the first event: the first one's wait is the connection and the
+    # request on this machine (0.31 s in a loaded run, where all four then came within 0.2 ms)
+    assert len(fast) == 4 and fast[-1] - fast[0] < 0.25, fast
 
 
 def test_a_recorded_reset_drops_the_connection(tmp_path):
