@@ -53,7 +53,13 @@ D3_OPEN_STREAM_LIMIT = 20.0
 CLIENT_PROFILES = ("client", "acp-client")
 IN_PROCESS_CLIENTS = 2
 _IN_PROCESS_SLOTS = threading.BoundedSemaphore(IN_PROCESS_CLIENTS)
-CLIENT_LIMIT = 15.0
+CLIENT_LIMIT = 35.0
+# A client case's cut is its stream time plus the target's timeout: 10 s by default, where a full test run beside a
+# heavy job once had two in-process clients print nothing at all in 10 s (CLIENT-007/008 ERROR "cut at the
+# per-exchange limit", d3-close-ends and other-task-frames), waiting for the interpreter lock behind the pool's other
+# runs. No fault of the reference A2A client hangs (each is caught on the view it prints), so a longer cut costs a
+# passing run nothing.
+CLIENT_TIMEOUT = 30.0
 # Bounds of a run: starting its program, then each scenario (a stream is cut at STREAM_LIMIT and a
 # unary call at the driver's timeout; this only catches a run that hangs).
 START_BOUND_S = 30.0
@@ -106,6 +112,8 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
         client = any(profile in CLIENT_PROFILES for slot in slots for profile in slot.profiles)
         target = Target(**{slot.field: reference_command(program, fault) for slot in slots},
                         stream_limit=CLIENT_LIMIT if client else STREAM_LIMIT)
+        if program == "client":
+            target.timeout = CLIENT_TIMEOUT
         # Played in this process, as the embedded run plays them (reference/in_process.py, docs/clients.md).
         target.in_process = in_process_programs(target, [profile for slot in slots for profile in slot.profiles])
         if program != "client":
