@@ -282,8 +282,12 @@ def test_a_request_the_server_dropped_on_a_reused_connection_is_sent_again_and_j
     with ReferenceServer(fault="close-after-error") as srv:
         with httpx.Client() as plain:  # the fault bites: a client that never resends loses the next request
             assert plain.post(srv.url + "/a2a/jsonrpc", json=unknown, headers=headers).json()["error"]
-            with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            # met as the end of the connection, or as a reset when the close found the request unread (which one
+            # is the kernel's race, not the server's choice)
+            with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)) as lost:
                 plain.post(srv.url + "/a2a/jsonrpc", json=unknown, headers=headers)
+            said = str(lost.value).lower()
+            assert any(w in said for w in ("without sending a response", "reset", "broken pipe")), said
 
         async def calls(client: A2AClient) -> list:
             return [await client.call("GetTask", {"id": "no-such-task"}, label=f"get_{n}") for n in range(4)]
