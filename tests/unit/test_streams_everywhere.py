@@ -7,6 +7,9 @@ on hand-made logs; then the reference, and one fault, end to end."""
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from logs import (
@@ -253,6 +256,30 @@ def test_006_fails_an_answer_stream_that_does_not_begin_with_the_task():
     assert "answer_1 (a stream continuing task" in f.message and f.evidence[0]["exchange"] == "answer_1"
     streamed_answer(log, 1, [{"task": ix_task(WORK)}] + rest)
     assert ix_run(log, "A2A-INT-006")["A2A-INT-006"].outcome == P
+
+
+def test_006_judged_alone_in_a_fresh_process_runs_the_stream_rules_it_names():
+    """A run of the interactions profile alone (or a `check`) imports only the rule modules of what it judges: the
+    stream rules A2A-INT-006 runs must be loaded by it, or a broken stream would pass (a stream rule not
+    registered gives no finding). Found by the meta-test once its runs played in processes of their own."""
+    here = Path(__file__).resolve().parent
+    script = f"""
+import sys
+sys.path[:0] = [{str(here)!r}, {str(here.parent / "common")!r}]
+from test_streams_everywhere import ASK, find, ix_log, ix_run, ix_task, question, sse, streamed_answer
+assert "streamcert.rules.a2a.stream" not in sys.modules, "the stream rules were loaded before the judgement"
+log = ix_log(question())
+sub = find(log, "subscribe_1")
+rest = [ev.payload["result"] for ev in sub.data_events()][1:]
+log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", [{{"task": ix_task(ASK)}}], t=1.1,
+                                              rpc_method="SubscribeToTask")
+streamed_answer(log, 1, rest)
+f = ix_run(log, "A2A-INT-006")["A2A-INT-006"]
+print(f.outcome.value, f.message)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("FAIL") and "A2A-STREAM-001" in done.stdout, done.stdout
 
 
 def test_006_fails_a_subscription_at_a_pause_that_is_refused_or_leaves_out_the_task():

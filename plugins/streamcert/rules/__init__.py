@@ -35,7 +35,7 @@ from .engine import (
 )
 
 __all__ = ["RuleContext", "Run", "Unjudgeable", "Verdict", "Verdicts", "answered", "ev_evidence", "ex_evidence",
-           "frame_no", "judge", "quote", "registered_ids", "rule"]
+           "frame_no", "judge", "load_rules", "quote", "registered_ids", "rule"]
 
 # The modules of this package holding the rules of each requirement-ID prefix (the ID without its number). A judgement
 # imports only the modules of the IDs it judges: an a2a run never pays for the client, ACP, plan or progress rules
@@ -59,7 +59,7 @@ def prefix_of(req_id: str) -> str:
     return req_id.rpartition("-")[0]
 
 
-def _load(req_ids: Iterable[str] | None = None) -> None:
+def load_rules(req_ids: Iterable[str] | None = None) -> None:
     """Import the modules of this package that decide `req_ids` (None: every module of every profile's package),
     each once: importing a module registers the rules it defines."""
     with _loading:
@@ -77,14 +77,14 @@ def _load(req_ids: Iterable[str] | None = None) -> None:
 
 
 def registered_ids() -> set[str]:
-    _load()
+    load_rules()
     return registered()
 
 
 def judge(log: FrameLog, req_ids: Iterable[str], ctx: RuleContext | None = None) -> list[Finding]:
     """Run every rule that decides one of `req_ids` on `log`; keep the findings for those IDs."""
     req_ids = list(req_ids)
-    _load(req_ids)
+    load_rules(req_ids)
     ctx = ctx or RuleContext()
     # A log that went over one A2A binding judges only the requirements of that binding (a JSON-RPC envelope
     # requirement has nothing to read in a gRPC log); each finding says which binding it was judged on.

@@ -22,7 +22,7 @@ from ...contract.capture import STREAMING
 from ...contract.run import BINDING
 from ...framelog import FrameLog
 from ...outcomes import Finding, Outcome
-from .. import RuleContext, Unjudgeable, Verdict, rule
+from .. import RuleContext, Unjudgeable, Verdict, load_rules, rule
 from ..common.streamview import StreamFrames
 from ..engine import SHOWN, run_rules
 
@@ -59,6 +59,9 @@ class EveryStream:
         # the envelope requirements of a binding other than the log's (WIRE-002 on a gRPC log) do not apply
         catalogue, binding = load_catalogue(), log.notes.get(BINDING)
         wanted = [r for r in STREAM_RULES if catalogue[r].applies_to(binding)]
+        # their rules registered first: a run of one profile (or a `check`) imports only the rule modules of the
+        # requirements it judges, and a rule not registered would be no finding, so no failure, here
+        load_rules(wanted)
         found = run_rules(log, wanted, RuleContext(scenario=ctx.scenario, options=ctx.options))
         return cls(labels, [f for f in found if _about_streams(f, set(streaming))])
 
