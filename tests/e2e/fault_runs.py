@@ -1,18 +1,26 @@
 """The meta-test's runs: an embedded program (broken by one fault, or not) on its own server or
 command, a list of scenarios played on it one after another, the worst outcome per requirement.
 
-A `Pool` plays many runs at once (they mostly wait on sleeps and streams) in a bounded set of
-daemon threads. Under pytest-xdist every worker holds a pool over the same runs; a run is claimed by
-creating its claim file in a folder all workers share, so each run is played once, by whichever
-worker reaches it first, and its results are written beside it for the test that reads them. Every
-wait is bounded: a run that does not finish fails its test, never hangs the session.
+A `Pool` plays many runs at once (they mostly wait on sleeps and streams), each in a player: a child
+process that plays one run at a time (`python fault_runs.py --player`), fed by one thread of the pool.
+Not threads of the test's process: gRPC's asyncio layer is not safe with an event loop per thread (an
+xdist worker died of a segmentation fault in grpc.aio.server() while other threads of its pool used
+gRPC), and runs in threads of one interpreter wait for each other's lock (a client printed nothing
+within its limit). A player runs at a lower priority than the test's process, where the timed runs
+play (`play_alone`). Under pytest-xdist every worker holds a pool over the same runs; a run is
+claimed by creating its claim file in a folder all workers share, so each run is played once, by
+whichever worker reaches it first, and its results are written beside it for the test that reads
+them. Every wait is bounded: a run that does not finish fails its test, never hangs the session.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import select
 import subprocess
+import sys
 import threading
 import time
 import traceback
@@ -45,21 +53,22 @@ STREAM_LIMIT = 5.0
 # a race lost under load (A2A-STREAM-009 "no terminal state within the per-stream limit"). A passing run never
 # waits this out: its streams close at the terminal state.
 D3_OPEN_STREAM_LIMIT = 20.0
-# A client under certification is one process per case (the reference A2A client: a task in this process, as the
-# embedded run plays it), cut at the case's limit (its stream time plus the timeout, at most the stream limit):
-# start-up and exit included. Thirty of them starting at once on two cores take 3.5 s to print their view and
-# 0.8 s more to exit, so a client program gets the default timeout (10 s) as its limit, not STREAM_LIMIT; a
-# client that hangs is still cut there.
+# A client under certification is one process per case (the reference A2A client: a task in the player's process,
+# as the embedded run plays it), cut at the case's limit (its stream time plus the timeout, at most the stream
+# limit): start-up and exit included. Thirty of them starting at once on two cores take 3.5 s to print their view
+# and 0.8 s more to exit, so a client program gets a longer limit than STREAM_LIMIT; a client that hangs is still
+# cut there.
 CLIENT_PROFILES = ("client", "acp-client")
-IN_PROCESS_CLIENTS = 2
-_IN_PROCESS_SLOTS = threading.BoundedSemaphore(IN_PROCESS_CLIENTS)
 CLIENT_LIMIT = 35.0
 # A client case's cut is its stream time plus the target's timeout: 10 s by default, where a full test run beside a
 # heavy job once had two in-process clients print nothing at all in 10 s (CLIENT-007/008 ERROR "cut at the
-# per-exchange limit", d3-close-ends and other-task-frames), waiting for the interpreter lock behind the pool's other
-# runs. No fault of the reference A2A client hangs (each is caught on the view it prints), so a longer cut costs a
-# passing run nothing.
+# per-exchange limit", d3-close-ends and other-task-frames; then the pool's runs were threads of one process). No
+# fault of the reference A2A client hangs (each is caught on the view it prints), so a longer cut costs a passing
+# run nothing.
 CLIENT_TIMEOUT = 30.0
+# A player's priority below the test's process (nice): the pool's runs are untimed and bounded by limits of seconds,
+# the timed runs played alone in the test's process judge arrival times to 0.15 s.
+PLAYER_NICE = 10
 # Bounds of a run: starting its program, then each scenario (a stream is cut at STREAM_LIMIT and a
 # unary call at the driver's timeout; this only catches a run that hangs).
 START_BOUND_S = 30.0
@@ -116,14 +125,7 @@ def embedded(program: str, fault: str | None, mode: dict | None = None, binding:
             target.timeout = CLIENT_TIMEOUT
         # Played in this process, as the embedded run plays them (reference/in_process.py, docs/clients.md).
         target.in_process = in_process_programs(target, [profile for slot in slots for profile in slot.profiles])
-        if program != "client":
-            yield target
-            return
-        # The reference A2A client at most IN_PROCESS_CLIENTS at once: a case that sends every byte in a read of its own
-        # (client-utf8-bytes) wakes the client 10 000 times, and each wake waits for the interpreter lock held by the
-        # other runs' threads.
-        with _IN_PROCESS_SLOTS:
-            yield target
+        yield target
 
 
 def play(run: Run) -> Results:
@@ -162,9 +164,120 @@ def _from_json(doc: dict) -> Results:
     return {rid: (Outcome(value), messages) for rid, (value, messages) in doc.items()}
 
 
+def record(run: Run) -> dict:
+    """Play the run: its results (or the error that stopped it), and where and when it was played
+    (for the figures of a pass; the tests do not read them)."""
+    started = time.time()
+    try:
+        doc = {"results": _to_json(play(run))}
+    except BaseException:  # reported by the test that reads it
+        doc = {"error": traceback.format_exc()}
+    return doc | {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "pid": os.getpid(), "started": started,
+                  "finished": time.time()}
+
+
+def _run_to_json(run: Run) -> dict:
+    return dataclasses.asdict(run)
+
+
+def _run_from_json(doc: dict) -> Run:
+    return Run(**doc | {"scenarios": tuple(doc["scenarios"]), "mode": tuple(tuple(kv) for kv in doc["mode"])})
+
+
+class Player:
+    """A child process that plays the runs it is sent, one at a time: a run's JSON on its stdin, the
+    record (`record(run)`) back as one line on a pipe of its own (its stdout and stderr, where uvicorn
+    logs, go to a file in the pool's folder). A run past its bound, or a player that dies, is the
+    run's error; the next run starts a new player."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._proc: subprocess.Popen | None = None
+        self._answers = None
+        self._log: Path | None = None
+
+    def _start(self) -> None:
+        read, write = os.pipe()
+        self._log = self.folder / f"player-{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}.log"
+        with open(self._log, "wb") as log:
+            self._proc = subprocess.Popen(
+                [sys.executable, str(Path(__file__).resolve()), "--player", str(write)], stdin=subprocess.PIPE,
+                stdout=log, stderr=subprocess.STDOUT, pass_fds=(write,))
+        os.close(write)
+        self._answers = os.fdopen(read, "rb")
+
+    def play(self, run: Run) -> dict:
+        if self._proc is None or self._proc.poll() is not None:
+            self.close()
+            self._start()
+        started = time.time()
+        try:
+            self._proc.stdin.write(json.dumps(_run_to_json(run)).encode() + b"\n")
+            self._proc.stdin.flush()
+            ready, _, _ = select.select([self._answers], [], [], run.bound_s)
+            line = self._answers.readline() if ready else b""
+        except (BrokenPipeError, OSError):
+            line = b""
+        if line.endswith(b"\n"):
+            return json.loads(line)
+        if ready or self._proc.poll() is not None:
+            why = f"its player (pid {self._proc.pid}) died, exit code {self._proc.wait()}"
+        else:
+            why = f"did not finish within {run.bound_s:.0f} s"
+        self.close()
+        tail = self._log.read_bytes()[-4000:].decode("utf-8", "replace") if self._log else ""
+        return {"error": f"{why}; the player's last output:\n{tail}", "started": started, "finished": time.time()}
+
+    def close(self) -> None:
+        """End the player: told so by the end of its input when idle, killed when not."""
+        if self._proc is not None:
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(2)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+            self._answers.close()
+            self._proc = None
+
+
+def _player_main(fd: int) -> int:
+    """A player's loop: each line of stdin a run to play, its record written back on `fd`."""
+    os.nice(PLAYER_NICE)
+    with os.fdopen(fd, "w", encoding="utf-8") as answers:
+        for line in sys.stdin:
+            if line.strip():
+                answers.write(json.dumps(record(_run_from_json(json.loads(line)))) + "\n")
+                answers.flush()
+    return 0
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` is no longer a running process: none, or one that has exited and not been reaped yet
+    (a zombie: an xdist worker that crashed stays one until its parent reaps it, and kill(pid, 0) finds it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True if Path("/proc/self").exists() else _no_such(pid)  # no /proc: ask the kernel
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] in (["Z"], ["X"])
+
+
+def _no_such(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    return False
+
+
 class Pool:
-    """Plays `runs` in up to `width` threads, sharing them out with the pools of other processes that
-    use the same `folder` (one claim file per run; its results file is written when it finishes).
+    """Plays `runs` in up to `width` players (each fed by a thread of this process), sharing them out
+    with the pools of other processes that use the same `folder` (one claim file per run; its results
+    file is written when it finishes).
 
     `result(run)` starts the pool if it is idle, moves the run to the front of the queue and waits for
     its results (played here or by another worker). `play_alone(run)` plays a timing-sensitive run
@@ -181,6 +294,7 @@ class Pool:
         self._threads: list[threading.Thread] = []
         self._playing: dict[int, tuple[Run, float]] = {}  # thread → the run it plays, since when
         self._paused = False  # while a timed run plays: threads end after their current run
+        self._players: list[Player] = []  # idle players, kept for the next thread
         folder.mkdir(parents=True, exist_ok=True)
 
     def _path(self, run: Run, suffix: str) -> Path:
@@ -203,32 +317,15 @@ class Pool:
             owner = int(claim.read_text() or 0)
         except (FileNotFoundError, ValueError):  # not claimed, or its owner is writing its pid
             return False
-        if not owner or owner == os.getpid():
+        if not owner or owner == os.getpid() or not _gone(owner):
             return False
-        try:
-            os.kill(owner, 0)
-            return False
-        except ProcessLookupError:
-            claim.unlink(missing_ok=True)
-            return True
-        except PermissionError:
-            return False
+        claim.unlink(missing_ok=True)
+        return True
 
     def _claimed_for(self, run: Run) -> float:
         """Seconds since the run was claimed (by any worker); 0 if it is not claimed yet."""
         claim = self._path(run, "claim")
         return time.time() - claim.stat().st_mtime if claim.exists() else 0.0
-
-    def _record(self, run: Run) -> dict:
-        """Play the run: its results (or the error that stopped it), and where and when it was played
-        (for the figures of a pass; the tests do not read them)."""
-        started = time.time()
-        try:
-            doc = {"results": _to_json(play(run))}
-        except BaseException:  # reported by the test that reads it
-            doc = {"error": traceback.format_exc()}
-        return doc | {"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "started": started,
-                      "finished": time.time()}
 
     def _write(self, run: Run, doc: dict) -> None:
         part = self._path(run, "part")
@@ -240,6 +337,19 @@ class Pool:
             raise AssertionError(f"{run.name}: the run itself failed:\n{doc['error']}")
         return _from_json(doc["results"])
 
+    def _player(self) -> Player:
+        with self._lock:
+            return self._players.pop() if self._players else Player(self.folder)
+
+    def _play(self, run: Run) -> dict:
+        """The run's record, played by an idle player (or a new one)."""
+        player = self._player()
+        try:
+            return player.play(run)
+        finally:
+            with self._lock:
+                self._players.append(player)
+
     def _work(self) -> None:
         me = threading.get_ident()
         while True:
@@ -250,7 +360,7 @@ class Pool:
                 run = self._queue.pop(0)
                 self._playing[me] = (run, time.monotonic())
             if self._claim(run):
-                self._write(run, self._record(run))
+                self._write(run, self._play(run))
 
     def _start(self) -> None:
         with self._lock:
@@ -282,7 +392,7 @@ class Pool:
         done = self._path(run, "json")
         while not done.exists():
             if self._abandoned(run) and self._claim(run):  # played here: its worker died playing it
-                self._write(run, self._record(run))
+                self._write(run, self._play(run))
                 break
             if time.monotonic() > give_up or self._claimed_for(run) > run.bound_s:
                 raise AssertionError(f"{run.name}: did not finish within {run.bound_s:.0f} s")
@@ -297,7 +407,7 @@ class Pool:
         try:
             self._idle()
             box: list[dict] = []
-            thread = threading.Thread(target=lambda: box.append(self._record(run)), name=run.name, daemon=True)
+            thread = threading.Thread(target=lambda: box.append(record(run)), name=run.name, daemon=True)
             thread.start()
             thread.join(run.bound_s)
         finally:
@@ -308,11 +418,14 @@ class Pool:
         return self._read(run, box[0])
 
     def finish(self) -> None:
-        """Play every run not yet claimed, and return once no thread of this pool plays. Runs another
-        worker claimed may still be playing there, in another process: its threads do not compete for
-        this interpreter."""
+        """Play every run not yet claimed, and return once no thread of this pool plays (its players
+        then exit). Runs another worker claimed may still be playing there."""
         self._start()
         self._idle()
+        with self._lock:
+            players, self._players = self._players, []
+        for player in players:
+            player.close()
 
     def _idle(self) -> None:
         """Wait until no thread of this pool plays (one still busy past its run's bound is left behind:
@@ -326,3 +439,7 @@ class Pool:
             if not busy:
                 return
             time.sleep(POLL_S)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--player"]:
+    sys.exit(_player_main(int(sys.argv[2])))
