@@ -8,10 +8,10 @@ requirement they judge is checked. With STREAMCERT_FAULT_SWEEP=1 (`tox -e sweep`
 every scenario of its program instead. The unbroken reference always plays every scenario of every
 program, in every server mode.
 
-Runs are played concurrently by a pool of threads, each run on its own server (fault_runs.py; under
-pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_PROFILES: their rules
-judge arrival times): each test plays those itself, one run at a time, with the pool of its process
-paused. Tests with timed runs come first, so most of them play before that pool has started.
+Runs are played concurrently by a pool of player processes, each run on its own server (fault_runs.py;
+under pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_PROFILES: their
+rules judge arrival times): each test plays those itself, in its own process at its normal priority, one
+run at a time, with the pool of its process paused. Tests with timed runs come first, so most of them play before that pool has started.
 
 Run as a program (`python tests/e2e/test_faults.py`) it prints the table of faults → requirements
 flagged, for the closing notes.
@@ -45,7 +45,7 @@ TIMED_PROFILES = ("progress", "client")  # client: CLIENT-009 times the client's
 # The requirements judged on arrival times, with declared tolerances: under load they may warn.
 TIMING = frozenset(r.id for r in load_catalogue().values() if r.tolerance)
 SWEEP = os.environ.get("STREAMCERT_FAULT_SWEEP", "") not in ("", "0")
-POOL_WIDTH = 16  # runs played at once in one process; they mostly wait
+POOL_WIDTH = 16  # runs played at once by one process's pool (a player process each); they mostly wait
 
 
 def scenarios_of(program: str) -> list[str]:
