@@ -100,7 +100,7 @@ def test_a_judgement_in_another_thread_waits_for_the_rules_being_loaded(fresh_ru
         return real(name)
 
     monkeypatch.setattr(rules.importlib, "import_module", slow)
-    threads = [threading.Thread(target=lambda: (rules._load(["LINE-001"]), events.append(("returned", None))))
+    threads = [threading.Thread(target=lambda: (rules.load_rules(["LINE-001"]), events.append(("returned", None))))
                for _ in range(2)]
     for thread in threads:
         thread.start()
