@@ -11,7 +11,8 @@ program, in every server mode.
 Runs are played concurrently by a pool of player processes, each run on its own server (fault_runs.py;
 under pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_PROFILES: their
 rules judge arrival times): each test plays those itself, in its own process at its normal priority, one
-run at a time, with the pool of its process paused. Tests with timed runs come first, so most of them play before that pool has started.
+run at a time, with the pool of its process paused. Tests with timed runs come first, so most of them
+play before that pool has started.
 
 Run as a program (`python tests/e2e/test_faults.py`) it prints the table of faults → requirements
 flagged, for the closing notes.
