@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import threading
 import time
@@ -15,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from processes import running
 
 from streamcert.catalogue import Scenario, load_catalogue, load_scenario, scenario_ids
 from streamcert.contract.client import HOLD, UNTERMINATED
@@ -493,19 +493,9 @@ def test_a_hanging_client_is_stopped_at_its_limit_with_its_group(tmp_path):
     run = log.get("client")
     assert run.end == END_TIME_LIMIT and run.status is None and run.notes["returncode"] is None
     assert run.notes["limit"]["cap"] == "timeout" and run.notes["limit"]["limit"] == 1.0
-    assert not _alive(int(run.events[0].data))  # the client's own child went with it (its process group)
+    assert not running(int(run.events[0].data))  # the client's own child went with it (its process group)
     assert log.all(SENT) == [] and log.notes["stream_closed_at"] is None
     assert took < 1.0 + 4, took  # the limit, SIGTERM's grace, the pipes' grace
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process runs (a zombie nobody reaped yet does not: this machine's init may not reap)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
 
 
 def test_a_crashing_and_a_silent_client_are_recorded_as_such(tmp_path):

@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from fault_runs import Player, Pool, Run
+from processes import ended_within
 
 from streamcert.outcomes import Outcome
 
@@ -49,12 +49,9 @@ def test_the_runs_of_a_worker_that_died_are_taken_back_while_it_is_still_a_zombi
     run = Run("claimed", "acp", None, ("acp-v1-capability",))
     pool = Pool([run], tmp_path, 1)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    stat = Path(f"/proc/{dead.pid}/stat")
-    deadline = time.monotonic() + 30
-    while stat.read_text().rsplit(")", 1)[-1].split()[0] != "Z":  # exited, not reaped: kill(pid, 0) still finds it
-        assert time.monotonic() < deadline, "the child never exited"
-        time.sleep(0.02)
     try:
+        # exited and not reaped (never waited for until the end): a zombie, which kill(pid, 0) still finds
+        assert ended_within(dead.pid, 30.0) and Path(f"/proc/{dead.pid}").exists(), "the child never exited"
         (tmp_path / "claimed.claim").write_text(str(dead.pid))
         assert pool._abandoned(run) and not (tmp_path / "claimed.claim").exists()
         (tmp_path / "claimed.claim").write_text(str(os.getppid()))  # a live worker keeps its claim

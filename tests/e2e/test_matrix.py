@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import ended_within
 from test_report_html import VIEWPORT, browser  # noqa: F401  (the one browser launcher; pytest finds the fixture)
 
 from streamcert.cli import main
@@ -226,22 +227,10 @@ def test_a_server_command_that_never_prints_its_url_is_that_cells_error(tmp_path
     assert time.monotonic() - t0 < 20
     assert result["error"].startswith("the server command printed no URL within 6 s; its stderr ends: binding the "
                                       "port failed: EADDRINUSE")
-    assert _ended(int(pid_file.read_text())), "the server command outlived its cell"  # stopped by its process group
+    # stopped by its process group
+    assert ended_within(int(pid_file.read_text()), 10.0), "the server command outlived its cell"
 
 
-def _ended(pid: int, within_s: float = 10.0) -> bool:
-    """Whether process `pid` is gone or a zombie within `within_s`: a grandchild the cell killed is reaped by
-    whoever adopted it, which on a loaded machine is not at once (until then kill(pid, 0) still finds it)."""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
-            return True
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_server_that_never_answers_is_that_cells_error_with_the_reason(tmp_path, capsys):

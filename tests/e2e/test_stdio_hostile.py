@@ -10,13 +10,13 @@ import os
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from processes import running
 
 from streamcert import limits
 from streamcert.catalogue import load_scenario
@@ -67,18 +67,6 @@ def play(profile: str, cmd: str, limit: float = LIMIT, **caps: int) -> Played:
     return Played(log, log.get(LABEL[profile]), found, seconds)
 
 
-def alive(pid: int) -> bool:
-    """Whether the process runs (a zombie, dead and not yet reaped by its new parent, does not)."""
-    stat = Path(f"/proc/{pid}/stat")
-    if Path("/proc/self/stat").exists():
-        try:
-            return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except FileNotFoundError:
-            return False
-    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
-    return bool(state) and not state.startswith("Z")
-
-
 def pids_in(path: Path) -> list[int]:
     pids = [int(p) for p in path.read_text().split()]
     assert pids, "the program did not record its processes"
@@ -86,7 +74,7 @@ def pids_in(path: Path) -> list[int]:
 
 
 def assert_none_left(path: Path) -> None:
-    left = [pid for pid in pids_in(path) if alive(pid)]
+    left = [pid for pid in pids_in(path) if running(pid)]
     for pid in left:  # do not leave them to the next test either
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes of the program outlived the scenario: {left}"
