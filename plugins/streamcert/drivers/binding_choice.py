@@ -80,10 +80,9 @@ def choose(asked: list[str] | None, card: Any, *, embedded: bool) -> BindingChoi
             how = "the card could not be read: JSON-RPC is tried"
     choice = BindingChoice([], declared=declared)
     for b in bindings.BINDINGS:
-        missing = grpc_missing() if b == bindings.GRPC else None
         if b not in wanted:
             choice.skipped[b] = f"not selected ({how})"
-        elif missing:
+        elif b == bindings.GRPC and (missing := grpc_missing()):  # gRPC is imported only for a run that wants it
             choice.skipped[b] = missing
         elif declared is not None and b not in declared:
             asked_for = "" if every else f"asked for ({how}), but "
