@@ -6,7 +6,7 @@ break is what the scenarios of those profiles that exercise one of its requireme
 `also`) judge: those scenarios are played, on a program of its own (its own server), and every
 requirement they judge is checked. With STREAMCERT_FAULT_SWEEP=1 (`tox -e sweep`) every fault plays
 every scenario of its program instead. The unbroken reference always plays every scenario of every
-program, in every server mode.
+program, in every server mode (those of the progress endpoint, which reads no mode, in the default one).
 
 Runs are played concurrently by a pool of player processes, each run on its own server (fault_runs.py;
 under pytest-xdist the workers share the runs out), except the timed scenarios (TIMED_PROFILES: their
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -32,7 +33,9 @@ from fault_runs import Pool, Results, Run, merge, programs
 
 from streamcert.catalogue import BOUND_PROFILES, load_catalogue, load_scenario, scenario_ids
 from streamcert.outcomes import Outcome
+from streamcert.reference.agent.options import Options
 from streamcert.reference.faults import FAULTS
+from streamcert.reference.progress import stream as progress_endpoint
 from streamcert.targets import SERVER
 
 PROFILES = programs()  # the embedded programs ("server", "line", "acp", "client", …) → the profiles each serves
@@ -41,6 +44,10 @@ PROFILES = programs()  # the embedded programs ("server", "line", "acp", "client
 # between events (a legal variation: sse-starlette, under the official SDK, pings so).
 KEEPALIVE = {"keepalive": 0.05}
 SERVER_MODES: list[dict] = [{}, {"d3": "open"}, KEEPALIVE]
+# The modes are readings of the A2A streams; the progress endpoint reads neither (reference/progress/ takes only the
+# fault of its options: test_the_progress_endpoint_reads_no_server_mode), so its scenarios, timed and played alone,
+# are played in the default mode only: in the others they would replay the same program.
+MODE_BLIND_PROFILES = ("progress",)
 # Profiles whose rules judge arrival times (pacing 4/s, tolerances of 0.15 s): never played beside the pool.
 TIMED_PROFILES = ("progress", "client")  # client: CLIENT-009 times the client's exit after the close
 # The requirements judged on arrival times, with declared tolerances: under load they may warn.
@@ -125,9 +132,14 @@ def _timing(name: str) -> bool:
 FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name), timing=_timing(name),
                                binding=FAULTS[name].binding)
                 for name in sorted(FAULTS)}
+def played_in(program: str, mode: dict) -> list[str]:
+    """The scenarios of `program` the unbroken reference plays in a server mode."""
+    return [s for s in scenarios_of(program) if not mode or load_scenario(s).profile not in MODE_BLIND_PROFILES]
+
+
 UNBROKEN_CHECKS = {
     f"{program}-{'-'.join(f'{k}-{v}' for k, v in mode.items()) or 'default'}": Check.of(
-        f"unbroken-{program}-{i}", program, None, scenarios_of(program), mode)
+        f"unbroken-{program}-{i}", program, None, played_in(program, mode), mode)
     for program in PROFILES if scenarios_of(program)
     for i, mode in enumerate(SERVER_MODES if program == SERVER else [{}])
 }
@@ -183,6 +195,15 @@ def test_every_requirement_has_a_fault():
     assert set(judged) <= caught, sorted(set(judged) - caught)
 
 
+def test_the_progress_endpoint_reads_no_server_mode():
+    """Why MODE_BLIND_PROFILES may play in the default mode only: no module of the reference's progress program
+    reads the D3 reading or the keep-alive of the server's options (it reads their fault)."""
+    sources = Path(progress_endpoint.__file__).parent.glob("*.py")
+    readers = {p.name: m for p in sources for m in re.findall(r"\.(d3|keepalive)\b", p.read_text("utf-8"))}
+    assert readers == {}
+    assert {f.name for f in dataclasses.fields(Options)} >= {"d3", "keepalive"}  # the names the search looks for
+
+
 def test_faults_name_catalogue_requirements():
     known = set(load_catalogue())
     for fault in FAULTS.values():
@@ -214,6 +235,8 @@ def test_unbroken_reference_passes_every_requirement(key, fault_pool):
     wanted = requirements_of(check.program, check.binding)
     if check.binding != "jsonrpc":  # only the A2A profiles' scenarios were played over the other bindings
         wanted = [r for r in wanted if load_catalogue()[r].profile in BOUND_PROFILES]
+    if check.untimed and check.untimed[0].mode:  # a server mode: the profiles that read no mode were not played
+        wanted = [r for r in wanted if load_catalogue()[r].profile not in MODE_BLIND_PROFILES]
     missing = [r for r in wanted if r not in results]
     assert not missing, f"never judged against the reference: {missing}"
     not_pass = {r: results[r] for r in results if results[r][0] != Outcome.PASS}
