@@ -328,7 +328,7 @@ def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
     from streamcert import cli
 
     given = []
-    monkeypatch.setattr(pytest, "main", lambda args: given.append(args) or pytest.ExitCode.USAGE_ERROR)
+    monkeypatch.setattr(pytest, "main", lambda args, plugins=(): given.append(args) or pytest.ExitCode.USAGE_ERROR)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "--report", "rep"]) == cli.main(["run", "--report", "rep", "--", "--assert=rewrite"])
     plain, told = given
@@ -339,6 +339,24 @@ def test_run_rewrites_no_asserts_unless_told_to(tmp_path, monkeypatch):
     assert plain[plain.index("no:hypothesispytest") - 1] == "-p" and "no:hypothesispytest" in told
     cli.main(["run", "--report", "rep", "--", "--hypothesis-show-statistics"])
     assert "no:hypothesispytest" not in given[-1]
+
+
+def test_run_freezes_what_lives_as_long_as_it_and_gives_a_caller_its_heap_back(tmp_path, monkeypatch):
+    """`streamcert run` moves its start-up and its collected suite out of the garbage collector's walks
+    (gc.freeze, before pytest starts and once the suite is collected); a caller of main(argv) in its own
+    process finds nothing frozen afterwards."""
+    import gc
+
+    from streamcert import cli
+
+    frozen = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.get_freeze_count()) or real_freeze())
+    monkeypatch.chdir(tmp_path)
+    assert gc.get_freeze_count() == 0
+    cli.main(["run", "--profile", "a2a", "--report", "rep", "--", "--collect-only"])  # (no report: nothing was run)
+    assert len(frozen) == 2 and frozen[1] > frozen[0]  # before pytest, then with the suite collected
+    assert gc.get_freeze_count() == 0
 
 
 def test_serve_lists_every_fault(tmp_path):
