@@ -627,6 +627,36 @@ def test_idem003_concurrent_answers_have_one_effect():
     assert outcome_of(_twin_log(second_said='"eu-west"'), "IDEM-003") == Outcome.FAIL
 
 
+def _concurrent_answers_log(twin_moved: bool = True):
+    """Pause 1 answered twice at the same moment by SendStreamingMessage (ix-concurrent), the subscription closed
+    at the pause. The server took answer_1_twin as the answer (it reached it first) and answer_1 as its retry,
+    whose stream shows the task as the answer left it, at pause 2; the twin's stream carries the task on (or,
+    `twin_moved` False, shows pause 2 too: no stream saw the task work again)."""
+    q1, q2 = question(1, value="eu-west"), question(2, value="b")
+    log = ix_log(q1, q2)
+    sub = find(log, "subscribe_1")
+    items = [ev.payload["result"] for ev in sub.data_events()]  # the Task at pause 1, working, said, pause 2
+    log.exchanges[log.exchanges.index(sub)] = sse("subscribe_1", items[:1], t=1.1, rpc_method="SubscribeToTask")
+    answer = find(log, "answer_1")
+    params = answer.request_body["params"]
+    at_pause_2 = {"task": task(STATE["question"], q2.message)}
+    log.exchanges[log.exchanges.index(answer)] = sse("answer_1", [at_pause_2], t=1.25, params=params)
+    moved = [{"task": task("TASK_STATE_WORKING")}, *items[2:]] if twin_moved else [at_pause_2]
+    log.exchanges.insert(log.exchanges.index(find(log, "answer_1")) + 1, sse("answer_1_twin", moved, t=1.2,
+                                                                             params=params))
+    return log
+
+
+def test_int002_and_int003_read_whichever_of_two_identical_answers_the_server_took():
+    """Seen beside a heavy job: the reference took the twin first, and answer_1's stream (its retry) opened at
+    the next pause; A2A-INT-002 and -003 read answer_1 alone and blamed the reference."""
+    found = run(_concurrent_answers_log(), "A2A-INT-002", "A2A-INT-003")
+    assert {r: f.outcome for r, f in found.items()} == {"A2A-INT-002": Outcome.PASS, "A2A-INT-003": Outcome.PASS}
+    found = run(_concurrent_answers_log(twin_moved=False), "A2A-INT-002", "A2A-INT-003")
+    assert {r: f.outcome for r, f in found.items()} == {"A2A-INT-002": Outcome.FAIL, "A2A-INT-003": Outcome.FAIL}
+    assert "after answer 1: TASK_STATE_INPUT_REQUIRED" in found["A2A-INT-003"].message
+
+
 def test_int002_accepts_a_streaming_answer_that_carries_the_task_on():
     log = ix_log(question())
     sub = find(log, "subscribe_1")

@@ -244,13 +244,24 @@ class Interruptions:
         final = self.unary_result(GET_FINAL)
         return bool(later) or (isinstance(final, dict) and a2a.is_terminal((final.get("status") or {}).get("state")))
 
-    def first_status_after(self, pause: Pause) -> tuple[Exchange, Event, dict[str, Any]] | None:
+    def answers_to(self, pause: Pause) -> list[str]:
+        """The labels of the answers sent to the pause: answer_N, and answer_N_twin when the same answer was sent
+        twice at the same moment. The server takes one of the two as the answer and the other as its retry,
+        whichever reached it first: the suite cannot tell which."""
+        labels = [f"{ANSWER_PREFIX}{pause.n}", f"{ANSWER_PREFIX}{pause.n}{TWIN_SUFFIX}"]
+        return [label for label in labels if self.log.get(label) is not None]
+
+    def first_status_after(self, pause: Pause, answer: str | None = None) -> tuple[Exchange, Event, dict[str, Any]] | None:
         """The first status any stream carried after the pause (a statusUpdate, or the Task a later stream
-        opens with: a streamed answer's stream shows the task as the answer moved it), as a statusUpdate."""
+        opens with: a streamed answer's stream shows the task as the answer moved it), as a statusUpdate. Of two
+        identical answers to the pause, the stream of `answer` (answer_N unless given) is read, not the other's:
+        a retry's stream may show the task later on, as the answer left it."""
+        pair = set(self.answers_to(pause))
         best = None
         for ex in self.streams():
-            if ex.label.endswith(TWIN_SUFFIX):
-                continue  # a duplicate answer's stream may show the task later on, as the first answer left it
+            if ex.label in pair - {answer or f"{ANSWER_PREFIX}{pause.n}"} or (
+                    ex.label.endswith(TWIN_SUFFIX) and ex.label not in pair):
+                continue  # the retry of this pause's answer; a duplicate answer to another pause
             for ev in ex.data_events():
                 result = _result(ev, ex.binding)
                 update = _as_update(result) if result and ev.t > pause.t else None
