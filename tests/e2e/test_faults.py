@@ -60,6 +60,11 @@ def scenarios_of(program: str) -> list[str]:
     return [s for s in scenario_ids() if load_scenario(s).profile in PROFILES[program]]
 
 
+def played_in(program: str, mode: dict) -> list[str]:
+    """The scenarios of `program` the unbroken reference plays in a server mode."""
+    return [s for s in scenarios_of(program) if not mode or load_scenario(s).profile not in MODE_BLIND_PROFILES]
+
+
 def requirements_of(program: str, binding: str | None = None) -> list[str]:
     """The requirements of a program's profiles (those a log over `binding` judges, when given)."""
     return [r.id for r in load_catalogue().values() if r.profile in PROFILES[program] and r.applies_to(binding)]
@@ -132,11 +137,6 @@ def _timing(name: str) -> bool:
 FAULT_CHECKS = {name: Check.of(f"fault-{name}", FAULTS[name].target, name, can_break(name), timing=_timing(name),
                                binding=FAULTS[name].binding)
                 for name in sorted(FAULTS)}
-def played_in(program: str, mode: dict) -> list[str]:
-    """The scenarios of `program` the unbroken reference plays in a server mode."""
-    return [s for s in scenarios_of(program) if not mode or load_scenario(s).profile not in MODE_BLIND_PROFILES]
-
-
 UNBROKEN_CHECKS = {
     f"{program}-{'-'.join(f'{k}-{v}' for k, v in mode.items()) or 'default'}": Check.of(
         f"unbroken-{program}-{i}", program, None, played_in(program, mode), mode)

@@ -127,7 +127,7 @@ def answer_resumes_the_same_task(v: Interruptions, out: Verdict) -> None:
             bad.append((why, ex_evidence(ex, why)))
         # Of two identical answers sent at once, the one the server took moved the task on; the other, its retry,
         # may show the task as the answer left it (a later pause): either may be the one taken.
-        afters = [after for label in v.answers_to(pause) or [None] if (after := v.first_status_after(pause, label))]
+        afters = [after for label in v.answers_to(pause) if (after := v.first_status_after(pause, label))]
         resumed = [a for a in afters if _resumed(a[2], v.task_id)]
         after = (resumed or afters or [None])[0]
         if after is not None:
