@@ -37,15 +37,9 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 def pytest_configure(config: pytest.Config) -> None:
     # registered here too: `streamcert run` in this folder loads this file under its own options, not pyproject's
     config.addinivalue_line("markers", "e2e: starts what a run starts (tests/e2e/, tests/conftest.py)")
-    config.addinivalue_line("markers", "plays_alone: waits on runs played alone, by the clock; collected first")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if E2E in Path(item.path).resolve().parents:
             item.add_marker(pytest.mark.e2e)
-    # The meta-test's checks with timed runs (tests/e2e/test_faults.py) mostly wait, one run at a time: collected
-    # first, they play at the start, beside the other worker's work. pytest-xdist gives each worker a first chunk
-    # of consecutive tests (a quarter of its share); in their place in the alphabet they were the end of the first
-    # worker's chunk, and played when the other worker was waiting too (docs/bench.md, round 6).
-    items.sort(key=lambda item: item.get_closest_marker("plays_alone") is None)

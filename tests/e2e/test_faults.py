@@ -129,13 +129,6 @@ def _timed_first(checks: dict[str, Check]) -> list[str]:
     return sorted(checks, key=lambda key: checks[key].timed is None)
 
 
-def _params(checks: dict[str, Check]) -> list:
-    """The test ids in `_timed_first` order, those with timed runs marked `plays_alone`: collected before every
-    other test of the session (tests/conftest.py), they play at its start."""
-    return [pytest.param(key, marks=pytest.mark.plays_alone) if checks[key].timed else key
-            for key in _timed_first(checks)]
-
-
 def _timing(name: str) -> bool:
     """Whether a fault's check plays the timed scenarios alone: in a sweep, or when it declares timing."""
     return SWEEP or bool(TIMING & (set(FAULTS[name].catches) | set(FAULTS[name].also)))
@@ -211,16 +204,6 @@ def test_the_progress_endpoint_reads_no_server_mode():
     assert {f.name for f in dataclasses.fields(Options)} >= {"d3", "keepalive"}  # the names the search looks for
 
 
-def test_the_checks_with_timed_runs_are_collected_first(request):
-    """They are marked `plays_alone` and the session collects them before every other test (tests/conftest.py), so
-    that under pytest-xdist they play at its start rather than where the alphabet puts them."""
-    alone = [item.get_closest_marker("plays_alone") is not None for item in request.session.items]
-    assert alone == sorted(alone, reverse=True)
-    timed = {item.nodeid for item in request.session.items if item.path == Path(__file__)
-             and getattr(item, "originalname", None) in CHECKS and CHECKS[item.originalname][item.callspec.id].timed}
-    assert {item.nodeid for item, marked in zip(request.session.items, alone) if marked} == timed
-
-
 def test_faults_name_catalogue_requirements():
     known = set(load_catalogue())
     for fault in FAULTS.values():
@@ -229,7 +212,7 @@ def test_faults_name_catalogue_requirements():
         assert set(fault.plays) <= set(scenario_ids()), fault
 
 
-@pytest.mark.parametrize("name", _params(FAULT_CHECKS))
+@pytest.mark.parametrize("name", _timed_first(FAULT_CHECKS))
 def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
     fault = FAULTS[name]
     results = FAULT_CHECKS[name].results(fault_pool)
@@ -245,7 +228,7 @@ def test_fault_is_caught_on_its_requirements_only(name, fault_pool):
         f"{r} {results[r][0].value} {results[r][1][:1]}" for r in sorted(unrelated))
 
 
-@pytest.mark.parametrize("key", _params(UNBROKEN_CHECKS))
+@pytest.mark.parametrize("key", _timed_first(UNBROKEN_CHECKS))
 def test_unbroken_reference_passes_every_requirement(key, fault_pool):
     check = UNBROKEN_CHECKS[key]
     results = check.results(fault_pool)
