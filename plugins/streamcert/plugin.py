@@ -24,7 +24,7 @@ from . import limits, run_options
 from .catalogue import BOUND_PROFILES, load_catalogue, load_scenario
 from .contract.capture import LIMIT
 from .contract.run import BINDING
-from .drivers import run_scenario
+from .drivers import plays_at_once, run_scenarios
 from .framelog import FrameLog
 from .outcomes import Finding, Outcome
 from .rules import RuleContext, judge
@@ -492,22 +492,39 @@ class Streamcert:
             pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
         findings: list[Finding] = []
         catalogue = load_catalogue()
-        for binding in choice.certified:
-            for finding in self._play(scenario, dataclasses.replace(target, binding=binding)):
+        # the plays over each binding at once (drivers.run_scenarios): the scenario costs its longest play
+        targets = [dataclasses.replace(target, binding=binding) for binding in choice.certified]
+        if self.run.options.get("bindings_in_turn") or not plays_at_once(scenario, target):
+            judged = [self._play(scenario, t) for t in targets]
+        else:
+            judged = self._play_each(scenario, targets)
+        for binding, found in zip(choice.certified, judged):
+            for finding in found:
                 if finding.req_id not in catalogue or catalogue[finding.req_id].applies_to(binding):
                     finding.binding = binding
                     findings.append(finding)
         return self._finish(findings)
 
     def _play(self, scenario: Any, target: Target) -> list[Finding]:
+        return self._play_each(scenario, [target])[0]
+
+    def _play_each(self, scenario: Any, targets: list[Target]) -> list[list[Finding]]:
+        """Play the scenario once per target, at once, and judge each play: its findings, in the targets' order."""
         scenario_id = scenario.id
         past = self._past_run_limit() or self.run.unreachable() or self.run.silent.get(scenario.profile)
         if past:
-            return [Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}") for r in scenario.requirements]
+            return [[Finding(r, Outcome.ERROR, f"{scenario_id} not driven: {past}") for r in scenario.requirements]
+                    for _ in targets]
         try:
-            log = run_scenario(scenario_id, target)
-        except Exception as exc:  # a harness fault is reported as ERROR, never as a pass
-            why = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            played = run_scenarios(scenario_id, targets)
+        except Exception as exc:  # noqa: BLE001  (a harness fault is reported as ERROR, never as a pass)
+            played = [exc] * len(targets)
+        return [self._judge_play(scenario, log, target) for log, target in zip(played, targets)]
+
+    def _judge_play(self, scenario: Any, log: FrameLog | Exception, target: Target) -> list[Finding]:
+        scenario_id = scenario.id
+        if isinstance(log, Exception):  # a harness fault is reported as ERROR, never as a pass
+            why = "".join(traceback.format_exception_only(type(log), log)).strip()
             return [Finding(r, Outcome.ERROR, f"harness fault while driving {scenario_id}: {why}")
                     for r in scenario.requirements]
         self._note_silence(scenario.profile, log)

@@ -353,6 +353,9 @@ RUN_OPTIONS = (
               "A2A binding to certify: jsonrpc, http-json, grpc or all (repeatable); default: every binding for the "
               "embedded reference, else the first of JSON-RPC, HTTP+JSON, gRPC the card declares",
               choices=("jsonrpc", "http-json", "grpc", "all"), repeat=True),
+    RunOption("bindings_in_turn", "--bindings-in-turn", "--streamcert-bindings-in-turn",
+              "play a scenario over one binding after the other (default: over every binding certified at once), "
+              "for an agent that serves one client at a time", flag=True),
     RunOption("level", "--level", "--streamcert-level",
               "lowest requirement level judged, in any case (default: may, i.e. all)", level, default="may",
               choices=("must", "should", "may")),

@@ -30,7 +30,12 @@ def counted(inner):
         played.append([scenario_id, target.a2a_url])
         return inner(scenario_id, target)
     return run
-streamcert.plugin.run_scenario = counted(streamcert.plugin.run_scenario)
+def each_counted(inner):
+    def run(scenario_id, targets):
+        played.extend([scenario_id, target.a2a_url] for target in targets)
+        return inner(scenario_id, targets)
+    return run
+streamcert.plugin.run_scenarios = each_counted(streamcert.plugin.run_scenarios)
 streamcert.drivers.run_scenario = counted(streamcert.drivers.run_scenario)
 def pytest_sessionfinish(session):
     with open("played.json", "w") as f:

@@ -45,6 +45,19 @@ DRIVER_MODULES = {
 }
 
 
+# The drivers whose plays open the suite's webhook receiver (wire/push_receiver.py). A run that pins it, where it
+# listens (--push-receiver) or the URL the agent reaches it by (--push-url), has one for every play: those plays
+# go one after the other (plays_at_once).
+RECEIVER_DRIVERS = frozenset({"push", "push-deliveries"})
+
+
+def plays_at_once(scenario: Scenario, target: Target) -> bool:
+    """Whether the plays of this scenario over several bindings may go at once (run_scenarios): not when they would
+    share the webhook receiver the run pins."""
+    pinned = target.push_receiver is not None or target.push_url is not None
+    return not (pinned and scenario.data.get("driver", scenario.id) in RECEIVER_DRIVERS)
+
+
 def load_driver(name: str) -> Driver:
     """The driver called `name`, its module imported on first use."""
     if name not in _DRIVERS:
@@ -54,30 +67,56 @@ def load_driver(name: str) -> Driver:
 
 def run_scenario(scenario_id: str, target: Target) -> FrameLog:
     """Play one scenario synchronously and return its frame log (never raises for target faults)."""
+    played = run_scenarios(scenario_id, [target])[0]
+    if isinstance(played, BaseException):
+        raise played
+    return played
+
+
+def run_scenarios(scenario_id: str, targets: list[Target]) -> list[FrameLog | Exception]:
+    """Play one scenario once per target, the plays at once in one event loop, and return each play's frame log,
+    or the exception that ended its driver (a harness fault, reported for that play alone). The A2A profiles' plays
+    over each binding (plugin.check) go this way: their waits overlap, so a scenario costs its longest play rather
+    than the sum of its plays. Each play has its own log, clients and tasks; the drivers keep no state between
+    plays (docs/architecture.md)."""
     scenario = load_scenario(scenario_id)
     fn = load_driver(scenario.data.get("driver", scenario_id))
-    log = FrameLog(scenario=scenario.id, target=target.a2a_url or "", script=scenario.script, started=now())
-    log.notes[STREAM_LIMIT_S] = target.stream_limit
-    if scenario.profile in BOUND_PROFILES:
-        log.notes[BINDING] = target.binding  # the A2A binding this play of the scenario went over
-    try:
-        _run_interruptibly(fn(target, scenario, log))
-    except NotDriven:  # its requirements are noted in the log (UNSUPPORTED or NOT_TESTED, with the reason)
-        pass
-    return log
+    logs = []
+    for target in targets:
+        log = FrameLog(scenario=scenario.id, target=target.a2a_url or "", script=scenario.script, started=now())
+        log.notes[STREAM_LIMIT_S] = target.stream_limit
+        if scenario.profile in BOUND_PROFILES:
+            log.notes[BINDING] = target.binding  # the A2A binding this play of the scenario went over
+        logs.append(log)
+
+    async def play(target: Target, log: FrameLog) -> FrameLog:
+        try:
+            await fn(target, scenario, log)
+        except NotDriven:  # its requirements are noted in the log (UNSUPPORTED or NOT_TESTED, with the reason)
+            pass
+        return log
+
+    async def plays() -> list[Any]:
+        return await asyncio.gather(*(play(t, log) for t, log in zip(targets, logs)), return_exceptions=True)
+
+    results: list[Any] = _run_interruptibly(plays())
+    for r in results:
+        if isinstance(r, BaseException) and not isinstance(r, Exception):
+            raise r  # a cancellation or an exit is not one play's fault
+    return results
 
 
 CANCEL_AGAIN_S = 0.5
 
 
-def _run_interruptibly(driving: Awaitable[None]) -> None:
+def _run_interruptibly(driving: Awaitable[Any]) -> Any:
     """asyncio.run, with Ctrl-C (SIGINT) ending the run as it ends one outside a scenario. asyncio's own handler
     only cancels the main task, and a driver that waits on several tasks may go on (a cancellation taken by a
     task it gathers): the interrupt was then lost, and the run went on to PASS. Here a SIGINT cancels every task
     of the loop (again every CANCEL_AGAIN_S until the driver is out) and is then raised as KeyboardInterrupt."""
     interrupted: list[bool] = []
 
-    async def main() -> None:
+    async def main() -> Any:
         loop = asyncio.get_running_loop()
         previous: Any = signal.getsignal(signal.SIGINT)
         # asyncio's handler is installed by now (it replaces the default one); an ignored SIGINT stays ignored
@@ -98,15 +137,17 @@ def _run_interruptibly(driving: Awaitable[None]) -> None:
         if mine:
             signal.signal(signal.SIGINT, on_sigint)
         try:
-            await driving
+            return await driving
         finally:
             if mine:
                 signal.signal(signal.SIGINT, previous)
 
+    value = None
     try:
-        asyncio.run(main())
+        value = asyncio.run(main())
     except asyncio.CancelledError:
         if not interrupted:
             raise
     if interrupted:
         raise KeyboardInterrupt
+    return value
