@@ -131,8 +131,9 @@ class Target:
     in_process: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # agent URL -> why its test agent is held to ignore the script (None: it played the probe), for this run: the
     # copies a run makes of its target (one per binding) share it, so an agent is probed once a run
-    # (drivers/script_steps.py); a new target, even at a URL another server had, starts empty.
-    script_probes: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # (drivers/script_steps.py; while its probe is on its way, the URL holds the future of its verdict); a new
+    # target, even at a URL another server had, starts empty.
+    script_probes: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     acp_client_cmd: str | None = None  # an ACP client to certify: it starts the suite's agent (docs/clients.md)
     # The caps of limits.py (their defaults, options and messages live there).
     max_event_bytes: int = int(limits.MAX_EVENT.default)

@@ -4,10 +4,13 @@ ignores the script, and judged as it is."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from logs import artifact_update, frame_log, script, sse, status_update, stream_task
 
 from streamcert.catalogue import load_scenario
+from streamcert.contract.run import BINDING
 from streamcert.drivers import run_scenario
 from streamcert.outcomes import Outcome
 from streamcert.protocols.script import IGNORED_NOTE, NEEDS_SCRIPT, NO_SCRIPT_NOTE, PLAYED_NOTE, declared_steps
@@ -145,6 +148,29 @@ def test_an_agent_that_ignores_the_script_is_reported_once_as_such(ignoring):
     ix = _judged("ix-question", target)
     assert {f.outcome for f in ix.values()} == {Outcome.NOT_TESTED}
     assert all(f.message.startswith("the test agent ignores the script") for f in ix.values())
+
+
+def test_the_plays_over_every_binding_at_once_share_one_probe_and_its_verdict(ignoring, monkeypatch):
+    """drivers.run_scenarios plays the bindings at once: the first play to ask probes the agent, the others wait for
+    that verdict (three probes racing would leave the run whichever verdict came last)."""
+    from streamcert.drivers import run_scenarios, script_steps
+
+    asked = []
+    ask = script_steps._ask
+
+    async def counted(client, card, target, url):
+        asked.append(target.binding)
+        return await ask(client, card, target, url)
+
+    monkeypatch.setattr(script_steps, "_ask", counted)
+    target = Target(a2a_url=ignoring.url, stream_limit=5)
+    plays = [dataclasses.replace(target, binding=b) for b in ("jsonrpc", "http-json", "grpc")]
+    logs = run_scenarios("stream-basic", plays)
+    assert len(asked) == 1, asked
+    assert [log.notes[BINDING] for log in logs] == ["jsonrpc", "http-json", "grpc"]
+    assert all("showed neither text" in log.notes[IGNORED_NOTE] for log in logs), [log.notes for log in logs]
+    run_scenarios("ix-question", plays)
+    assert len(asked) == 1  # once a run: the verdict is kept
 
 
 def test_an_agent_judged_as_it_is_shows_its_structure_and_no_content_failure(ignoring):

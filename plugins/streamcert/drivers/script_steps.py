@@ -13,6 +13,7 @@ nothing) goes into a log of its own: it is the harness's question, in no scenari
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from contextvars import ContextVar
 from typing import Any
@@ -108,10 +109,28 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     """Once per target: stream a two-step script (a status, a finish) to an agent that declares nothing; when the
     stream ends (closed by the agent) having shown neither text, the agent ignores the script (returned: why).
     None when it plays it, or when there is no whole stream to tell by (the card declares no streaming, no answer,
-    or a stream still going at PROBE_LIMIT_S: a slow agent is never taken for one that ignores the script)."""
+    or a stream still going at PROBE_LIMIT_S: a slow agent is never taken for one that ignores the script).
+    A scenario's plays over several bindings run at once (drivers.run_scenarios): the first to ask sends the probe,
+    the others wait for its verdict, so the run has one verdict per agent whatever the order the plays reach it."""
     url, probed = client.base_url, target.script_probes
     if url in probed:
-        return probed[url]
+        known = probed[url]
+        return await asyncio.shield(known) if isinstance(known, asyncio.Future) else known
+    pending: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+    probed[url] = pending
+    try:
+        verdict = await _ask(client, card, target, url)
+    except BaseException:  # no verdict (the play was cut): the next play asks again; none waiting is blamed
+        del probed[url]
+        pending.set_result(None)
+        raise
+    probed[url] = verdict
+    pending.set_result(verdict)
+    return verdict
+
+
+async def _ask(client: Any, card: Any, target: Target, url: str) -> str | None:
+    """The probe itself (_probe): its verdict on the agent at `url`."""
     caps = card.get("capabilities") if isinstance(card, dict) else None
     if not (isinstance(caps, dict) and caps.get("streaming") is True):
         return None
@@ -134,13 +153,10 @@ async def _probe(client: Any, card: Any, target: Target, log: FrameLog) -> str |
     # stream cut or closed before the turn ended) says nothing about the script, and nobody is blamed on it.
     whole = ex.end == END_CLOSED and any(state in a2a.TERMINAL_STATES for state in states)
     if ex.status is None or not whole:
-        probed[url] = None
         return None
     shown = [limits.cut(text, limits.MIN_QUOTE_CHARS) for text in said[:2]]  # quoted, never copied (a note)
-    verdict = None if status in said or finish in said else (
+    return None if status in said or finish in said else (
         f"its first stream, a script of one status and a finish, showed neither text (it said {shown!r})")
-    probed[url] = verdict
-    return verdict
 
 
 def _agent_texts(ex: Any) -> tuple[list[str], list[str]]:
