@@ -1,6 +1,8 @@
 """A suite run plays each A2A scenario over every binding it certifies at once (drivers.run_scenarios), and one
-binding after the other with --streamcert-bindings-in-turn; the findings are the same either way. One short
-scenario (card), in a subprocess (a run in-process would leave the modules it imports unloaded behind it)."""
+binding after the other with --streamcert-bindings-in-turn, or for the push scenarios when the run pins the webhook
+receiver; the findings of the card scenario are the same either way (the scenarios with waits and timing were
+compared against real SDKs both ways: docs/peers.md). Short scenarios, each run in a subprocess (a run in-process
+would leave the modules it imports unloaded behind it)."""
 
 from __future__ import annotations
 
@@ -48,3 +50,20 @@ def test_the_bindings_are_played_at_once_or_in_turn_with_the_same_findings(pytes
     assert seen["at once"] == [bindings]  # one call: the three plays together
     assert seen["in turn"] == [[b] for b in bindings]
     assert seen["at once findings"] == seen["in turn findings"]
+
+
+@pytest.mark.skipif(grpc_available() is not None, reason="the three bindings need the grpc extra")
+def test_the_push_plays_go_in_turn_when_the_run_pins_the_webhook_receiver(pytester, streamcert_reference):
+    server = streamcert_reference()
+    pytester.makepyfile(counting=COUNTING)
+    seen = {}
+    for mode, extra in (("own receivers", ()), ("pinned", ("--streamcert-push-receiver", "127.0.0.1:0"))):
+        result = pytester.runpytest_subprocess(
+            "-p", "counting", "--pyargs", "streamcert.suite", "-p", "no:cacheprovider", "-q",
+            "--streamcert-url", server.url, "--streamcert-push-agent-url", server.agent_url("push"),
+            "--streamcert-binding", "all", "--streamcert-scenario", "push-configs",
+            "--streamcert-report", "rep", *extra, timeout=120)
+        assert result.parseoutcomes()["passed"] == 1, result.stdout.str()
+        seen[mode] = json.loads((pytester.path / "calls.json").read_text())
+    assert seen["own receivers"] == [["jsonrpc", "http-json", "grpc"]]
+    assert seen["pinned"] == [["jsonrpc"], ["http-json"], ["grpc"]]

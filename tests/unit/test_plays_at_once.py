@@ -39,7 +39,12 @@ def driver(monkeypatch):
             raise NotDriven
         if what == "ctrl-c":
             signal.raise_signal(signal.SIGINT)
-            await asyncio.sleep(30)
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:  # taken once, as a driver's cleanup may: it must be cancelled again
+                await asyncio.sleep(30)
+        if what == "cancelled":
+            raise asyncio.CancelledError  # let out by a driver, not sent by the run
         log.notes["played"] = target.binding
         events.append(f"end {target.binding}")
 
@@ -64,6 +69,13 @@ def test_a_harness_fault_ends_its_own_play_and_the_others_run_to_their_end(drive
     assert logs[1].notes["played"] == "http-json" and "end http-json" in driver.events
     with pytest.raises(ValueError, match="over grpc"):  # one play alone raises it, as it always did
         run_scenario("stream-basic", _targets()[2])
+
+
+def test_a_cancellation_a_driver_lets_out_is_its_own_plays_fault(driver):
+    driver.behave.update(jsonrpc="cancelled")
+    logs = run_scenarios("stream-basic", _targets())
+    assert isinstance(logs[0], RuntimeError) and "over jsonrpc was cancelled" in str(logs[0])
+    assert [log.notes["played"] for log in logs[1:]] == ["http-json", "grpc"]
 
 
 def test_ctrl_c_during_the_plays_ends_them_all(driver):

@@ -99,10 +99,12 @@ def run_scenarios(scenario_id: str, targets: list[Target]) -> list[FrameLog | Ex
     async def plays() -> list[Any]:
         return await asyncio.gather(*(play(t, log) for t, log in zip(targets, logs)), return_exceptions=True)
 
-    results: list[Any] = _run_interruptibly(plays())
-    for r in results:
-        if isinstance(r, BaseException) and not isinstance(r, Exception):
-            raise r  # a cancellation or an exit is not one play's fault
+    results: list[Any] = _run_interruptibly(plays())  # (Ctrl-C raised KeyboardInterrupt there)
+    for i, r in enumerate(results):
+        if isinstance(r, asyncio.CancelledError):  # not by the run: a driver let one out, that play's harness fault
+            results[i] = RuntimeError(f"the play over {targets[i].binding} was cancelled inside its driver")
+        elif isinstance(r, BaseException) and not isinstance(r, Exception):
+            raise r  # an exit is not one play's fault
     return results
 
 
