@@ -194,7 +194,7 @@ def test_heartbeat_under_xdist_reads_the_workers_records(tmp_path):
             _, wait = out.expect(WAIT, within=RUN_S, before=LINE)
             RELEASED.set()
             assert (wait[1], wait[2]) == ("stream-basic", "a2a"), wait[0]
-            assert wait[4].startswith("the next frame of SendStreamingMessage (stream), 1 frame so far, "
+            assert wait[4].startswith("the next frame of SendStreamingMessage (stream, over JSON-RPC), 1 frame so far, "
                                       "nothing new for"), wait[0]
             _, done = out.expect(LINE, within=RUN_S)
             assert done[2] == "stream-basic" and done[1] in ("FAIL", "ERROR"), done[0]
@@ -225,17 +225,18 @@ def test_the_record_says_what_has_come_and_forgets_what_ended(monkeypatch):
     hook.waiting("stream-basic", stream, 15)
     hook.waiting("acp-v2-items", agent, 10, "the answer to initialize")
     whats = [w["what"] for w in activity.snapshot()["waits"]]
-    assert whats == ["the answer to GetTask (get_task)", "the answer to SendStreamingMessage (stream)",
+    assert whats == ["the answer to GetTask (get_task, over JSON-RPC)",
+                     "the answer to SendStreamingMessage (stream, over JSON-RPC)",
                      "the answer to initialize from the agent"]
     stream.t_headers = 0.1
     stream.events.append(Event(index=0, t=0.2, data="{}"))
     unary.t_end = 0.3
     waits = activity.snapshot()["waits"]
-    assert [w["what"] for w in waits] == ["the next frame of SendStreamingMessage (stream)",
+    assert [w["what"] for w in waits] == ["the next frame of SendStreamingMessage (stream, over JSON-RPC)",
                                           "the answer to initialize from the agent"]
     line = live.wait_line(waits[0], time.time())
     assert re.match(r"  \.\.\. +stream-basic \(a2a\) waiting 0\.\d s for the next frame of SendStreamingMessage "
-                    r"\(stream\), 1 frame so far, nothing new for 0\.\d s; limit 15 s$", line), line
+                    r"\(stream, over JSON-RPC\), 1 frame so far, nothing new for 0\.\d s; limit 15 s$", line), line
     activity.end()
     assert activity.snapshot() is None
 

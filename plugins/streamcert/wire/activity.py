@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract.capture import STREAMING
+from ..protocols.bindings import TITLE
 
 
 @dataclass
@@ -62,7 +63,9 @@ def _describe(w: Wait) -> dict[str, Any] | None:
     frames, chunks = len(ex.events), len(ex.chunks)
     if (frames, chunks) != w.seen:
         w.seen, w.quiet_since = (frames, chunks), time.time()
-    op = f"{ex.rpc_method or ex.method} ({ex.label})"
+    # an A2A operation names its binding: a scenario's plays over the bindings wait at once (drivers.run_scenarios)
+    op = f"{ex.rpc_method} ({ex.label}, over {TITLE.get(ex.binding, ex.binding)})" if ex.rpc_method else \
+        f"{ex.method} ({ex.label})"
     if ex.method == "STDIO":
         what, unit, count = f"{w.awaiting or 'output'} from the {ex.label}", "line", frames
     elif ex.t_headers is None:
