@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+import httpcore  # noqa: F401  (see below)
 import joserfc.jwk  # noqa: F401  (see below)
 import joserfc.jws  # noqa: F401
 import pytest
@@ -24,7 +25,10 @@ sys.path.insert(0, str(HERE / "common"))
 # pytester's in-process runs unload every module first imported inside them. Imported again later, cryptography's
 # Python modules no longer match its native part ("Unsupported elliptic curve signature algorithm" when the reference
 # signed its card in the test after an option test had loaded the card keys first): the JOSE modules are loaded here,
-# before any such run.
+# before any such run. So is httpcore, which httpx imports lazily, at its first client: first imported inside such a
+# run, it came back afterwards as a second copy whose exceptions httpx's map (built with the first) no longer knew,
+# and a refused connection or a dropped request escaped the capture as a raw httpcore error (twelve end-to-end tests
+# of a worker failed so on 2026-12-02).
 
 # Ctrl-C as a terminal gives it. A shell without job control starts a background command (`pytest … &`, nohup) with
 # SIGINT ignored, and Python then installs no handler of its own, in this process nor in any it starts: the tests
