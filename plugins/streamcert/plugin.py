@@ -492,7 +492,8 @@ class Streamcert:
             pytest.skip("no A2A binding certified: " + "; ".join(f"{b}: {why}" for b, why in choice.skipped.items()))
         findings: list[Finding] = []
         catalogue = load_catalogue()
-        # the plays over each binding at once (drivers.run_scenarios): the scenario costs its longest play
+        # the plays over the bindings at once (drivers.run_scenarios: the scenario costs its longest play), unless
+        # the run asks for them in turn or they would share its pinned webhook receiver
         targets = [dataclasses.replace(target, binding=binding) for binding in choice.certified]
         if self.run.options.get("bindings_in_turn") or not plays_at_once(scenario, target):
             judged = [self._play(scenario, t) for t in targets]

@@ -77,8 +77,8 @@ def run_scenarios(scenario_id: str, targets: list[Target]) -> list[FrameLog | Ex
     """Play one scenario once per target, the plays at once in one event loop, and return each play's frame log,
     or the exception that ended its driver (a harness fault, reported for that play alone). The A2A profiles' plays
     over each binding (plugin.check) go this way: their waits overlap, so a scenario costs its longest play rather
-    than the sum of its plays. Each play has its own log, clients and tasks; the drivers keep no state between
-    plays (docs/architecture.md)."""
+    than the sum of its plays. Each play has its own log, clients, tasks and webhook receiver (docs/architecture.md);
+    what the plays share is the run's, and waited for by the others (the script probe: script_steps._probe)."""
     scenario = load_scenario(scenario_id)
     fn = load_driver(scenario.data.get("driver", scenario_id))
     logs = []
